@@ -142,7 +142,11 @@ pub struct ErrorObject {
 impl ErrorObject {
     /// An error with a code and message.
     pub fn new(code: ErrorCode, message: impl Into<String>) -> Self {
-        ErrorObject { code, message: message.into(), data: None }
+        ErrorObject {
+            code,
+            message: message.into(),
+            data: None,
+        }
     }
     /// Attach `data`.
     pub fn with_data(mut self, data: Value) -> Self {
@@ -240,9 +244,10 @@ impl FrameError {
     pub fn reply(&self) -> Option<(Option<RequestId>, ErrorObject)> {
         match self {
             FrameError::Parse(m) => Some((None, ErrorObject::parse_error(format!("Parse error: {m}")))),
-            FrameError::Invalid { id, reason } => {
-                Some((id.clone(), ErrorObject::invalid_request(format!("Invalid request: {reason}"))))
-            }
+            FrameError::Invalid { id, reason } => Some((
+                id.clone(),
+                ErrorObject::invalid_request(format!("Invalid request: {reason}")),
+            )),
             FrameError::Ignore(_) => None,
         }
     }
@@ -292,8 +297,14 @@ pub fn parse(frame: &[u8]) -> Result<MessageRef<'_>, FrameError> {
         // Derived struct deserializers accept arrays positionally: reject anything that is not
         // an object (batches are not allowed since 2025-06-18) before serde sees it.
         return match serde_json::from_str::<de::IgnoredAny>(text) {
-            Ok(_) if trimmed.starts_with('[') => Err(FrameError::Invalid { id: None, reason: "batches are not supported" }),
-            Ok(_) => Err(FrameError::Invalid { id: None, reason: "a message must be a JSON object" }),
+            Ok(_) if trimmed.starts_with('[') => Err(FrameError::Invalid {
+                id: None,
+                reason: "batches are not supported",
+            }),
+            Ok(_) => Err(FrameError::Invalid {
+                id: None,
+                reason: "a message must be a JSON object",
+            }),
             Err(e) => Err(FrameError::Parse(e.to_string())),
         };
     }
@@ -301,14 +312,24 @@ pub fn parse(frame: &[u8]) -> Result<MessageRef<'_>, FrameError> {
         Ok(env) => env,
         Err(e) if e.is_data() => {
             // Valid JSON, bad shape (e.g. a duplicate member): answer with the id if readable.
-            let id = serde_json::from_str::<IdOnly<'_>>(text).ok().and_then(|o| read_id(o.id));
-            return Err(FrameError::Invalid { id, reason: "malformed message object" });
+            let id = serde_json::from_str::<IdOnly<'_>>(text)
+                .ok()
+                .and_then(|o| read_id(o.id));
+            return Err(FrameError::Invalid {
+                id,
+                reason: "malformed message object",
+            });
         }
         Err(e) => return Err(FrameError::Parse(e.to_string())),
     };
     let id_raw = env.id;
     let id = read_id(id_raw);
-    let invalid = |reason| Err(FrameError::Invalid { id: read_id(id_raw), reason });
+    let invalid = |reason| {
+        Err(FrameError::Invalid {
+            id: read_id(id_raw),
+            reason,
+        })
+    };
     match env.jsonrpc.map(|v| v.get()) {
         Some("\"2.0\"") => {}
         Some(v) if read_str_eq(v, JSONRPC_VERSION) => {}
@@ -327,10 +348,17 @@ pub fn parse(frame: &[u8]) -> Result<MessageRef<'_>, FrameError> {
             }
         }
         return match id_raw {
-            None => Ok(MessageRef::Notification(NotificationRef { method, params: env.params })),
+            None => Ok(MessageRef::Notification(NotificationRef {
+                method,
+                params: env.params,
+            })),
             Some(raw) if raw.get() == "null" => invalid("request ids must not be null"),
             Some(_) => match id {
-                Some(id) => Ok(MessageRef::Request(RequestRef { id, method, params: env.params })),
+                Some(id) => Ok(MessageRef::Request(RequestRef {
+                    id,
+                    method,
+                    params: env.params,
+                })),
                 None => invalid("\"id\" must be a string or an integer"),
             },
         };
@@ -344,9 +372,8 @@ pub fn parse(frame: &[u8]) -> Result<MessageRef<'_>, FrameError> {
             };
             let outcome = match (result, error) {
                 (Some(r), _) => Ok(r),
-                (_, Some(e)) => Err(serde_json::from_str::<ErrorObject>(e.get()).unwrap_or_else(|_| {
-                    ErrorObject::internal(format!("malformed error object: {}", e.get()))
-                })),
+                (_, Some(e)) => Err(serde_json::from_str::<ErrorObject>(e.get())
+                    .unwrap_or_else(|_| ErrorObject::internal(format!("malformed error object: {}", e.get())))),
                 (None, None) => unreachable_outcome(),
             };
             Ok(MessageRef::Response(ResponseRef { id, outcome }))
@@ -379,7 +406,12 @@ pub struct OutgoingRequest<'a, P: Serialize + ?Sized> {
 impl<'a, P: Serialize + ?Sized> OutgoingRequest<'a, P> {
     /// A request frame.
     pub fn new(id: &'a RequestId, method: &'a str, params: Option<&'a P>) -> Self {
-        OutgoingRequest { jsonrpc: JSONRPC_VERSION, id, method, params }
+        OutgoingRequest {
+            jsonrpc: JSONRPC_VERSION,
+            id,
+            method,
+            params,
+        }
     }
 }
 
@@ -397,7 +429,11 @@ pub struct OutgoingNotification<'a, P: Serialize + ?Sized> {
 impl<'a, P: Serialize + ?Sized> OutgoingNotification<'a, P> {
     /// A notification frame.
     pub fn new(method: &'a str, params: Option<&'a P>) -> Self {
-        OutgoingNotification { jsonrpc: JSONRPC_VERSION, method, params }
+        OutgoingNotification {
+            jsonrpc: JSONRPC_VERSION,
+            method,
+            params,
+        }
     }
 }
 
@@ -414,7 +450,11 @@ pub struct OutgoingResult<'a, R: Serialize + ?Sized> {
 impl<'a, R: Serialize + ?Sized> OutgoingResult<'a, R> {
     /// A result frame.
     pub fn new(id: &'a RequestId, result: &'a R) -> Self {
-        OutgoingResult { jsonrpc: JSONRPC_VERSION, id, result }
+        OutgoingResult {
+            jsonrpc: JSONRPC_VERSION,
+            id,
+            result,
+        }
     }
 }
 
@@ -431,7 +471,11 @@ pub struct OutgoingError<'a> {
 impl<'a> OutgoingError<'a> {
     /// An error frame.
     pub fn new(id: Option<&'a RequestId>, error: &'a ErrorObject) -> Self {
-        OutgoingError { jsonrpc: JSONRPC_VERSION, id, error }
+        OutgoingError {
+            jsonrpc: JSONRPC_VERSION,
+            id,
+            error,
+        }
     }
 }
 
@@ -472,9 +516,10 @@ impl MessageRef<'_> {
                 method: r.method.to_string(),
                 params: r.params.map(ToOwned::to_owned),
             },
-            MessageRef::Notification(n) => {
-                Message::Notification { method: n.method.to_string(), params: n.params.map(ToOwned::to_owned) }
-            }
+            MessageRef::Notification(n) => Message::Notification {
+                method: n.method.to_string(),
+                params: n.params.map(ToOwned::to_owned),
+            },
             MessageRef::Response(r) => Message::Response {
                 id: r.id.clone(),
                 outcome: r.outcome.clone().map(ToOwned::to_owned),
@@ -515,7 +560,9 @@ mod tests {
     #[test]
     fn classifies_requests_notifications_and_responses() {
         let m = parse(br#"{"jsonrpc":"2.0","id":7,"method":"ping"}"#).unwrap();
-        assert!(matches!(m, MessageRef::Request(RequestRef { id: RequestId::Number(7), ref method, params: None }) if method == "ping"));
+        assert!(
+            matches!(m, MessageRef::Request(RequestRef { id: RequestId::Number(7), ref method, params: None }) if method == "ping")
+        );
         let m = parse(br#"{"jsonrpc":"2.0","method":"notifications/initialized","params":{}}"#).unwrap();
         assert!(matches!(m, MessageRef::Notification(_)));
         let m = parse(br#"{"jsonrpc":"2.0","id":"a","result":{"x":1}}"#).unwrap();
@@ -546,15 +593,27 @@ mod tests {
     fn bad_frames_salvage_the_id() {
         assert!(matches!(parse(b"{not json"), Err(FrameError::Parse(_))));
         assert!(matches!(parse(b"\xff\xfe"), Err(FrameError::Parse(_))));
-        assert_eq!(invalid_id(r#"{"jsonrpc":"1.0","id":3,"method":"x"}"#), Some(RequestId::Number(3)));
+        assert_eq!(
+            invalid_id(r#"{"jsonrpc":"1.0","id":3,"method":"x"}"#),
+            Some(RequestId::Number(3))
+        );
         assert_eq!(invalid_id(r#"{"id":"k","method":"x"}"#), Some(RequestId::from("k")));
         assert_eq!(invalid_id(r#"{"jsonrpc":"2.0","id":null,"method":"x"}"#), None);
         assert_eq!(invalid_id(r#"{}"#), None);
         assert_eq!(invalid_id(r#"[{"jsonrpc":"2.0","id":1,"method":"ping"}]"#), None);
-        assert_eq!(invalid_id(r#"{"jsonrpc":"2.0","id":4,"method":7}"#), Some(RequestId::Number(4)));
-        assert_eq!(invalid_id(r#"{"jsonrpc":"2.0","id":5,"method":"x","params":3}"#), Some(RequestId::Number(5)));
+        assert_eq!(
+            invalid_id(r#"{"jsonrpc":"2.0","id":4,"method":7}"#),
+            Some(RequestId::Number(4))
+        );
+        assert_eq!(
+            invalid_id(r#"{"jsonrpc":"2.0","id":5,"method":"x","params":3}"#),
+            Some(RequestId::Number(5))
+        );
         assert_eq!(invalid_id(r#"{"jsonrpc":"2.0","id":6,"id":6,"method":"x"}"#), None);
-        assert_eq!(invalid_id(r#"{"jsonrpc":"2.0","id":8,"method":"x","method":"y"}"#), Some(RequestId::Number(8)));
+        assert_eq!(
+            invalid_id(r#"{"jsonrpc":"2.0","id":8,"method":"x","method":"y"}"#),
+            Some(RequestId::Number(8))
+        );
         assert_eq!(invalid_id(r#"{"jsonrpc":"2.0","id":1.5,"method":"x"}"#), None);
         assert!(matches!(
             parse(br#"{"jsonrpc":"2.0","id":1,"result":{},"error":{"code":1,"message":"m"}}"#),

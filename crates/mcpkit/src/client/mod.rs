@@ -1,0 +1,512 @@
+//! The client role (spec: `client/*`, `basic/lifecycle`): connect to a server, negotiate, then
+//! call it with typed methods. Handlers answer the server's own requests (sampling, elicitation,
+//! roots); server notifications arrive on a broadcast stream.
+
+mod dispatch;
+
+use std::collections::HashMap;
+use std::future::Future;
+use std::sync::atomic::{AtomicI64, Ordering};
+use std::sync::{Arc, Mutex, RwLock};
+use std::time::Duration;
+
+use mcpkit_types::method::{
+    CallTool, Complete, GetPrompt, Initialize, ListPrompts, ListResourceTemplates, ListResources, ListTools, Ping,
+    ReadResource, SetLevel, Subscribe, Unsubscribe,
+};
+use mcpkit_types::schema::{
+    CallToolParams, CallToolResult, ClientCapabilities, CompleteParams, CompleteResult, CompletionArgument,
+    CompletionReference, CreateMessageParams, CreateMessageResult, ElicitParams, ElicitResult, ElicitationCapability,
+    GetPromptParams, GetPromptResult, Implementation, InitializeParams, InitializeResult, ListPromptsResult,
+    ListResourceTemplatesResult, ListResourcesResult, ListToolsResult, LoggingLevel, PaginatedParams, ProgressParams,
+    ProgressToken, Prompt, ReadResourceParams, ReadResourceResult, RequestMeta, Resource, ResourceTemplate, Root,
+    RootsCapability, SamplingCapability, ServerCapabilities, SetLevelParams, SubscribeParams, Tool, UnsubscribeParams,
+};
+use mcpkit_types::{ErrorObject, ProtocolVersion};
+use serde::Serialize;
+use tokio::sync::{broadcast, mpsc};
+
+pub use dispatch::ServerNotification;
+
+use crate::error::{Error, Result};
+use crate::peer::{self, BoxFuture, Connection, Peer, PeerOptions, RequestOptions};
+use crate::transport::Transport;
+
+type SamplingFn = Arc<dyn Fn(CreateMessageParams) -> BoxFuture<Result<CreateMessageResult, ErrorObject>> + Send + Sync>;
+type ElicitFn = Arc<dyn Fn(ElicitParams) -> BoxFuture<Result<ElicitResult, ErrorObject>> + Send + Sync>;
+
+/// Builds a [`Client`] and connects it.
+pub struct ClientBuilder {
+    info: Implementation,
+    version: ProtocolVersion,
+    capabilities: ClientCapabilities,
+    sampling: Option<SamplingFn>,
+    elicitation: Option<ElicitFn>,
+    roots: Option<Vec<Root>>,
+    peer_options: PeerOptions,
+}
+
+impl std::fmt::Debug for ClientBuilder {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ClientBuilder")
+            .field("info", &self.info)
+            .field("version", &self.version)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Default for ClientBuilder {
+    fn default() -> Self {
+        ClientBuilder {
+            info: Implementation::new("mcpkit-client", env!("CARGO_PKG_VERSION")),
+            version: ProtocolVersion::LATEST_HANDSHAKE,
+            capabilities: ClientCapabilities::default(),
+            sampling: None,
+            elicitation: None,
+            roots: None,
+            peer_options: PeerOptions::default(),
+        }
+    }
+}
+
+impl ClientBuilder {
+    /// The `clientInfo` sent at initialization.
+    pub fn info(mut self, info: Implementation) -> Self {
+        self.info = info;
+        self
+    }
+
+    /// Shorthand for [`ClientBuilder::info`].
+    pub fn name(self, name: impl Into<String>, version: impl Into<String>) -> Self {
+        self.info(Implementation::new(name, version))
+    }
+
+    /// The protocol revision to ask for (default: the newest handshake-era revision).
+    pub fn protocol_version(mut self, v: ProtocolVersion) -> Self {
+        self.version = v;
+        self
+    }
+
+    /// Answer `sampling/createMessage` (declares the `sampling` capability).
+    pub fn on_sampling<F, Fut>(mut self, f: F) -> Self
+    where
+        F: Fn(CreateMessageParams) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = Result<CreateMessageResult, ErrorObject>> + Send + 'static,
+    {
+        self.capabilities.sampling = Some(SamplingCapability::default());
+        self.sampling = Some(Arc::new(move |p| Box::pin(f(p))));
+        self
+    }
+
+    /// Answer `elicitation/create` (declares the `elicitation` capability, form and URL modes).
+    pub fn on_elicitation<F, Fut>(mut self, f: F) -> Self
+    where
+        F: Fn(ElicitParams) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = Result<ElicitResult, ErrorObject>> + Send + 'static,
+    {
+        let mut cap = ElicitationCapability::default();
+        cap.form = Some(Default::default());
+        cap.url = Some(Default::default());
+        self.capabilities.elicitation = Some(cap);
+        self.elicitation = Some(Arc::new(move |p| Box::pin(f(p))));
+        self
+    }
+
+    /// Offer these roots to the server (declares `roots` with `listChanged`).
+    pub fn roots(mut self, roots: Vec<Root>) -> Self {
+        self.capabilities.roots = Some(RootsCapability {
+            list_changed: Some(true),
+            ..Default::default()
+        });
+        self.roots = Some(roots);
+        self
+    }
+
+    /// Connection limits and the default request timeout.
+    pub fn peer_options(mut self, options: PeerOptions) -> Self {
+        self.peer_options = options;
+        self
+    }
+
+    /// Connect over a transport and run the `initialize` handshake.
+    pub async fn connect<T: Transport>(self, transport: T) -> Result<Client> {
+        let (notify_tx, _) = broadcast::channel(1024);
+        let roots = Arc::new(RwLock::new(self.roots.clone().unwrap_or_default()));
+        let service = Arc::new(dispatch::ClientService {
+            sampling: self.sampling.clone(),
+            elicitation: self.elicitation.clone(),
+            roots: self.roots.is_some().then(|| roots.clone()),
+            notifications: notify_tx.clone(),
+        });
+        let connection = peer::start(transport, service, self.peer_options.clone());
+        let peer = connection.peer().clone();
+        let params = InitializeParams::new(self.version.as_str(), self.capabilities.clone(), self.info.clone());
+        let init = match peer.request::<Initialize>(&params).await {
+            Ok(r) => r,
+            Err(e) => {
+                peer.close();
+                return Err(e);
+            }
+        };
+        let version = match init.protocol_version.parse::<ProtocolVersion>() {
+            Ok(v) if v.era() == mcpkit_types::Era::Handshake => v,
+            _ => {
+                // Spec: the client SHOULD disconnect when it does not support the server's version.
+                peer.close();
+                let _ = connection.closed().await;
+                return Err(crate::error::unsupported(&init.protocol_version));
+            }
+        };
+        peer.notify_raw("notifications/initialized", None::<&()>)?;
+        Ok(Client {
+            inner: Arc::new(ClientInner {
+                peer,
+                connection: Mutex::new(Some(connection)),
+                init,
+                version,
+                notifications: notify_tx,
+                roots,
+                output_schemas: RwLock::new(HashMap::new()),
+                next_progress: AtomicI64::new(1),
+            }),
+        })
+    }
+}
+
+/// A connected client. Cheap to clone; all clones share the connection.
+#[derive(Clone)]
+pub struct Client {
+    inner: Arc<ClientInner>,
+}
+
+struct ClientInner {
+    peer: Peer,
+    connection: Mutex<Option<Connection>>,
+    init: InitializeResult,
+    version: ProtocolVersion,
+    notifications: broadcast::Sender<ServerNotification>,
+    roots: Arc<RwLock<Vec<Root>>>,
+    output_schemas: RwLock<HashMap<String, Arc<jsonschema::Validator>>>,
+    next_progress: AtomicI64,
+}
+
+impl std::fmt::Debug for Client {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Client")
+            .field("server", &self.inner.init.server_info)
+            .field("version", &self.inner.version)
+            .finish_non_exhaustive()
+    }
+}
+
+/// Options for one tool call.
+#[derive(Debug, Default)]
+pub struct CallOptions {
+    /// Give up after this long (a `notifications/cancelled` is sent).
+    pub timeout: Option<Duration>,
+    /// Restart the timeout whenever progress arrives.
+    pub reset_timeout_on_progress: bool,
+    /// Receive the server's progress notifications for this call.
+    pub progress: Option<mpsc::UnboundedSender<ProgressParams>>,
+}
+
+impl Client {
+    /// Start building a client.
+    pub fn builder() -> ClientBuilder {
+        ClientBuilder::default()
+    }
+
+    /// The server's `initialize` result.
+    pub fn initialize_result(&self) -> &InitializeResult {
+        &self.inner.init
+    }
+
+    /// Who the server said it is.
+    pub fn server_info(&self) -> &Implementation {
+        &self.inner.init.server_info
+    }
+
+    /// What the server said it can do.
+    pub fn server_capabilities(&self) -> &ServerCapabilities {
+        &self.inner.init.capabilities
+    }
+
+    /// The server's instructions for the model, if any.
+    pub fn instructions(&self) -> Option<&str> {
+        self.inner.init.instructions.as_deref()
+    }
+
+    /// The negotiated protocol revision.
+    pub fn protocol_version(&self) -> ProtocolVersion {
+        self.inner.version
+    }
+
+    /// The underlying connection handle (for raw requests).
+    pub fn peer(&self) -> &Peer {
+        &self.inner.peer
+    }
+
+    /// A stream of the server's notifications (progress, log messages, list changes, resource
+    /// updates, …). Each receiver sees every notification sent after it subscribed.
+    pub fn notifications(&self) -> broadcast::Receiver<ServerNotification> {
+        self.inner.notifications.subscribe()
+    }
+
+    /// `ping`.
+    pub async fn ping(&self) -> Result<()> {
+        self.inner.peer.request::<Ping>(&Default::default()).await.map(|_| ())
+    }
+
+    /// One page of `tools/list`. Remembers output schemas to validate later calls.
+    pub async fn list_tools(&self, cursor: Option<String>) -> Result<ListToolsResult> {
+        let r = self.inner.peer.request::<ListTools>(&paginated(cursor)).await?;
+        self.remember_output_schemas(&r.tools);
+        Ok(r)
+    }
+
+    /// Every tool, following `nextCursor` to the end.
+    pub async fn list_all_tools(&self) -> Result<Vec<Tool>> {
+        collect_pages(|c| async move { self.list_tools(c).await.map(|r| (r.tools, r.next_cursor)) }).await
+    }
+
+    /// Call a tool with arguments (any serializable object, or `()` for none).
+    pub async fn call_tool(&self, name: &str, arguments: impl Serialize) -> Result<CallToolResult> {
+        self.call_tool_with(name, arguments, CallOptions::default()).await
+    }
+
+    /// Call a tool with options (timeout, progress).
+    pub async fn call_tool_with(
+        &self,
+        name: &str,
+        arguments: impl Serialize,
+        options: CallOptions,
+    ) -> Result<CallToolResult> {
+        let mut params = CallToolParams::new(name);
+        let args = serde_json::to_value(&arguments).map_err(|e| Error::Serialize(e.to_string()))?;
+        if !args.is_null() {
+            params = params
+                .with_arguments(&args)
+                .map_err(|e| Error::Serialize(e.to_string()))?;
+        }
+        let mut request = RequestOptions {
+            timeout: options.timeout,
+            reset_timeout_on_progress: options.reset_timeout_on_progress,
+            progress: None,
+        };
+        if let Some(sink) = options.progress {
+            let token = ProgressToken::Number(self.inner.next_progress.fetch_add(1, Ordering::Relaxed));
+            params = params.with_meta(RequestMeta::with_progress_token(token.clone()));
+            request.progress = Some((token, sink));
+        }
+        let result = self.inner.peer.request_with::<CallTool>(&params, request).await?;
+        self.check_output(name, &result)?;
+        Ok(result)
+    }
+
+    /// One page of `resources/list`.
+    pub async fn list_resources(&self, cursor: Option<String>) -> Result<ListResourcesResult> {
+        self.inner.peer.request::<ListResources>(&paginated(cursor)).await
+    }
+
+    /// Every resource.
+    pub async fn list_all_resources(&self) -> Result<Vec<Resource>> {
+        collect_pages(|c| async move { self.list_resources(c).await.map(|r| (r.resources, r.next_cursor)) }).await
+    }
+
+    /// One page of `resources/templates/list`.
+    pub async fn list_resource_templates(&self, cursor: Option<String>) -> Result<ListResourceTemplatesResult> {
+        self.inner
+            .peer
+            .request::<ListResourceTemplates>(&paginated(cursor))
+            .await
+    }
+
+    /// Every resource template.
+    pub async fn list_all_resource_templates(&self) -> Result<Vec<ResourceTemplate>> {
+        collect_pages(|c| async move {
+            self.list_resource_templates(c)
+                .await
+                .map(|r| (r.resource_templates, r.next_cursor))
+        })
+        .await
+    }
+
+    /// `resources/read`.
+    pub async fn read_resource(&self, uri: &str) -> Result<ReadResourceResult> {
+        self.inner
+            .peer
+            .request::<ReadResource>(&ReadResourceParams::new(uri))
+            .await
+    }
+
+    /// `resources/subscribe`.
+    pub async fn subscribe(&self, uri: &str) -> Result<()> {
+        let p = SubscribeParams {
+            uri: uri.to_owned(),
+            meta: None,
+        };
+        self.inner.peer.request::<Subscribe>(&p).await.map(|_| ())
+    }
+
+    /// `resources/unsubscribe`.
+    pub async fn unsubscribe(&self, uri: &str) -> Result<()> {
+        let p = UnsubscribeParams {
+            uri: uri.to_owned(),
+            meta: None,
+        };
+        self.inner.peer.request::<Unsubscribe>(&p).await.map(|_| ())
+    }
+
+    /// One page of `prompts/list`.
+    pub async fn list_prompts(&self, cursor: Option<String>) -> Result<ListPromptsResult> {
+        self.inner.peer.request::<ListPrompts>(&paginated(cursor)).await
+    }
+
+    /// Every prompt.
+    pub async fn list_all_prompts(&self) -> Result<Vec<Prompt>> {
+        collect_pages(|c| async move { self.list_prompts(c).await.map(|r| (r.prompts, r.next_cursor)) }).await
+    }
+
+    /// `prompts/get` with string arguments.
+    pub async fn get_prompt<I, K, V>(&self, name: &str, arguments: I) -> Result<GetPromptResult>
+    where
+        I: IntoIterator<Item = (K, V)>,
+        K: Into<String>,
+        V: Into<String>,
+    {
+        let mut p = GetPromptParams::new(name);
+        for (k, v) in arguments {
+            p = p.with_argument(k, v);
+        }
+        self.inner.peer.request::<GetPrompt>(&p).await
+    }
+
+    /// `completion/complete` for an argument of a prompt or resource template.
+    pub async fn complete(
+        &self,
+        reference: CompletionReference,
+        argument: &str,
+        value: &str,
+    ) -> Result<CompleteResult> {
+        let p = CompleteParams {
+            reference,
+            argument: CompletionArgument {
+                name: argument.to_owned(),
+                value: value.to_owned(),
+            },
+            context: None,
+            meta: None,
+        };
+        self.inner.peer.request::<Complete>(&p).await
+    }
+
+    /// `logging/setLevel`.
+    pub async fn set_log_level(&self, level: LoggingLevel) -> Result<()> {
+        let p = SetLevelParams { level, meta: None };
+        self.inner.peer.request::<SetLevel>(&p).await.map(|_| ())
+    }
+
+    /// Replace the roots offered to the server and tell it (`notifications/roots/list_changed`).
+    pub fn set_roots(&self, roots: Vec<Root>) -> Result<()> {
+        *self.inner.roots.write().unwrap_or_else(|e| e.into_inner()) = roots;
+        self.inner
+            .peer
+            .notify_raw("notifications/roots/list_changed", None::<&()>)
+    }
+
+    /// Close the connection (for a child process: close its stdin, then signal it) and wait.
+    pub async fn close(&self) -> Result<()> {
+        self.inner.peer.close();
+        let conn = self.inner.connection.lock().unwrap_or_else(|e| e.into_inner()).take();
+        match conn {
+            Some(c) => c.closed().await,
+            None => Ok(()),
+        }
+    }
+
+    fn remember_output_schemas(&self, tools: &[Tool]) {
+        let mut map = self.inner.output_schemas.write().unwrap_or_else(|e| e.into_inner());
+        for t in tools {
+            match &t.output_schema {
+                Some(schema) => {
+                    if let Ok(v) = jsonschema::validator_for(&serde_json::Value::Object(schema.clone())) {
+                        map.insert(t.name.clone(), Arc::new(v));
+                    }
+                }
+                None => {
+                    map.remove(&t.name);
+                }
+            }
+        }
+    }
+
+    /// Spec: `server/tools` "Output Schema": clients SHOULD validate structured results.
+    fn check_output(&self, name: &str, result: &CallToolResult) -> Result<()> {
+        if result.is_error() {
+            return Ok(());
+        }
+        let validator = self
+            .inner
+            .output_schemas
+            .read()
+            .unwrap_or_else(|e| e.into_inner())
+            .get(name)
+            .cloned();
+        let Some(validator) = validator else { return Ok(()) };
+        let Some(structured) = &result.structured_content else {
+            return Err(Error::OutputSchema {
+                tool: name.to_owned(),
+                reason: "the tool declares an output schema but returned no structuredContent".into(),
+            });
+        };
+        let first_error = validator.iter_errors(structured).next().map(|e| e.to_string());
+        match first_error {
+            None => Ok(()),
+            Some(reason) => Err(Error::OutputSchema {
+                tool: name.to_owned(),
+                reason,
+            }),
+        }
+    }
+}
+
+fn paginated(cursor: Option<String>) -> PaginatedParams {
+    PaginatedParams {
+        cursor,
+        ..Default::default()
+    }
+}
+
+/// Follow cursors until the server stops returning one (bounded, against a looping server).
+async fn collect_pages<T, F, Fut>(mut fetch: F) -> Result<Vec<T>>
+where
+    F: FnMut(Option<String>) -> Fut,
+    Fut: Future<Output = Result<(Vec<T>, Option<String>)>>,
+{
+    let mut all = Vec::new();
+    let mut cursor = None;
+    for _ in 0..10_000 {
+        let (items, next) = fetch(cursor.take()).await?;
+        all.extend(items);
+        match next {
+            Some(c) => cursor = Some(c),
+            None => return Ok(all),
+        }
+    }
+    Err(Error::Protocol("the server returned more than 10000 pages".into()))
+}
+
+/// The reference to a prompt, for [`Client::complete`].
+pub fn prompt_ref(name: &str) -> CompletionReference {
+    CompletionReference::Prompt(mcpkit_types::schema::PromptReference {
+        name: name.to_owned(),
+        title: None,
+    })
+}
+
+/// The reference to a resource template, for [`Client::complete`].
+pub fn resource_ref(uri_template: &str) -> CompletionReference {
+    CompletionReference::Resource(mcpkit_types::schema::ResourceTemplateReference {
+        uri: uri_template.to_owned(),
+    })
+}

@@ -1,0 +1,80 @@
+//! The local error type: what a call through mcpkit can fail with. Wire errors from the peer are
+//! kept whole in [`Error::Rpc`], separate from transport failures.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use mcpkit_types::{ErrorObject, ProtocolVersion};
+
+/// Everything a call or a connection can fail with.
+#[derive(Debug, Clone, thiserror::Error)]
+#[non_exhaustive]
+pub enum Error {
+    /// The peer answered with a JSON-RPC error.
+    #[error("the peer answered with an error: {0}")]
+    Rpc(ErrorObject),
+    /// The connection is closed; the request can no longer be answered.
+    #[error("the connection is closed")]
+    ConnectionClosed,
+    /// Reading or writing the transport failed.
+    #[error("transport error: {0}")]
+    Transport(Arc<std::io::Error>),
+    /// No answer within the configured timeout (a `notifications/cancelled` was sent).
+    #[error("request timed out after {0:?}")]
+    Timeout(Duration),
+    /// The peer's answer did not have the shape the method's schema requires.
+    #[error("invalid response from the peer: {0}")]
+    InvalidResponse(String),
+    /// The peer broke the protocol (for example, an unsupported negotiated version).
+    #[error("protocol error: {0}")]
+    Protocol(String),
+    /// The server chose a protocol version this client does not speak.
+    #[error("the server chose protocol version {0:?}, which this client does not support")]
+    UnsupportedVersion(String),
+    /// The request needs a capability the peer did not declare.
+    #[error("the peer did not declare the {0} capability")]
+    MissingCapability(&'static str),
+    /// A tool's `structuredContent` did not match its `outputSchema`.
+    #[error("structured content of tool {tool:?} does not match its output schema: {reason}")]
+    OutputSchema {
+        /// The tool.
+        tool: String,
+        /// The first validation error.
+        reason: String,
+    },
+    /// A value could not be serialized to JSON.
+    #[error("could not serialize: {0}")]
+    Serialize(String),
+}
+
+impl Error {
+    /// The JSON-RPC error, if the peer answered with one.
+    pub fn rpc(&self) -> Option<&ErrorObject> {
+        match self {
+            Error::Rpc(e) => Some(e),
+            _ => None,
+        }
+    }
+}
+
+impl From<std::io::Error> for Error {
+    fn from(e: std::io::Error) -> Self {
+        Error::Transport(Arc::new(e))
+    }
+}
+
+impl From<ErrorObject> for Error {
+    fn from(e: ErrorObject) -> Self {
+        Error::Rpc(e)
+    }
+}
+
+/// Convenience alias.
+pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+pub(crate) fn unsupported(v: &str) -> Error {
+    match v.parse::<ProtocolVersion>() {
+        Ok(v) => Error::UnsupportedVersion(v.to_string()),
+        Err(_) => Error::UnsupportedVersion(v.to_owned()),
+    }
+}

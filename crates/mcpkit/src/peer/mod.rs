@@ -1,0 +1,502 @@
+//! The connection engine, one for both roles (spec: `basic/index`, `basic/utilities/cancellation`,
+//! `basic/utilities/progress`).
+//!
+//! A connection has a reader task (parse, classify, dispatch), a writer task (one writer that
+//! drains its queue and flushes when the queue is empty), an ordered notification task, and one
+//! task per incoming request. [`Peer`] is a cheap handle for sending requests and notifications.
+//! The pending map and the in-flight map are locked only for an insert or a remove, never across
+//! an await.
+//!
+//! MCP semantics, not LSP's: when `notifications/cancelled` arrives the handler is stopped and no
+//! response is sent; dropping an outbound request future sends `notifications/cancelled`.
+
+use std::collections::HashMap;
+use std::future::Future;
+use std::panic::AssertUnwindSafe;
+use std::pin::Pin;
+use std::sync::atomic::{AtomicI64, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::Duration;
+
+use futures_util::FutureExt;
+use mcpkit_types::jsonrpc::{self, MessageRef, OutgoingError, OutgoingNotification, OutgoingRequest, OutgoingResult};
+use mcpkit_types::method::{Method, NotificationMethod};
+use mcpkit_types::schema::{CancelledParams, ProgressParams, ProgressToken};
+use mcpkit_types::{ErrorObject, RequestId};
+use serde::de::DeserializeOwned;
+use serde::Serialize;
+use serde_json::value::RawValue;
+use tokio::sync::{mpsc, oneshot, Semaphore};
+use tokio_util::sync::CancellationToken;
+
+use crate::error::{Error, Result};
+use crate::transport::{Frame, FrameReader, FrameWriter, Transport};
+
+/// A boxed, sendable future.
+pub type BoxFuture<T> = Pin<Box<dyn Future<Output = T> + Send + 'static>>;
+
+/// What a request handler produces: the serialized result, or a JSON-RPC error.
+pub type HandlerResult = std::result::Result<Box<RawValue>, ErrorObject>;
+
+/// An incoming request, handed to the role's [`Service`].
+#[derive(Debug)]
+pub struct IncomingRequest {
+    /// The id, echoed exactly.
+    pub id: RequestId,
+    /// The method name.
+    pub method: String,
+    /// The raw params.
+    pub params: Option<Box<RawValue>>,
+    /// Fires when the peer cancels the request or the connection ends.
+    pub cancel: CancellationToken,
+}
+
+/// The handler table of one role. Server and client are the same engine with different services.
+pub trait Service: Send + Sync + 'static {
+    /// Answer one request. Runs concurrently with other requests.
+    fn handle_request(&self, peer: Peer, request: IncomingRequest) -> BoxFuture<HandlerResult>;
+    /// Handle one notification. Notifications are handled one at a time, in arrival order.
+    fn handle_notification(&self, peer: Peer, method: String, params: Option<Box<RawValue>>) -> BoxFuture<()>;
+}
+
+/// Limits and defaults of one connection.
+#[derive(Debug, Clone)]
+pub struct PeerOptions {
+    /// How many incoming requests run at once; more wait for a slot (default 256).
+    pub max_concurrent_requests: usize,
+    /// Default timeout for outgoing requests (default none).
+    pub request_timeout: Option<Duration>,
+}
+
+impl Default for PeerOptions {
+    fn default() -> Self {
+        PeerOptions {
+            max_concurrent_requests: 256,
+            request_timeout: None,
+        }
+    }
+}
+
+/// Per-call options for an outgoing request.
+#[derive(Debug, Default)]
+pub struct RequestOptions {
+    /// Give up after this long (overrides the connection default).
+    pub timeout: Option<Duration>,
+    /// Restart the timeout whenever progress arrives for this request.
+    pub reset_timeout_on_progress: bool,
+    /// Where to deliver `notifications/progress` for this request. The caller must also put the
+    /// token into the request's `_meta.progressToken`.
+    pub progress: Option<(ProgressToken, mpsc::UnboundedSender<ProgressParams>)>,
+}
+
+type Pending = oneshot::Sender<Result<Box<RawValue>>>;
+
+struct Shared {
+    pending: Mutex<HashMap<RequestId, Pending>>,
+    inflight: Mutex<HashMap<RequestId, CancellationToken>>,
+    progress: Mutex<HashMap<ProgressToken, mpsc::UnboundedSender<ProgressParams>>>,
+    next_id: AtomicI64,
+    out: mpsc::UnboundedSender<Vec<u8>>,
+    closed: CancellationToken,
+    close_reason: Mutex<Option<Error>>,
+    options: PeerOptions,
+}
+
+fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    // A poisoned lock only means a panic elsewhere while holding it; the maps stay usable.
+    m.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// A handle to one connection: send requests and notifications to the other side.
+#[derive(Clone)]
+pub struct Peer {
+    shared: Arc<Shared>,
+}
+
+impl std::fmt::Debug for Peer {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Peer").field("closed", &self.is_closed()).finish()
+    }
+}
+
+/// The running connection: await [`Connection::closed`] to learn when and why it ended.
+#[derive(Debug)]
+pub struct Connection {
+    peer: Peer,
+    done: tokio::task::JoinHandle<()>,
+}
+
+impl Connection {
+    /// The handle for sending to the other side.
+    pub fn peer(&self) -> &Peer {
+        &self.peer
+    }
+    /// Wait until the connection has ended and the writer has drained. `Ok` on a clean end of
+    /// stream, the transport error otherwise.
+    pub async fn closed(self) -> Result<()> {
+        let _ = self.done.await;
+        match lock(&self.peer.shared.close_reason).take() {
+            Some(e) => Err(e),
+            None => Ok(()),
+        }
+    }
+}
+
+/// Start the engine on a transport with the given handler table.
+pub fn start<T: Transport>(transport: T, service: Arc<dyn Service>, options: PeerOptions) -> Connection {
+    let (reader, writer) = transport.split();
+    let (out_tx, out_rx) = mpsc::unbounded_channel();
+    let shared = Arc::new(Shared {
+        pending: Mutex::new(HashMap::new()),
+        inflight: Mutex::new(HashMap::new()),
+        progress: Mutex::new(HashMap::new()),
+        next_id: AtomicI64::new(0),
+        out: out_tx,
+        closed: CancellationToken::new(),
+        close_reason: Mutex::new(None),
+        options,
+    });
+    let peer = Peer { shared };
+    let writer_task = tokio::spawn(write_loop(writer, out_rx, peer.shared.closed.clone()));
+    let reader_peer = peer.clone();
+    let done = tokio::spawn(async move {
+        read_loop(reader, reader_peer.clone(), service).await;
+        // Let the writer drain what handlers already queued, then stop it.
+        reader_peer.shared.closed.cancel();
+        let _ = writer_task.await;
+    });
+    Connection { peer, done }
+}
+
+async fn write_loop<W: FrameWriter>(mut w: W, mut rx: mpsc::UnboundedReceiver<Vec<u8>>, closed: CancellationToken) {
+    loop {
+        let frame = tokio::select! {
+            biased;
+            f = rx.recv() => f,
+            _ = closed.cancelled() => {
+                // Drain what is already queued before closing.
+                while let Ok(f) = rx.try_recv() {
+                    if w.write_frame(&f).await.is_err() { break; }
+                }
+                break;
+            }
+        };
+        let Some(frame) = frame else { break };
+        if let Err(e) = w.write_frame(&frame).await {
+            tracing::debug!("transport write failed: {e}");
+            return;
+        }
+        // Write everything that is already queued, then flush once.
+        while let Ok(f) = rx.try_recv() {
+            if let Err(e) = w.write_frame(&f).await {
+                tracing::debug!("transport write failed: {e}");
+                return;
+            }
+        }
+        if let Err(e) = w.flush().await {
+            tracing::debug!("transport flush failed: {e}");
+            return;
+        }
+    }
+    let _ = w.close().await;
+}
+
+async fn read_loop<R: FrameReader>(mut reader: R, peer: Peer, service: Arc<dyn Service>) {
+    let (note_tx, mut note_rx) = mpsc::unbounded_channel::<(String, Option<Box<RawValue>>)>();
+    let note_service = service.clone();
+    let note_peer = peer.clone();
+    let notes = tokio::spawn(async move {
+        while let Some((method, params)) = note_rx.recv().await {
+            let fut = note_service.handle_notification(note_peer.clone(), method, params);
+            if AssertUnwindSafe(fut).catch_unwind().await.is_err() {
+                tracing::error!("a notification handler panicked");
+            }
+        }
+    });
+    let limit = Arc::new(Semaphore::new(peer.shared.options.max_concurrent_requests.max(1)));
+    let end = loop {
+        let frame = tokio::select! {
+            f = reader.read_frame() => f,
+            _ = peer.shared.closed.cancelled() => break None,
+        };
+        let bytes = match frame {
+            Ok(Some(Frame::Message(b))) => b,
+            Ok(Some(Frame::Oversized(n))) => {
+                tracing::warn!("discarded a {n}-byte frame over the size limit");
+                peer.send_error(
+                    None,
+                    &ErrorObject::invalid_request(format!("message of {n} bytes exceeds the size limit")),
+                );
+                continue;
+            }
+            Ok(None) => break None,
+            Err(e) => break Some(Error::from(e)),
+        };
+        match jsonrpc::parse(&bytes) {
+            Ok(MessageRef::Request(r)) => {
+                let cancel = peer.shared.closed.child_token();
+                {
+                    let mut inflight = lock(&peer.shared.inflight);
+                    if inflight.contains_key(&r.id) {
+                        drop(inflight);
+                        let e = ErrorObject::invalid_request(format!("request id {} is already in flight", r.id));
+                        peer.send_error(Some(&r.id), &e);
+                        continue;
+                    }
+                    inflight.insert(r.id.clone(), cancel.clone());
+                }
+                let request = IncomingRequest {
+                    id: r.id,
+                    method: r.method.into_owned(),
+                    params: r.params.map(ToOwned::to_owned),
+                    cancel,
+                };
+                tokio::spawn(run_request(peer.clone(), service.clone(), request, limit.clone()));
+            }
+            Ok(MessageRef::Notification(n)) => match &*n.method {
+                "notifications/cancelled" => peer.on_cancelled(n.params),
+                "notifications/progress" => {
+                    peer.on_progress(n.params);
+                    let _ = note_tx.send((n.method.into_owned(), n.params.map(ToOwned::to_owned)));
+                }
+                _ => {
+                    let _ = note_tx.send((n.method.into_owned(), n.params.map(ToOwned::to_owned)));
+                }
+            },
+            Ok(MessageRef::Response(r)) => {
+                let waiter = lock(&peer.shared.pending).remove(&r.id);
+                match waiter {
+                    Some(tx) => {
+                        let _ = tx.send(r.outcome.map(ToOwned::to_owned).map_err(Error::Rpc));
+                    }
+                    None => tracing::debug!("ignoring a response to unknown request {}", r.id),
+                }
+            }
+            Err(e) => match e.reply() {
+                Some((id, err)) => peer.send_error(id.as_ref(), &err),
+                None => tracing::debug!("ignoring a malformed frame: {e:?}"),
+            },
+        }
+    };
+    if let Some(e) = end {
+        *lock(&peer.shared.close_reason) = Some(e);
+    }
+    // The peer is gone: fail every waiting caller and stop every handler.
+    drop(note_tx);
+    let _ = notes.await;
+    let reason = peer.close_error();
+    for (_, tx) in lock(&peer.shared.pending).drain() {
+        let _ = tx.send(Err(reason.clone()));
+    }
+    for (_, token) in lock(&peer.shared.inflight).drain() {
+        token.cancel();
+    }
+}
+
+async fn run_request(peer: Peer, service: Arc<dyn Service>, request: IncomingRequest, limit: Arc<Semaphore>) {
+    let Ok(_permit) = limit.acquire_owned().await else {
+        return;
+    };
+    let id = request.id.clone();
+    let cancel = request.cancel.clone();
+    let fut = AssertUnwindSafe(service.handle_request(peer.clone(), request)).catch_unwind();
+    let outcome = tokio::select! {
+        r = fut => Some(r),
+        _ = cancel.cancelled() => None,
+    };
+    let still_wanted = lock(&peer.shared.inflight).remove(&id).is_some();
+    match outcome {
+        _ if !still_wanted || cancel.is_cancelled() => {}
+        None => {}
+        Some(Ok(Ok(result))) => peer.send_frame(&OutgoingResult::new(&id, &*result)),
+        Some(Ok(Err(e))) => peer.send_error(Some(&id), &e),
+        Some(Err(_panic)) => {
+            tracing::error!("the handler for request {id} panicked");
+            peer.send_error(
+                Some(&id),
+                &ErrorObject::internal("internal error: the request handler panicked"),
+            );
+        }
+    }
+}
+
+impl Peer {
+    fn send_frame<T: Serialize + ?Sized>(&self, frame: &T) {
+        match serde_json::to_vec(frame) {
+            Ok(bytes) => {
+                let _ = self.shared.out.send(bytes);
+            }
+            Err(e) => tracing::error!("could not serialize an outgoing message: {e}"),
+        }
+    }
+
+    fn send_error(&self, id: Option<&RequestId>, error: &ErrorObject) {
+        self.send_frame(&OutgoingError::new(id, error));
+    }
+
+    fn on_cancelled(&self, params: Option<&RawValue>) {
+        let Some(p) = params.and_then(|p| serde_json::from_str::<CancelledParams>(p.get()).ok()) else {
+            return;
+        };
+        let Some(id) = p.request_id else { return };
+        // Remove first so the handler, if it finishes in the race, sends nothing.
+        if let Some(token) = lock(&self.shared.inflight).remove(&id) {
+            token.cancel();
+        }
+    }
+
+    fn on_progress(&self, params: Option<&RawValue>) {
+        let Some(p) = params.and_then(|p| serde_json::from_str::<ProgressParams>(p.get()).ok()) else {
+            return;
+        };
+        let tx = lock(&self.shared.progress).get(&p.progress_token).cloned();
+        if let Some(tx) = tx {
+            let _ = tx.send(p);
+        }
+    }
+
+    /// Whether the connection has ended.
+    pub fn is_closed(&self) -> bool {
+        self.shared.closed.is_cancelled() || self.shared.out.is_closed()
+    }
+
+    /// Resolves when the connection ends.
+    pub async fn closed(&self) {
+        self.shared.closed.cancelled().await
+    }
+
+    /// Close the connection: stops reading, drains queued output and closes the transport.
+    pub fn close(&self) {
+        self.shared.closed.cancel();
+    }
+
+    /// Send a typed notification.
+    pub fn notify<N: NotificationMethod>(&self, params: &N::Params) -> Result<()> {
+        self.notify_raw(N::NAME, Some(params))
+    }
+
+    /// Send a notification with any serializable params.
+    pub fn notify_raw<P: Serialize + ?Sized>(&self, method: &str, params: Option<&P>) -> Result<()> {
+        if self.is_closed() {
+            return Err(Error::ConnectionClosed);
+        }
+        let bytes = serde_json::to_vec(&OutgoingNotification::new(method, params))
+            .map_err(|e| Error::Serialize(e.to_string()))?;
+        self.shared.out.send(bytes).map_err(|_| Error::ConnectionClosed)
+    }
+
+    /// Send a typed request and wait for its typed result.
+    pub async fn request<M: Method>(&self, params: &M::Params) -> Result<M::Result> {
+        self.request_with::<M>(params, RequestOptions::default()).await
+    }
+
+    /// Send a typed request with per-call options.
+    pub async fn request_with<M: Method>(&self, params: &M::Params, options: RequestOptions) -> Result<M::Result> {
+        let raw = self.request_raw(M::NAME, Some(params), options).await?;
+        decode(&raw)
+    }
+
+    /// Send a request with any serializable params; the raw result comes back.
+    ///
+    /// Dropping the returned future before it completes sends `notifications/cancelled`.
+    pub async fn request_raw<P: Serialize + ?Sized>(
+        &self,
+        method: &str,
+        params: Option<&P>,
+        options: RequestOptions,
+    ) -> Result<Box<RawValue>> {
+        let id = RequestId::Number(self.shared.next_id.fetch_add(1, Ordering::Relaxed));
+        let bytes = serde_json::to_vec(&OutgoingRequest::new(&id, method, params))
+            .map_err(|e| Error::Serialize(e.to_string()))?;
+        let (tx, mut rx) = oneshot::channel();
+        lock(&self.shared.pending).insert(id.clone(), tx);
+        let mut guard = OutboundGuard {
+            peer: self,
+            id: Some(id.clone()),
+            progress: None,
+        };
+        let mut progress_rx = None;
+        if let Some((token, sink)) = options.progress {
+            let (ptx, prx) = mpsc::unbounded_channel();
+            lock(&self.shared.progress).insert(token.clone(), ptx);
+            guard.progress = Some(token);
+            progress_rx = Some((prx, sink));
+        }
+        if self.is_closed() || self.shared.out.send(bytes).is_err() {
+            guard.id = None;
+            return Err(Error::ConnectionClosed);
+        }
+        let timeout = options.timeout.or(self.shared.options.request_timeout);
+        let far = Duration::from_secs(365 * 24 * 3600);
+        let sleep = tokio::time::sleep(timeout.unwrap_or(far));
+        tokio::pin!(sleep);
+        loop {
+            tokio::select! {
+                r = &mut rx => {
+                    guard.id = None; // answered: nothing to cancel
+                    return r.unwrap_or_else(|_| Err(self.close_error()));
+                }
+                p = async { match progress_rx.as_mut() { Some((prx, _)) => prx.recv().await, None => std::future::pending().await } } => {
+                    if let (Some(p), Some((_, sink))) = (p, progress_rx.as_ref()) {
+                        let _ = sink.send(p);
+                        if options.reset_timeout_on_progress {
+                            if let Some(t) = timeout {
+                                sleep.as_mut().reset(tokio::time::Instant::now() + t);
+                            }
+                        }
+                    }
+                }
+                _ = &mut sleep => {
+                    let t = timeout.unwrap_or(far);
+                    guard.cancel_with(&format!("timed out after {t:?}"));
+                    return Err(Error::Timeout(t));
+                }
+            }
+        }
+    }
+
+    fn close_error(&self) -> Error {
+        lock(&self.shared.close_reason)
+            .clone()
+            .unwrap_or(Error::ConnectionClosed)
+    }
+}
+
+/// Decode a raw result into a method's result type.
+pub(crate) fn decode<T: DeserializeOwned>(raw: &RawValue) -> Result<T> {
+    serde_json::from_str(raw.get()).map_err(|e| Error::InvalidResponse(e.to_string()))
+}
+
+/// Sends `notifications/cancelled` if the request future is dropped before its answer.
+struct OutboundGuard<'a> {
+    peer: &'a Peer,
+    id: Option<RequestId>,
+    progress: Option<ProgressToken>,
+}
+
+impl OutboundGuard<'_> {
+    fn cancel_with(&mut self, reason: &str) {
+        if let Some(id) = self.id.take() {
+            lock(&self.peer.shared.pending).remove(&id);
+            let params = CancelledParams {
+                request_id: Some(id),
+                reason: Some(reason.to_owned()),
+                ..Default::default()
+            };
+            let _ = self.peer.notify_raw("notifications/cancelled", Some(&params));
+        }
+    }
+}
+
+impl Drop for OutboundGuard<'_> {
+    fn drop(&mut self) {
+        if let Some(token) = self.progress.take() {
+            lock(&self.peer.shared.progress).remove(&token);
+        }
+        if self.id.is_some() && !self.peer.is_closed() {
+            self.cancel_with("the caller dropped the request");
+        } else if let Some(id) = self.id.take() {
+            lock(&self.peer.shared.pending).remove(&id);
+        }
+    }
+}

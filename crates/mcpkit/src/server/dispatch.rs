@@ -1,0 +1,322 @@
+//! The server's handler table: one `match` on the method name, params decoded straight into
+//! the method's typed params (stage 2 of parsing).
+
+use std::collections::BTreeMap;
+use std::sync::atomic::Ordering;
+use std::sync::Arc;
+
+use mcpkit_types::schema::{
+    CallToolParams, CompleteParams, CompleteResult, Completion, CompletionReference, EmptyResult, GetPromptParams,
+    InitializeParams, InitializeResult, PaginatedParams, ReadResourceParams, SetLevelParams, SubscribeParams,
+    UnsubscribeParams,
+};
+use mcpkit_types::{ErrorCode, ErrorObject, ProtocolVersion};
+use serde_json::json;
+use serde_json::value::RawValue;
+
+use super::completion::CompletionInput;
+use super::context::RequestContext;
+use super::prompt::PromptRequest;
+use super::resource::ResourceRequest;
+use super::session::Session;
+use super::tool::ToolCall;
+use super::{page_of, Server, Snapshot};
+use crate::peer::{BoxFuture, HandlerResult, IncomingRequest, Peer, Service};
+use crate::wire::{params, to_raw};
+
+pub(crate) struct ServerService {
+    pub(crate) server: Server,
+    pub(crate) session: Arc<Session>,
+}
+
+fn empty() -> HandlerResult {
+    to_raw(&EmptyResult::default())
+}
+
+fn page(pages: &[Box<RawValue>], cursor: Option<&str>) -> HandlerResult {
+    let index = match cursor {
+        None => 0,
+        Some(c) => page_of(c)
+            .filter(|i| *i < pages.len())
+            .ok_or_else(|| ErrorObject::invalid_params(format!("Invalid cursor: {c:?}")))?,
+    };
+    pages
+        .get(index)
+        .cloned()
+        .ok_or_else(|| ErrorObject::internal("list page missing"))
+}
+
+/// Methods that may run before `initialize` completes.
+fn allowed_before_init(method: &str) -> bool {
+    matches!(method, "initialize" | "ping")
+}
+
+impl Service for ServerService {
+    fn handle_request(&self, peer: Peer, req: IncomingRequest) -> BoxFuture<HandlerResult> {
+        let server = self.server.clone();
+        let session = self.session.clone();
+        Box::pin(async move {
+            if !session.is_negotiated() && !allowed_before_init(&req.method) {
+                return Err(ErrorObject::invalid_request(format!(
+                    "Received {} before initialize: the session must be initialized first",
+                    req.method
+                )));
+            }
+            let snap = server.snapshot();
+            let raw = req.params.as_deref();
+            match req.method.as_str() {
+                "initialize" => initialize(&server, &session, raw),
+                "ping" => empty(),
+                "tools/list" => {
+                    require(server.capabilities().tools.is_some(), &req.method)?;
+                    let p: PaginatedParams = params(raw)?;
+                    page(&snap.tool_pages, p.cursor.as_deref())
+                }
+                "tools/call" => call_tool(&server, &session, &snap, peer, req).await,
+                "resources/list" => {
+                    require(server.capabilities().resources.is_some(), &req.method)?;
+                    let p: PaginatedParams = params(raw)?;
+                    page(&snap.resource_pages, p.cursor.as_deref())
+                }
+                "resources/templates/list" => {
+                    require(server.capabilities().resources.is_some(), &req.method)?;
+                    let p: PaginatedParams = params(raw)?;
+                    page(&snap.template_pages, p.cursor.as_deref())
+                }
+                "resources/read" => read_resource(&server, &session, &snap, peer, req).await,
+                "resources/subscribe" => {
+                    require(server.capabilities().resources.is_some(), &req.method)?;
+                    let p: SubscribeParams = params(raw)?;
+                    session
+                        .subscriptions
+                        .lock()
+                        .map_err(|_| ErrorObject::internal("lock"))?
+                        .insert(p.uri);
+                    empty()
+                }
+                "resources/unsubscribe" => {
+                    require(server.capabilities().resources.is_some(), &req.method)?;
+                    let p: UnsubscribeParams = params(raw)?;
+                    session
+                        .subscriptions
+                        .lock()
+                        .map_err(|_| ErrorObject::internal("lock"))?
+                        .remove(&p.uri);
+                    empty()
+                }
+                "prompts/list" => {
+                    require(server.capabilities().prompts.is_some(), &req.method)?;
+                    let p: PaginatedParams = params(raw)?;
+                    page(&snap.prompt_pages, p.cursor.as_deref())
+                }
+                "prompts/get" => get_prompt(&server, &session, &snap, peer, req).await,
+                "completion/complete" => complete(&snap, raw),
+                "logging/setLevel" => {
+                    let p: SetLevelParams = params(raw)?;
+                    session.set_log_level(p.level);
+                    empty()
+                }
+                other => Err(ErrorObject::method_not_found(other)),
+            }
+        })
+    }
+
+    fn handle_notification(&self, peer: Peer, method: String, _params: Option<Box<RawValue>>) -> BoxFuture<()> {
+        let server = self.server.clone();
+        let session = self.session.clone();
+        Box::pin(async move {
+            match method.as_str() {
+                "notifications/initialized" => session.initialized.store(true, Ordering::Relaxed),
+                "notifications/roots/list_changed" => {
+                    if let Some(f) = server.inner.on_roots_changed.clone() {
+                        let cx = context(&server, &session, peer, None, Default::default(), None);
+                        f(cx);
+                    }
+                }
+                other => tracing::debug!("ignoring notification {other}"),
+            }
+        })
+    }
+}
+
+fn require(offered: bool, method: &str) -> Result<(), ErrorObject> {
+    if offered {
+        Ok(())
+    } else {
+        Err(ErrorObject::method_not_found(method))
+    }
+}
+
+fn context(
+    server: &Server,
+    session: &Arc<Session>,
+    peer: Peer,
+    id: Option<mcpkit_types::RequestId>,
+    cancel: tokio_util::sync::CancellationToken,
+    meta: Option<mcpkit_types::schema::RequestMeta>,
+) -> RequestContext {
+    RequestContext {
+        peer,
+        session: session.clone(),
+        server: server.clone(),
+        id: id.unwrap_or(mcpkit_types::RequestId::Number(-1)),
+        meta,
+        cancel,
+    }
+}
+
+/// Spec: `basic/lifecycle` "Version Negotiation": answer with the client's version when we speak
+/// it, otherwise with our latest; the client decides whether to go on.
+fn initialize(server: &Server, session: &Session, raw: Option<&RawValue>) -> HandlerResult {
+    let p: InitializeParams = params(raw)?;
+    let version = match p.protocol_version.parse::<ProtocolVersion>() {
+        Ok(v) if v.era() == mcpkit_types::Era::Handshake => v,
+        _ => ProtocolVersion::LATEST_HANDSHAKE,
+    };
+    if !session.negotiate(version, p.capabilities, p.client_info) {
+        return Err(ErrorObject::invalid_request(
+            "initialize was already received on this session",
+        ));
+    }
+    let mut result = InitializeResult::new(version.as_str(), server.capabilities(), server.inner.info.clone());
+    if let Some(i) = &server.inner.instructions {
+        result = result.with_instructions(i.clone());
+    }
+    to_raw(&result)
+}
+
+async fn call_tool(
+    server: &Server,
+    session: &Arc<Session>,
+    snap: &Snapshot,
+    peer: Peer,
+    req: IncomingRequest,
+) -> HandlerResult {
+    let p: CallToolParams = params(req.params.as_deref())?;
+    let Some(def) = snap.tool_index.get(&p.name).map(|&i| snap.catalog.tools[i].clone()) else {
+        return Err(ErrorObject::invalid_params(format!("Unknown tool: {}", p.name)));
+    };
+    if let Some(invalid) = def.check_arguments(p.arguments.as_deref()) {
+        return to_raw(&invalid);
+    }
+    let cx = context(server, session, peer, Some(req.id), req.cancel, p.meta);
+    let call = ToolCall {
+        name: p.name.into(),
+        arguments: p.arguments,
+        cx,
+    };
+    let result = (def.handler)(call).await?;
+    to_raw(&result.for_version(session.version()))
+}
+
+async fn read_resource(
+    server: &Server,
+    session: &Arc<Session>,
+    snap: &Snapshot,
+    peer: Peer,
+    req: IncomingRequest,
+) -> HandlerResult {
+    let p: ReadResourceParams = params(req.params.as_deref())?;
+    let cx = context(server, session, peer, Some(req.id), req.cancel, p.meta);
+    if let Some(def) = snap
+        .resource_index
+        .get(&p.uri)
+        .map(|&i| snap.catalog.resources[i].clone())
+    {
+        let result = (def.read)(ResourceRequest {
+            uri: p.uri,
+            variables: BTreeMap::new(),
+            cx,
+        })
+        .await?;
+        return to_raw(&result.for_version(session.version()));
+    }
+    for t in &snap.catalog.templates {
+        if let Some(variables) = t.matcher.matches(&p.uri) {
+            let result = (t.read)(ResourceRequest {
+                uri: p.uri,
+                variables,
+                cx,
+            })
+            .await?;
+            return to_raw(&result.for_version(session.version()));
+        }
+    }
+    Err(resource_not_found(&p.uri, session.version()))
+}
+
+/// Spec: `server/resources` "Error Handling" (-32002 up to 2025-11-25, -32602 from 2026-07-28).
+pub(crate) fn resource_not_found(uri: &str, version: ProtocolVersion) -> ErrorObject {
+    let code = if version >= ProtocolVersion::V2026_07_28 {
+        ErrorCode::INVALID_PARAMS
+    } else {
+        ErrorCode::RESOURCE_NOT_FOUND
+    };
+    ErrorObject::new(code, format!("Resource not found: {uri}")).with_data(json!({ "uri": uri }))
+}
+
+async fn get_prompt(
+    server: &Server,
+    session: &Arc<Session>,
+    snap: &Snapshot,
+    peer: Peer,
+    req: IncomingRequest,
+) -> HandlerResult {
+    let p: GetPromptParams = params(req.params.as_deref())?;
+    let Some(def) = snap.prompt_index.get(&p.name).map(|&i| snap.catalog.prompts[i].clone()) else {
+        return Err(ErrorObject::invalid_params(format!("Unknown prompt: {}", p.name)));
+    };
+    let arguments = p.arguments.unwrap_or_default();
+    if let Some(missing) = def.missing_required(&arguments) {
+        return Err(ErrorObject::invalid_params(format!(
+            "Missing required argument {missing:?} for prompt {}",
+            p.name
+        )));
+    }
+    let cx = context(server, session, peer, Some(req.id), req.cancel, p.meta);
+    let result = (def.get)(PromptRequest { arguments, cx }).await?;
+    to_raw(&result.for_version(session.version()))
+}
+
+/// Spec: `server/utilities/completion`: at most 100 values, with `total` and `hasMore`.
+fn complete(snap: &Snapshot, raw: Option<&RawValue>) -> HandlerResult {
+    let p: CompleteParams = params(raw)?;
+    let completer = match &p.reference {
+        CompletionReference::Prompt(r) => {
+            let Some(&i) = snap.prompt_index.get(&r.name) else {
+                return Err(ErrorObject::invalid_params(format!("Unknown prompt: {}", r.name)));
+            };
+            snap.catalog.prompts[i].completions.get(&p.argument.name).cloned()
+        }
+        CompletionReference::Resource(r) => {
+            let Some(t) = snap.catalog.templates.iter().find(|t| t.template.uri_template == r.uri) else {
+                return Err(ErrorObject::invalid_params(format!(
+                    "Unknown resource template: {}",
+                    r.uri
+                )));
+            };
+            t.completions.get(&p.argument.name).cloned()
+        }
+    };
+    let context = p.context.and_then(|c| c.arguments).unwrap_or_default();
+    let mut values = completer
+        .map(|c| {
+            c.complete(&CompletionInput {
+                argument: &p.argument.name,
+                value: &p.argument.value,
+                context: &context,
+            })
+        })
+        .unwrap_or_default();
+    let total = values.len();
+    values.truncate(100);
+    let completion = Completion {
+        has_more: Some(total > values.len()),
+        total: Some(total as u64),
+        values,
+    };
+    to_raw(&CompleteResult {
+        completion,
+        ..Default::default()
+    })
+}

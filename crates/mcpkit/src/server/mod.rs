@@ -1,0 +1,464 @@
+//! The server role (spec: `server/*`, `basic/lifecycle`): register tools, resources, templates
+//! and prompts on a [`ServerBuilder`], then [`Server::serve`] a transport.
+//!
+//! Capabilities are derived from what is registered. Lists are paginated with opaque cursors,
+//! and each list page is serialized once when the catalogue changes, not per request.
+
+mod completion;
+mod context;
+mod dispatch;
+mod prompt;
+mod resource;
+mod session;
+mod tool;
+pub mod uri_template;
+
+use std::any::{Any, TypeId};
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, RwLock, Weak};
+
+use mcpkit_types::schema::{
+    Implementation, JsonObject, ListPromptsResult, ListResourceTemplatesResult, ListResourcesResult, ListToolsResult,
+    PromptsCapability, ResourceUpdatedParams, ResourcesCapability, ServerCapabilities, ToolsCapability,
+};
+use serde::Serialize;
+use serde_json::value::RawValue;
+
+pub use completion::{from_list, Completer, CompletionInput};
+pub use context::RequestContext;
+pub use prompt::{PromptDef, PromptRequest};
+pub use resource::{ResourceDef, ResourceRequest, ResourceTemplateDef};
+pub use tool::{
+    object_schema, schema_object, Args, FromToolCall, IntoToolResult, Json, RawArgs, Rejection, State, ToolCall,
+    ToolDef, ToolHandler,
+};
+
+use crate::error::Result;
+use crate::peer::{self, Connection, PeerOptions};
+use crate::transport::Transport;
+use session::Session;
+
+/// Builds a [`Server`].
+pub struct ServerBuilder {
+    info: Implementation,
+    instructions: Option<String>,
+    catalog: Catalog,
+    page_size: usize,
+    peer_options: PeerOptions,
+    state: HashMap<TypeId, Arc<dyn Any + Send + Sync>>,
+    always_tools: bool,
+    on_roots_changed: Option<RootsChanged>,
+}
+
+impl std::fmt::Debug for ServerBuilder {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ServerBuilder")
+            .field("info", &self.info)
+            .finish_non_exhaustive()
+    }
+}
+
+type RootsChanged = Arc<dyn Fn(RequestContext) + Send + Sync>;
+
+/// A server: its catalogue and its live sessions. Cheap to clone.
+#[derive(Clone)]
+pub struct Server {
+    inner: Arc<Inner>,
+}
+
+impl std::fmt::Debug for Server {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Server")
+            .field("info", &self.inner.info)
+            .finish_non_exhaustive()
+    }
+}
+
+struct Inner {
+    info: Implementation,
+    instructions: Option<String>,
+    page_size: usize,
+    peer_options: PeerOptions,
+    state: HashMap<TypeId, Arc<dyn Any + Send + Sync>>,
+    always_tools: bool,
+    catalog: RwLock<Arc<Snapshot>>,
+    sessions: Mutex<Vec<Weak<Session>>>,
+    on_roots_changed: Option<RootsChanged>,
+}
+
+/// What the server offers, as registered.
+#[derive(Debug, Default, Clone)]
+struct Catalog {
+    tools: Vec<ToolDef>,
+    resources: Vec<ResourceDef>,
+    templates: Vec<ResourceTemplateDef>,
+    prompts: Vec<PromptDef>,
+}
+
+/// An immutable view of the catalogue with its lookup maps and pre-serialized list pages.
+#[derive(Debug, Default)]
+pub(crate) struct Snapshot {
+    catalog: Catalog,
+    tool_index: HashMap<String, usize>,
+    resource_index: HashMap<String, usize>,
+    prompt_index: HashMap<String, usize>,
+    tool_pages: Vec<Box<RawValue>>,
+    resource_pages: Vec<Box<RawValue>>,
+    template_pages: Vec<Box<RawValue>>,
+    prompt_pages: Vec<Box<RawValue>>,
+}
+
+fn pages<T: Clone, R: Serialize>(
+    items: &[T],
+    size: usize,
+    build: impl Fn(Vec<T>, Option<String>) -> R,
+) -> Vec<Box<RawValue>> {
+    let chunks: Vec<&[T]> = if items.is_empty() {
+        vec![&[]]
+    } else {
+        items.chunks(size.max(1)).collect()
+    };
+    let n = chunks.len();
+    chunks
+        .into_iter()
+        .enumerate()
+        .filter_map(|(i, chunk)| {
+            let next = (i + 1 < n).then(|| cursor_for(i + 1));
+            serde_json::value::to_raw_value(&build(chunk.to_vec(), next)).ok()
+        })
+        .collect()
+}
+
+pub(crate) fn cursor_for(page: usize) -> String {
+    format!("mcpkit:{page}")
+}
+
+pub(crate) fn page_of(cursor: &str) -> Option<usize> {
+    cursor.strip_prefix("mcpkit:")?.parse().ok()
+}
+
+impl Snapshot {
+    fn build(catalog: Catalog, page_size: usize) -> Self {
+        let index = |names: Vec<&str>| names.into_iter().enumerate().map(|(i, n)| (n.to_owned(), i)).collect();
+        let tools: Vec<_> = catalog.tools.iter().map(|t| t.tool.clone()).collect();
+        let resources: Vec<_> = catalog.resources.iter().map(|r| r.resource.clone()).collect();
+        let templates: Vec<_> = catalog.templates.iter().map(|t| t.template.clone()).collect();
+        let prompts: Vec<_> = catalog.prompts.iter().map(|p| p.prompt.clone()).collect();
+        Snapshot {
+            tool_index: index(catalog.tools.iter().map(|t| t.tool.name.as_str()).collect()),
+            resource_index: index(catalog.resources.iter().map(|r| r.resource.uri.as_str()).collect()),
+            prompt_index: index(catalog.prompts.iter().map(|p| p.prompt.name.as_str()).collect()),
+            tool_pages: pages(&tools, page_size, |tools, next_cursor| ListToolsResult {
+                tools,
+                next_cursor,
+                ..Default::default()
+            }),
+            resource_pages: pages(&resources, page_size, |resources, next_cursor| ListResourcesResult {
+                resources,
+                next_cursor,
+                ..Default::default()
+            }),
+            template_pages: pages(&templates, page_size, |resource_templates, next_cursor| {
+                ListResourceTemplatesResult {
+                    resource_templates,
+                    next_cursor,
+                    ..Default::default()
+                }
+            }),
+            prompt_pages: pages(&prompts, page_size, |prompts, next_cursor| ListPromptsResult {
+                prompts,
+                next_cursor,
+                ..Default::default()
+            }),
+            catalog,
+        }
+    }
+}
+
+impl Default for ServerBuilder {
+    fn default() -> Self {
+        ServerBuilder {
+            info: Implementation::new("mcpkit-server", env!("CARGO_PKG_VERSION")),
+            instructions: None,
+            catalog: Catalog::default(),
+            page_size: 100,
+            peer_options: PeerOptions::default(),
+            state: HashMap::new(),
+            always_tools: false,
+            on_roots_changed: None,
+        }
+    }
+}
+
+impl ServerBuilder {
+    /// The `serverInfo` sent at initialization.
+    pub fn info(mut self, info: Implementation) -> Self {
+        self.info = info;
+        self
+    }
+
+    /// Shorthand for [`ServerBuilder::info`] with a name and version.
+    pub fn name(self, name: impl Into<String>, version: impl Into<String>) -> Self {
+        self.info(Implementation::new(name, version))
+    }
+
+    /// Instructions for the model, sent at initialization.
+    pub fn instructions(mut self, text: impl Into<String>) -> Self {
+        self.instructions = Some(text.into());
+        self
+    }
+
+    /// Register a tool.
+    pub fn tool(mut self, tool: ToolDef) -> Self {
+        self.catalog.tools.push(tool);
+        self
+    }
+
+    /// Declare the tools capability even when no tool is registered yet (tools added later).
+    pub fn enable_tools(mut self) -> Self {
+        self.always_tools = true;
+        self
+    }
+
+    /// Register a resource.
+    pub fn resource(mut self, resource: ResourceDef) -> Self {
+        self.catalog.resources.push(resource);
+        self
+    }
+
+    /// Register a resource template.
+    pub fn resource_template(mut self, template: ResourceTemplateDef) -> Self {
+        self.catalog.templates.push(template);
+        self
+    }
+
+    /// Register a prompt.
+    pub fn prompt(mut self, prompt: PromptDef) -> Self {
+        self.catalog.prompts.push(prompt);
+        self
+    }
+
+    /// Items per list page (default 100).
+    pub fn page_size(mut self, n: usize) -> Self {
+        self.page_size = n.max(1);
+        self
+    }
+
+    /// Connection limits (concurrency, timeouts for server→client requests).
+    pub fn peer_options(mut self, options: PeerOptions) -> Self {
+        self.peer_options = options;
+        self
+    }
+
+    /// Shared state for handlers, reachable through [`State<T>`] or [`RequestContext::state`].
+    pub fn state<T: Send + Sync + 'static>(mut self, value: T) -> Self {
+        self.state.insert(TypeId::of::<T>(), Arc::new(value));
+        self
+    }
+
+    /// Called when a client sends `notifications/roots/list_changed`.
+    pub fn on_roots_changed(mut self, f: impl Fn(RequestContext) + Send + Sync + 'static) -> Self {
+        self.on_roots_changed = Some(Arc::new(f));
+        self
+    }
+
+    /// Finish.
+    pub fn build(self) -> Server {
+        let snapshot = Snapshot::build(self.catalog, self.page_size);
+        Server {
+            inner: Arc::new(Inner {
+                info: self.info,
+                instructions: self.instructions,
+                page_size: self.page_size,
+                peer_options: self.peer_options,
+                state: self.state,
+                always_tools: self.always_tools,
+                catalog: RwLock::new(Arc::new(snapshot)),
+                sessions: Mutex::new(Vec::new()),
+                on_roots_changed: self.on_roots_changed,
+            }),
+        }
+    }
+}
+
+impl Server {
+    /// Start building a server.
+    pub fn builder() -> ServerBuilder {
+        ServerBuilder::default()
+    }
+
+    /// Serve one connection until the client goes away. `Ok` on a clean end of stream.
+    pub async fn serve<T: Transport>(&self, transport: T) -> Result<()> {
+        self.start(transport).closed().await
+    }
+
+    /// Start serving one connection and return at once.
+    pub fn start<T: Transport>(&self, transport: T) -> Connection {
+        let session = Arc::new(Session::default());
+        {
+            let mut sessions = lock(&self.inner.sessions);
+            sessions.retain(|s| s.strong_count() > 0);
+            sessions.push(Arc::downgrade(&session));
+        }
+        let service = Arc::new(dispatch::ServerService {
+            server: self.clone(),
+            session: session.clone(),
+        });
+        let conn = peer::start(transport, service, self.inner.peer_options.clone());
+        let _ = session.peer.set(conn.peer().clone());
+        conn
+    }
+
+    /// The `serverInfo`.
+    pub fn info(&self) -> &Implementation {
+        &self.inner.info
+    }
+
+    /// The capabilities, derived from what is registered.
+    pub fn capabilities(&self) -> ServerCapabilities {
+        let snap = self.snapshot();
+        let c = &snap.catalog;
+        let mut caps = ServerCapabilities {
+            logging: Some(JsonObject::new()),
+            ..Default::default()
+        };
+        if self.inner.always_tools || !c.tools.is_empty() {
+            caps.tools = Some(ToolsCapability {
+                list_changed: Some(true),
+                ..Default::default()
+            });
+        }
+        if !c.resources.is_empty() || !c.templates.is_empty() {
+            caps.resources = Some(ResourcesCapability {
+                subscribe: Some(true),
+                list_changed: Some(true),
+                ..Default::default()
+            });
+        }
+        if !c.prompts.is_empty() {
+            caps.prompts = Some(PromptsCapability {
+                list_changed: Some(true),
+                ..Default::default()
+            });
+        }
+        if !c.prompts.is_empty() || !c.templates.is_empty() {
+            caps.completions = Some(JsonObject::new());
+        }
+        caps
+    }
+
+    pub(crate) fn snapshot(&self) -> Arc<Snapshot> {
+        self.inner
+            .catalog
+            .read()
+            .map(|g| g.clone())
+            .unwrap_or_else(|e| e.into_inner().clone())
+    }
+
+    pub(crate) fn state<T: Send + Sync + 'static>(&self) -> Option<Arc<T>> {
+        self.inner.state.get(&TypeId::of::<T>()).cloned()?.downcast::<T>().ok()
+    }
+
+    fn update(&self, change: impl FnOnce(&mut Catalog)) {
+        let mut guard = self.inner.catalog.write().unwrap_or_else(|e| e.into_inner());
+        let mut catalog = guard.catalog.clone();
+        change(&mut catalog);
+        *guard = Arc::new(Snapshot::build(catalog, self.inner.page_size));
+    }
+
+    fn broadcast(&self, method: &str, params: Option<&serde_json::Value>, filter: impl Fn(&Session) -> bool) {
+        let sessions: Vec<Arc<Session>> = lock(&self.inner.sessions).iter().filter_map(Weak::upgrade).collect();
+        for s in sessions {
+            if s.initialized.load(std::sync::atomic::Ordering::Relaxed) && filter(&s) {
+                if let Some(peer) = s.peer.get() {
+                    let _ = peer.notify_raw(method, params);
+                }
+            }
+        }
+    }
+
+    /// Add or replace a tool at run time; connected clients get `notifications/tools/list_changed`.
+    pub fn add_tool(&self, tool: ToolDef) {
+        self.update(|c| {
+            c.tools.retain(|t| t.tool.name != tool.tool.name);
+            c.tools.push(tool);
+        });
+        self.broadcast("notifications/tools/list_changed", None, |_| true);
+    }
+
+    /// Remove a tool at run time. Returns whether it existed.
+    pub fn remove_tool(&self, name: &str) -> bool {
+        let mut existed = false;
+        self.update(|c| {
+            let before = c.tools.len();
+            c.tools.retain(|t| t.tool.name != name);
+            existed = c.tools.len() != before;
+        });
+        if existed {
+            self.broadcast("notifications/tools/list_changed", None, |_| true);
+        }
+        existed
+    }
+
+    /// Add or replace a resource at run time (`notifications/resources/list_changed`).
+    pub fn add_resource(&self, resource: ResourceDef) {
+        self.update(|c| {
+            c.resources.retain(|r| r.resource.uri != resource.resource.uri);
+            c.resources.push(resource);
+        });
+        self.broadcast("notifications/resources/list_changed", None, |_| true);
+    }
+
+    /// Remove a resource at run time. Returns whether it existed.
+    pub fn remove_resource(&self, uri: &str) -> bool {
+        let mut existed = false;
+        self.update(|c| {
+            let before = c.resources.len();
+            c.resources.retain(|r| r.resource.uri != uri);
+            existed = c.resources.len() != before;
+        });
+        if existed {
+            self.broadcast("notifications/resources/list_changed", None, |_| true);
+        }
+        existed
+    }
+
+    /// Add or replace a prompt at run time (`notifications/prompts/list_changed`).
+    pub fn add_prompt(&self, prompt: PromptDef) {
+        self.update(|c| {
+            c.prompts.retain(|p| p.prompt.name != prompt.prompt.name);
+            c.prompts.push(prompt);
+        });
+        self.broadcast("notifications/prompts/list_changed", None, |_| true);
+    }
+
+    /// Remove a prompt at run time. Returns whether it existed.
+    pub fn remove_prompt(&self, name: &str) -> bool {
+        let mut existed = false;
+        self.update(|c| {
+            let before = c.prompts.len();
+            c.prompts.retain(|p| p.prompt.name != name);
+            existed = c.prompts.len() != before;
+        });
+        if existed {
+            self.broadcast("notifications/prompts/list_changed", None, |_| true);
+        }
+        existed
+    }
+
+    /// Tell every client subscribed to `uri` that it changed (`notifications/resources/updated`).
+    pub fn notify_resource_updated(&self, uri: &str) {
+        let params = serde_json::to_value(ResourceUpdatedParams {
+            uri: uri.to_owned(),
+            meta: None,
+        })
+        .ok();
+        self.broadcast("notifications/resources/updated", params.as_ref(), |s| {
+            s.is_subscribed(uri)
+        });
+    }
+}
+
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|e| e.into_inner())
+}

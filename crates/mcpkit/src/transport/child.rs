@@ -1,0 +1,147 @@
+//! The client side of stdio: spawn a server process and speak newline-delimited JSON over its
+//! stdin/stdout. Closing the transport shuts the child down as the spec asks: close its stdin,
+//! wait, then SIGTERM, wait, then SIGKILL.
+
+use std::ffi::OsStr;
+use std::io;
+use std::process::Stdio;
+use std::time::Duration;
+
+use tokio::io::{AsyncBufReadExt, BufReader, BufWriter};
+use tokio::process::{Child, ChildStdin, ChildStdout, Command};
+
+use super::stdio::{LineReader, LineTransport, LineWriter};
+use super::{Frame, FrameReader, FrameWriter, Transport};
+
+/// What to do with the child's stderr (its log channel).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum Stderr {
+    /// Pass it through to our own stderr.
+    #[default]
+    Inherit,
+    /// Read it line by line into `tracing` at debug level, target `mcpkit::child`.
+    Trace,
+    /// Discard it.
+    Null,
+}
+
+/// A spawned MCP server process.
+#[derive(Debug)]
+pub struct ChildTransport {
+    child: Child,
+    inner: LineTransport<BufReader<ChildStdout>, BufWriter<ChildStdin>>,
+    grace: Duration,
+}
+
+impl ChildTransport {
+    /// Spawn `program args…` with piped stdin/stdout.
+    pub fn spawn<I, S>(program: impl AsRef<OsStr>, args: I) -> io::Result<Self>
+    where
+        I: IntoIterator<Item = S>,
+        S: AsRef<OsStr>,
+    {
+        let mut cmd = Command::new(program);
+        cmd.args(args);
+        Self::from_command(cmd, Stderr::Inherit)
+    }
+
+    /// Spawn a prepared command; stdin/stdout are replaced with pipes.
+    pub fn from_command(mut cmd: Command, stderr: Stderr) -> io::Result<Self> {
+        cmd.stdin(Stdio::piped()).stdout(Stdio::piped()).kill_on_drop(true);
+        cmd.stderr(match stderr {
+            Stderr::Inherit => Stdio::inherit(),
+            Stderr::Trace => Stdio::piped(),
+            Stderr::Null => Stdio::null(),
+        });
+        let mut child = cmd.spawn()?;
+        let stdin = child
+            .stdin
+            .take()
+            .ok_or_else(|| io::Error::other("child stdin was not piped"))?;
+        let stdout = child
+            .stdout
+            .take()
+            .ok_or_else(|| io::Error::other("child stdout was not piped"))?;
+        if let Some(err) = child.stderr.take() {
+            tokio::spawn(async move {
+                let mut lines = BufReader::new(err).lines();
+                while let Ok(Some(line)) = lines.next_line().await {
+                    tracing::debug!(target: "mcpkit::child", "{line}");
+                }
+            });
+        }
+        Ok(ChildTransport {
+            child,
+            inner: LineTransport::new(stdout, stdin),
+            grace: Duration::from_secs(2),
+        })
+    }
+
+    /// How long to wait after closing stdin, and again after SIGTERM (default 2 s each).
+    pub fn shutdown_grace(mut self, grace: Duration) -> Self {
+        self.grace = grace;
+        self
+    }
+
+    /// The child's process id.
+    pub fn id(&self) -> Option<u32> {
+        self.child.id()
+    }
+}
+
+/// Reading half: the child's stdout.
+#[derive(Debug)]
+pub struct ChildReader(LineReader<BufReader<ChildStdout>>);
+
+/// Writing half: the child's stdin; closing it shuts the child down.
+#[derive(Debug)]
+pub struct ChildWriter {
+    inner: LineWriter<BufWriter<ChildStdin>>,
+    child: Child,
+    grace: Duration,
+}
+
+impl Transport for ChildTransport {
+    type Reader = ChildReader;
+    type Writer = ChildWriter;
+    fn split(self) -> (ChildReader, ChildWriter) {
+        let (r, w) = self.inner.split();
+        (
+            ChildReader(r),
+            ChildWriter {
+                inner: w,
+                child: self.child,
+                grace: self.grace,
+            },
+        )
+    }
+}
+
+impl FrameReader for ChildReader {
+    async fn read_frame(&mut self) -> io::Result<Option<Frame>> {
+        self.0.read_frame().await
+    }
+}
+
+impl FrameWriter for ChildWriter {
+    async fn write_frame(&mut self, frame: &[u8]) -> io::Result<()> {
+        self.inner.write_frame(frame).await
+    }
+    async fn flush(&mut self) -> io::Result<()> {
+        self.inner.flush().await
+    }
+    async fn close(&mut self) -> io::Result<()> {
+        // Closing stdin is the polite request to exit; failures here just mean it is gone.
+        let _ = self.inner.close().await;
+        if tokio::time::timeout(self.grace, self.child.wait()).await.is_ok() {
+            return Ok(());
+        }
+        if let Some(pid) = self.child.id().and_then(|p| i32::try_from(p).ok()) {
+            let _ = nix::sys::signal::kill(nix::unistd::Pid::from_raw(pid), nix::sys::signal::Signal::SIGTERM);
+            if tokio::time::timeout(self.grace, self.child.wait()).await.is_ok() {
+                return Ok(());
+            }
+        }
+        self.child.kill().await
+    }
+}

@@ -1,0 +1,53 @@
+//! Transports: a source of incoming frames and a sink for outgoing ones.
+//!
+//! A transport moves bytes, never typed messages: the engine parses each frame itself so that a
+//! malformed frame still yields an error reply carrying the request's id.
+//!
+//! - [`stdio`]: newline-delimited JSON over any reader/writer, the process's stdin/stdout.
+//! - [`child`]: spawn a server process and talk to it over its stdin/stdout.
+//! - [`memory`]: a connected in-memory pair, for tests.
+
+use std::future::Future;
+use std::io;
+
+pub mod child;
+pub mod memory;
+pub mod stdio;
+
+/// One unit read from a transport.
+#[derive(Debug)]
+pub enum Frame {
+    /// One JSON text.
+    Message(Vec<u8>),
+    /// A frame longer than the configured limit was discarded; the reader goes on.
+    Oversized(usize),
+}
+
+/// The incoming half of a transport.
+pub trait FrameReader: Send + 'static {
+    /// The next frame; `Ok(None)` at a clean end of stream.
+    fn read_frame(&mut self) -> impl Future<Output = io::Result<Option<Frame>>> + Send;
+}
+
+/// The outgoing half of a transport.
+pub trait FrameWriter: Send + 'static {
+    /// Queue one complete JSON text.
+    fn write_frame(&mut self, frame: &[u8]) -> impl Future<Output = io::Result<()>> + Send;
+    /// Push queued frames out (called when the outgoing queue runs empty).
+    fn flush(&mut self) -> impl Future<Output = io::Result<()>> + Send;
+    /// Close the sink (the peer sees end of stream).
+    fn close(&mut self) -> impl Future<Output = io::Result<()>> + Send;
+}
+
+/// A bidirectional transport, split into its halves when a connection starts.
+pub trait Transport: Send + 'static {
+    /// The incoming half.
+    type Reader: FrameReader;
+    /// The outgoing half.
+    type Writer: FrameWriter;
+    /// Split into reader and writer.
+    fn split(self) -> (Self::Reader, Self::Writer);
+}
+
+/// The default cap on one incoming frame: 16 MiB.
+pub const DEFAULT_MAX_FRAME: usize = 16 * 1024 * 1024;
