@@ -14,3 +14,4 @@ pub mod version;
 
 pub use jsonrpc::{ErrorCode, ErrorObject, Message, MessageRef, RequestId};
 pub use version::{Era, ProtocolVersion};
+pub use method::{Method, NotificationMethod};

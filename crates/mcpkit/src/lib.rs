@@ -8,6 +8,8 @@ pub mod peer;
 #[cfg(feature = "server")]
 pub mod server;
 pub mod transport;
+#[cfg(all(feature = "server", feature = "client"))]
+pub mod testing;
 mod wire;
 
 #[cfg(feature = "client")]

@@ -237,7 +237,7 @@ fn reject(r: Rejection) -> Result<CallToolResult, ErrorObject> {
 
 macro_rules! impl_tool_handler {
     ($($t:ident),*) => {
-        #[allow(non_snake_case, unused_variables)]
+        #[allow(non_snake_case, unused_variables, unused_mut)]
         impl<F, Fut, R, $($t,)*> ToolHandler<($($t,)*)> for F
         where
             F: Fn($($t),*) -> Fut + Clone + Send + Sync + 'static,

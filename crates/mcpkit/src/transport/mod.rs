@@ -13,6 +13,7 @@ use std::io;
 pub mod child;
 pub mod memory;
 pub mod stdio;
+pub mod tap;
 
 /// One unit read from a transport.
 #[derive(Debug)]

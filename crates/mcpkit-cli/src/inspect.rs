@@ -1,0 +1,286 @@
+//! `mcpkit inspect`: connect, then print what the server offers as readable tables (or raw JSON).
+
+use std::fmt::Write as _;
+
+use mcpkit::transport::Transport;
+use mcpkit::types::schema::{JsonObject, Prompt, Resource, ResourceTemplate, Tool, ToolAnnotations};
+use mcpkit::types::Era;
+use mcpkit::{Client, Result};
+use serde_json::{json, Value};
+
+/// Connect over `transport`, print the server's offer to stdout, and disconnect.
+pub async fn run<T: Transport>(transport: T, json: bool) -> Result<()> {
+    let client = Client::builder().name("mcpkit-inspect", env!("CARGO_PKG_VERSION")).connect(transport).await?;
+    let report = collect(&client).await;
+    let _ = client.close().await;
+    let report = report?;
+    if json {
+        println!("{}", serde_json::to_string_pretty(&report.to_json()).unwrap_or_default());
+    } else {
+        print!("{}", report.render(terminal_width()));
+    }
+    Ok(())
+}
+
+/// Everything `inspect` shows.
+#[derive(Debug)]
+pub struct Report {
+    init: mcpkit::types::schema::InitializeResult,
+    tools: Vec<Tool>,
+    resources: Vec<Resource>,
+    templates: Vec<ResourceTemplate>,
+    prompts: Vec<Prompt>,
+}
+
+/// Fetch every list the server's capabilities promise.
+pub async fn collect(client: &Client) -> Result<Report> {
+    let caps = client.server_capabilities();
+    let tools = if caps.tools.is_some() { client.list_all_tools().await? } else { Vec::new() };
+    let (resources, templates) = if caps.resources.is_some() {
+        (client.list_all_resources().await?, client.list_all_resource_templates().await?)
+    } else {
+        (Vec::new(), Vec::new())
+    };
+    let prompts = if caps.prompts.is_some() { client.list_all_prompts().await? } else { Vec::new() };
+    Ok(Report { init: client.initialize_result().clone(), tools, resources, templates, prompts })
+}
+
+fn terminal_width() -> usize {
+    std::env::var("COLUMNS").ok().and_then(|c| c.parse().ok()).unwrap_or(120).max(60)
+}
+
+impl Report {
+    /// The raw results as one JSON document.
+    pub fn to_json(&self) -> Value {
+        json!({
+            "initialize": self.init,
+            "tools": self.tools,
+            "resources": self.resources,
+            "resourceTemplates": self.templates,
+            "prompts": self.prompts,
+        })
+    }
+
+    /// The human-readable report.
+    pub fn render(&self, width: usize) -> String {
+        let mut out = String::new();
+        let info = &self.init.server_info;
+        let era = match self.init.protocol_version.parse::<mcpkit::types::ProtocolVersion>().map(|v| v.era()) {
+            Ok(Era::Handshake) => "handshake era",
+            Ok(Era::Stateless) => "stateless era",
+            Err(_) => "unknown revision",
+        };
+        let _ = writeln!(out, "Server     {} {}", info.name, info.version);
+        if let Some(t) = &info.title {
+            let _ = writeln!(out, "Title      {t}");
+        }
+        let _ = writeln!(out, "Protocol   {} ({era})", self.init.protocol_version);
+        let _ = writeln!(out, "Capabilities {}", capability_summary(&self.init.capabilities));
+        if let Some(i) = &self.init.instructions {
+            let _ = writeln!(out, "Instructions {i}");
+        }
+
+        section(&mut out, "Tools", self.tools.len());
+        let rows: Vec<Vec<String>> = self
+            .tools
+            .iter()
+            .map(|t| {
+                vec![
+                    t.name.clone(),
+                    schema_summary(&t.input_schema),
+                    annotation_summary(t.annotations.as_ref(), t.output_schema.is_some()),
+                    t.title.clone().or_else(|| t.description.clone()).unwrap_or_default(),
+                ]
+            })
+            .collect();
+        table(&mut out, &["NAME", "ARGUMENTS", "HINTS", "DESCRIPTION"], &rows, width);
+
+        section(&mut out, "Resources", self.resources.len());
+        let rows: Vec<Vec<String>> = self
+            .resources
+            .iter()
+            .map(|r| {
+                vec![
+                    r.uri.clone(),
+                    r.name.clone(),
+                    r.mime_type.clone().unwrap_or_default(),
+                    r.description.clone().unwrap_or_default(),
+                ]
+            })
+            .collect();
+        table(&mut out, &["URI", "NAME", "MIME", "DESCRIPTION"], &rows, width);
+
+        section(&mut out, "Resource templates", self.templates.len());
+        let rows: Vec<Vec<String>> = self
+            .templates
+            .iter()
+            .map(|t| {
+                vec![
+                    t.uri_template.clone(),
+                    t.name.clone(),
+                    t.mime_type.clone().unwrap_or_default(),
+                    t.description.clone().unwrap_or_default(),
+                ]
+            })
+            .collect();
+        table(&mut out, &["URI TEMPLATE", "NAME", "MIME", "DESCRIPTION"], &rows, width);
+
+        section(&mut out, "Prompts", self.prompts.len());
+        let rows: Vec<Vec<String>> = self
+            .prompts
+            .iter()
+            .map(|p| {
+                let args = p
+                    .arguments
+                    .iter()
+                    .flatten()
+                    .map(|a| if a.required == Some(true) { a.name.clone() } else { format!("[{}]", a.name) })
+                    .collect::<Vec<_>>()
+                    .join(", ");
+                vec![p.name.clone(), args, p.description.clone().unwrap_or_default()]
+            })
+            .collect();
+        table(&mut out, &["NAME", "ARGUMENTS", "DESCRIPTION"], &rows, width);
+        out
+    }
+}
+
+fn capability_summary(caps: &mcpkit::types::schema::ServerCapabilities) -> String {
+    let mut parts = Vec::new();
+    if let Some(t) = &caps.tools {
+        parts.push(if t.list_changed == Some(true) { "tools (listChanged)".to_owned() } else { "tools".to_owned() });
+    }
+    if let Some(r) = &caps.resources {
+        let mut flags = Vec::new();
+        if r.subscribe == Some(true) {
+            flags.push("subscribe");
+        }
+        if r.list_changed == Some(true) {
+            flags.push("listChanged");
+        }
+        parts.push(if flags.is_empty() { "resources".to_owned() } else { format!("resources ({})", flags.join(", ")) });
+    }
+    if let Some(p) = &caps.prompts {
+        parts.push(if p.list_changed == Some(true) { "prompts (listChanged)".to_owned() } else { "prompts".to_owned() });
+    }
+    if caps.logging.is_some() {
+        parts.push("logging".to_owned());
+    }
+    if caps.completions.is_some() {
+        parts.push("completions".to_owned());
+    }
+    if caps.tasks.is_some() {
+        parts.push("tasks".to_owned());
+    }
+    if parts.is_empty() {
+        "none".to_owned()
+    } else {
+        parts.join(", ")
+    }
+}
+
+/// `name: type` for each property; required ones unbracketed, optional ones in brackets.
+fn schema_summary(schema: &JsonObject) -> String {
+    let required: Vec<&str> = schema
+        .get("required")
+        .and_then(Value::as_array)
+        .map(|r| r.iter().filter_map(Value::as_str).collect())
+        .unwrap_or_default();
+    let Some(props) = schema.get("properties").and_then(Value::as_object) else {
+        return "-".to_owned();
+    };
+    if props.is_empty() {
+        return "-".to_owned();
+    }
+    props
+        .iter()
+        .map(|(name, s)| {
+            let ty = match s.get("type") {
+                Some(Value::String(t)) => t.clone(),
+                Some(Value::Array(ts)) => ts.iter().filter_map(Value::as_str).collect::<Vec<_>>().join("|"),
+                _ if s.get("enum").is_some() => "enum".to_owned(),
+                _ if s.get("$ref").is_some() => "object".to_owned(),
+                _ => "any".to_owned(),
+            };
+            if required.contains(&name.as_str()) {
+                format!("{name}: {ty}")
+            } else {
+                format!("[{name}: {ty}]")
+            }
+        })
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+fn annotation_summary(a: Option<&ToolAnnotations>, structured: bool) -> String {
+    let mut hints = Vec::new();
+    if let Some(a) = a {
+        if a.read_only_hint == Some(true) {
+            hints.push("read-only");
+        }
+        if a.destructive_hint == Some(true) {
+            hints.push("destructive");
+        }
+        if a.idempotent_hint == Some(true) {
+            hints.push("idempotent");
+        }
+        if a.open_world_hint == Some(true) {
+            hints.push("open-world");
+        }
+    }
+    if structured {
+        hints.push("structured");
+    }
+    hints.join(", ")
+}
+
+fn section(out: &mut String, title: &str, n: usize) {
+    let _ = writeln!(out, "\n{title} ({n})");
+}
+
+/// A plain aligned table; the last column is cut to fit `width`.
+fn table(out: &mut String, header: &[&str], rows: &[Vec<String>], width: usize) {
+    if rows.is_empty() {
+        let _ = writeln!(out, "  (none)");
+        return;
+    }
+    let cols = header.len();
+    let mut widths: Vec<usize> = header.iter().map(|h| h.chars().count()).collect();
+    for row in rows {
+        for (i, cell) in row.iter().enumerate().take(cols) {
+            widths[i] = widths[i].max(one_line(cell).chars().count().min(48));
+        }
+    }
+    let mut line = |cells: Vec<String>| {
+        let mut s = String::from("  ");
+        for (i, cell) in cells.iter().enumerate() {
+            let cell = one_line(cell);
+            if i + 1 == cols {
+                let room = width.saturating_sub(s.chars().count()).max(10);
+                s.push_str(&truncate(&cell, room));
+            } else {
+                let cell = truncate(&cell, widths[i]);
+                let _ = write!(s, "{cell:<w$}  ", w = widths[i]);
+            }
+        }
+        let _ = writeln!(out, "{}", s.trim_end());
+    };
+    line(header.iter().map(|h| (*h).to_owned()).collect());
+    for row in rows {
+        line(row.clone());
+    }
+}
+
+fn one_line(s: &str) -> String {
+    s.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+fn truncate(s: &str, max: usize) -> String {
+    if s.chars().count() <= max {
+        s.to_owned()
+    } else {
+        let mut t: String = s.chars().take(max.saturating_sub(1)).collect();
+        t.push('…');
+        t
+    }
+}

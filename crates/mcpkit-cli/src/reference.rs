@@ -1,0 +1,571 @@
+//! The reference server that `mcpkit serve` runs: exactly the fixtures the official MCP
+//! conformance suite's server leg expects for 2025-11-25 (tools, resources, a resource
+//! template, prompts and completions), plus two small extras for our own tests (`echo`, `add`).
+//!
+//! Every string a client may compare is taken verbatim from the conformance suite's reference
+//! "everything" server.
+
+use std::time::Duration;
+
+use mcpkit::server::{
+    from_list, Args, Json, PromptDef, PromptRequest, RawArgs, RequestContext, ResourceDef, ResourceRequest,
+    ResourceTemplateDef, ToolDef,
+};
+use mcpkit::types::schema::{
+    CallToolResult, ContentBlock, CreateMessageParams, ElicitParams, ElicitResult, ElicitationSchema,
+    GetPromptResult, JsonObject, LoggingLevel, ProgressToken, PromptMessage, ReadResourceResult, ResourceContents,
+    Role, SamplingMessage,
+};
+use mcpkit::types::ErrorObject;
+use mcpkit::Server;
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+use serde_json::{json, Value};
+
+/// The reference server's name in `serverInfo`.
+pub const SERVER_NAME: &str = "mcpkit-reference";
+
+/// The instructions sent at initialization.
+pub const INSTRUCTIONS: &str = "mcpkit reference server: the MCP conformance suite's fixtures \
+(tools, resources, prompts, completions, logging, progress, sampling and elicitation) plus echo and add.";
+
+/// A 1x1 red PNG (70 bytes), base64: the image of `test_image_content`, `test://static-binary`, …
+pub const TEST_IMAGE_BASE64: &str =
+    "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8DwHwAFBQIAX8jx0gAAAABJRU5ErkJggg==";
+
+/// A valid 52-byte WAV (PCM, mono, 8 kHz, 16-bit, 4 samples; consistent RIFF and data sizes),
+/// base64: the audio of `test_audio_content`.
+pub const TEST_AUDIO_BASE64: &str = "UklGRiwAAABXQVZFZm10IBAAAAABAAEAQB8AAIA+AAACABAAZGF0YQgAAAAAAEAfAADA4A==";
+
+/// The text of `test_simple_text`.
+pub const SIMPLE_TEXT: &str = "This is a simple text response for testing.";
+
+/// The text of the `isError` result of `test_error_handling`.
+pub const ERROR_TEXT: &str = "This tool intentionally returns an error for testing";
+
+/// The text of `test_tool_with_logging`'s result.
+pub const LOGGING_RESULT_TEXT: &str = "Tool with logging executed successfully";
+
+/// The three `info` log messages `test_tool_with_logging` sends, in order.
+pub const LOG_MESSAGES: [&str; 3] = [
+    "Tool execution started",
+    "Tool processing data",
+    "Tool execution completed",
+];
+
+/// The text of `test_reconnection`'s result.
+pub const RECONNECTION_TEXT: &str = "Reconnection test completed successfully. If you received this, \
+the client properly reconnected after stream closure.";
+
+/// The text of `test://static-text`.
+pub const STATIC_TEXT: &str = "This is the content of the static text resource.";
+
+/// The text of `test://watched-resource`.
+pub const WATCHED_TEXT: &str = "Watched resource content";
+
+/// The `logger` of the log messages the fixtures send.
+const LOGGER: &str = SERVER_NAME;
+
+/// Pause between the steps of the logging and progress fixtures.
+const STEP: Duration = Duration::from_millis(50);
+
+/// The reference server: every fixture of the conformance suite's server leg.
+pub fn server() -> Server {
+    let builder = Server::builder()
+        .name(SERVER_NAME, env!("CARGO_PKG_VERSION"))
+        .instructions(INSTRUCTIONS)
+        // Extras for our own tests and the CLI.
+        .tool(echo())
+        .tool(add())
+        // Conformance fixtures.
+        .tool(test_simple_text())
+        .tool(test_image_content())
+        .tool(test_audio_content())
+        .tool(test_embedded_resource())
+        .tool(test_multiple_content_types())
+        .tool(test_tool_with_logging())
+        .tool(test_tool_with_progress())
+        .tool(test_error_handling())
+        .tool(test_sampling())
+        .tool(test_elicitation())
+        .tool(test_elicitation_sep1034_defaults())
+        .tool(test_elicitation_sep1330_enums())
+        .tool(test_reconnection())
+        .tool(json_schema_2020_12_tool())
+        .resource(static_text())
+        .resource(static_binary())
+        .resource(watched_resource())
+        .prompt(test_simple_prompt())
+        .prompt(test_prompt_with_arguments())
+        .prompt(test_prompt_with_embedded_resource())
+        .prompt(test_prompt_with_image());
+    let builder = match template() {
+        Ok(t) => builder.resource_template(t),
+        Err(e) => {
+            // The template is a literal; this only happens if the URI template parser regresses.
+            tracing::error!("reference server: resource template does not parse: {e}");
+            builder
+        }
+    };
+    builder.build()
+}
+
+/// A `serde_json::Value` known to be an object, as a [`JsonObject`].
+fn object(v: Value) -> JsonObject {
+    match v {
+        Value::Object(m) => m,
+        _ => JsonObject::new(),
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Tools
+// ---------------------------------------------------------------------------------------------
+
+/// Arguments of `echo`.
+#[derive(Debug, Deserialize, JsonSchema)]
+struct EchoArgs {
+    /// The message to echo back.
+    message: String,
+}
+
+/// `echo {message}` → one text block with the message.
+fn echo() -> ToolDef {
+    ToolDef::new("echo", |Args(a): Args<EchoArgs>| async move { a.message })
+        .description("Echoes the message back")
+}
+
+/// Arguments of `add`.
+#[derive(Debug, Deserialize, JsonSchema)]
+struct AddArgs {
+    /// The first addend.
+    a: f64,
+    /// The second addend.
+    b: f64,
+}
+
+/// Output of `add`.
+#[derive(Debug, Serialize, JsonSchema)]
+struct Sum {
+    /// `a + b`.
+    sum: f64,
+}
+
+/// `add {a, b}` → structured output `{"sum": a + b}` (with an `outputSchema`).
+fn add() -> ToolDef {
+    ToolDef::new("add", |Args(a): Args<AddArgs>| async move { Json(Sum { sum: a.a + a.b }) })
+        .description("Adds two numbers and returns their sum as structured output")
+}
+
+/// `test_simple_text` → one text block.
+fn test_simple_text() -> ToolDef {
+    ToolDef::new("test_simple_text", || async { SIMPLE_TEXT }).description("Tests simple text content response")
+}
+
+/// `test_image_content` → one image block (the 1x1 PNG).
+fn test_image_content() -> ToolDef {
+    ToolDef::new("test_image_content", || async {
+        ContentBlock::image(TEST_IMAGE_BASE64, "image/png")
+    })
+    .description("Tests image content response")
+}
+
+/// `test_audio_content` → one audio block (a tiny WAV, `audio/wav`).
+fn test_audio_content() -> ToolDef {
+    ToolDef::new("test_audio_content", || async {
+        ContentBlock::audio(TEST_AUDIO_BASE64, "audio/wav")
+    })
+    .description("Tests audio content response")
+}
+
+/// `test_embedded_resource` → one embedded text resource `test://embedded-resource`.
+fn test_embedded_resource() -> ToolDef {
+    ToolDef::new("test_embedded_resource", || async {
+        ContentBlock::resource(ResourceContents::text(
+            "test://embedded-resource",
+            Some("text/plain"),
+            "This is an embedded resource content.",
+        ))
+    })
+    .description("Tests embedded resource content response")
+}
+
+/// `test_multiple_content_types` → text, image and embedded JSON resource blocks.
+fn test_multiple_content_types() -> ToolDef {
+    ToolDef::new("test_multiple_content_types", || async {
+        vec![
+            ContentBlock::text("Multiple content types test:"),
+            ContentBlock::image(TEST_IMAGE_BASE64, "image/png"),
+            ContentBlock::resource(ResourceContents::text(
+                "test://mixed-content-resource",
+                Some("application/json"),
+                json!({"test": "data", "value": 123}).to_string(),
+            )),
+        ]
+    })
+    .description("Tests response with multiple content types (text, image, resource)")
+}
+
+/// `test_tool_with_logging` → three `info` log messages 50 ms apart, then a text result.
+fn test_tool_with_logging() -> ToolDef {
+    ToolDef::new("test_tool_with_logging", |cx: RequestContext| async move {
+        for (i, message) in LOG_MESSAGES.into_iter().enumerate() {
+            if i > 0 {
+                tokio::time::sleep(STEP).await;
+            }
+            // A log message the client cannot receive is not the tool's failure.
+            let _ = cx.log(LoggingLevel::Info, Some(LOGGER), message);
+        }
+        LOGGING_RESULT_TEXT
+    })
+    .description("Tests tool that emits log messages during execution")
+}
+
+/// `test_tool_with_progress` → progress 0, 50, 100 of 100, 50 ms apart (when the caller gave a
+/// progress token), then the token as text.
+fn test_tool_with_progress() -> ToolDef {
+    ToolDef::new("test_tool_with_progress", |cx: RequestContext| async move {
+        for (i, step) in [0u32, 50, 100].into_iter().enumerate() {
+            if i > 0 {
+                tokio::time::sleep(STEP).await;
+            }
+            let message = format!("Completed step {step} of 100");
+            let _ = cx.progress(f64::from(step), Some(100.0), Some(&message));
+        }
+        match cx.progress_token() {
+            Some(ProgressToken::String(s)) => s.clone(),
+            Some(ProgressToken::Number(n)) => n.to_string(),
+            None => "Progress test completed (no progress token was given)".to_owned(),
+        }
+    })
+    .description("Tests tool that reports progress notifications")
+}
+
+/// `test_error_handling` → a tool execution error (`isError: true`), not a JSON-RPC error.
+fn test_error_handling() -> ToolDef {
+    ToolDef::new("test_error_handling", || async { CallToolResult::error_text(ERROR_TEXT) })
+        .description("Tests error response handling")
+}
+
+/// Arguments of `test_sampling`.
+#[derive(Debug, Deserialize, JsonSchema)]
+struct SamplingArgs {
+    /// The prompt to send to the LLM
+    prompt: String,
+}
+
+/// `test_sampling {prompt}` → asks the client's LLM (`sampling/createMessage`, one user text
+/// message, `maxTokens` 100) and returns `LLM response: <text>`.
+fn test_sampling() -> ToolDef {
+    ToolDef::new(
+        "test_sampling",
+        |cx: RequestContext, Args(a): Args<SamplingArgs>| async move {
+            let params = CreateMessageParams::new(vec![SamplingMessage::user_text(a.prompt)], 100);
+            match cx.sample(params).await {
+                Ok(result) => {
+                    let text = result
+                        .content
+                        .iter()
+                        .find_map(|c| c.as_text())
+                        .unwrap_or("No response");
+                    format!("LLM response: {text}")
+                }
+                Err(e) => format!("Sampling not supported or error: {e}"),
+            }
+        },
+    )
+    .description("Tests server-initiated sampling (LLM completion request)")
+}
+
+/// `User response: …` / `Elicitation completed: …`: the action and the content as compact JSON.
+fn elicitation_summary(prefix: &str, result: &ElicitResult) -> String {
+    let action = match serde_json::to_value(result.action) {
+        Ok(Value::String(s)) => s,
+        _ => format!("{:?}", result.action).to_lowercase(),
+    };
+    let content = Value::Object(result.content.clone().unwrap_or_default());
+    format!("{prefix}: action={action}, content={content}")
+}
+
+/// Arguments of `test_elicitation`.
+#[derive(Debug, Deserialize, JsonSchema)]
+struct ElicitationArgs {
+    /// The message to show the user
+    message: String,
+}
+
+/// `test_elicitation {message}` → asks the user (form mode: `username`, `email`) and returns
+/// `User response: action=<action>, content=<JSON>`.
+fn test_elicitation() -> ToolDef {
+    ToolDef::new(
+        "test_elicitation",
+        |cx: RequestContext, Args(a): Args<ElicitationArgs>| async move {
+            let schema = object(json!({
+                "type": "object",
+                "properties": {
+                    "username": {"type": "string", "description": "User's response"},
+                    "email": {"type": "string", "description": "User's email address"}
+                },
+                "required": ["username", "email"]
+            }));
+            match cx.elicit(ElicitParams::form(a.message, ElicitationSchema(schema))).await {
+                Ok(result) => elicitation_summary("User response", &result),
+                Err(e) => format!("Elicitation not supported or error: {e}"),
+            }
+        },
+    )
+    .description("Tests server-initiated elicitation (user input request)")
+}
+
+/// `test_elicitation_sep1034_defaults` → a form whose fields all carry defaults (SEP-1034).
+fn test_elicitation_sep1034_defaults() -> ToolDef {
+    ToolDef::new("test_elicitation_sep1034_defaults", |cx: RequestContext| async move {
+        let schema = object(json!({
+            "type": "object",
+            "properties": {
+                "name": {"type": "string", "description": "User name", "default": "John Doe"},
+                "age": {"type": "integer", "description": "User age", "default": 30},
+                "score": {"type": "number", "description": "User score", "default": 95.5},
+                "status": {
+                    "type": "string",
+                    "description": "User status",
+                    "enum": ["active", "inactive", "pending"],
+                    "default": "active"
+                },
+                "verified": {"type": "boolean", "description": "Verification status", "default": true}
+            },
+            "required": []
+        }));
+        let params = ElicitParams::form(
+            "Please review and update the form fields with defaults",
+            ElicitationSchema(schema),
+        );
+        match cx.elicit(params).await {
+            Ok(result) => elicitation_summary("Elicitation completed", &result),
+            Err(e) => format!("Elicitation not supported or error: {e}"),
+        }
+    })
+    .description("Tests elicitation with default values per SEP-1034")
+}
+
+/// `test_elicitation_sep1330_enums` → a form with every enum shape of SEP-1330 (untitled,
+/// titled, legacy `enumNames`, and multi-select variants).
+fn test_elicitation_sep1330_enums() -> ToolDef {
+    ToolDef::new("test_elicitation_sep1330_enums", |cx: RequestContext| async move {
+        let schema = object(json!({
+            "type": "object",
+            "properties": {
+                "untitledSingle": {
+                    "type": "string",
+                    "description": "Select one option",
+                    "enum": ["option1", "option2", "option3"]
+                },
+                "titledSingle": {
+                    "type": "string",
+                    "description": "Select one option with titles",
+                    "oneOf": [
+                        {"const": "value1", "title": "First Option"},
+                        {"const": "value2", "title": "Second Option"},
+                        {"const": "value3", "title": "Third Option"}
+                    ]
+                },
+                "legacyEnum": {
+                    "type": "string",
+                    "description": "Select one option (legacy)",
+                    "enum": ["opt1", "opt2", "opt3"],
+                    "enumNames": ["Option One", "Option Two", "Option Three"]
+                },
+                "untitledMulti": {
+                    "type": "array",
+                    "description": "Select multiple options",
+                    "minItems": 1,
+                    "maxItems": 3,
+                    "items": {"type": "string", "enum": ["option1", "option2", "option3"]}
+                },
+                "titledMulti": {
+                    "type": "array",
+                    "description": "Select multiple options with titles",
+                    "minItems": 1,
+                    "maxItems": 3,
+                    "items": {
+                        "anyOf": [
+                            {"const": "value1", "title": "First Choice"},
+                            {"const": "value2", "title": "Second Choice"},
+                            {"const": "value3", "title": "Third Choice"}
+                        ]
+                    }
+                }
+            },
+            "required": []
+        }));
+        let params = ElicitParams::form("Please select options from the enum fields", ElicitationSchema(schema));
+        match cx.elicit(params).await {
+            Ok(result) => elicitation_summary("Elicitation completed", &result),
+            Err(e) => format!("Elicitation not supported or error: {e}"),
+        }
+    })
+    .description("Tests elicitation with enum schema improvements per SEP-1330")
+}
+
+/// `test_reconnection` (SEP-1699) → takes ~100 ms, then a text result. Closing the SSE stream
+/// mid-call is the HTTP transport's part.
+fn test_reconnection() -> ToolDef {
+    ToolDef::new("test_reconnection", || async {
+        tokio::time::sleep(Duration::from_millis(100)).await;
+        RECONNECTION_TEXT
+    })
+    .description(
+        "Tests SSE stream disconnection and client reconnection (SEP-1699). Server will close the stream \
+         mid-call and send the result after client reconnects.",
+    )
+}
+
+/// The verbatim input schema of `json_schema_2020_12_tool` (SEP-1613 features: `$schema`,
+/// `$defs`, `$anchor`, `$ref`, `allOf`/`anyOf`, `if`/`then`/`else`, `additionalProperties`).
+fn json_schema_2020_12() -> JsonObject {
+    object(json!({
+        "$schema": "https://json-schema.org/draft/2020-12/schema",
+        "type": "object",
+        "$defs": {
+            "address": {
+                "$anchor": "addressDef",
+                "type": "object",
+                "properties": {"street": {"type": "string"}, "city": {"type": "string"}}
+            }
+        },
+        "properties": {
+            "name": {"type": "string"},
+            "address": {"$ref": "#/$defs/address"},
+            "contactMethod": {"type": "string", "enum": ["phone", "email"]},
+            "phone": {"type": "string"},
+            "email": {"type": "string"}
+        },
+        "allOf": [{"anyOf": [{"required": ["phone"]}, {"required": ["email"]}]}],
+        "if": {"properties": {"contactMethod": {"const": "phone"}}, "required": ["contactMethod"]},
+        "then": {"required": ["phone"]},
+        "else": {"required": ["email"]},
+        "additionalProperties": false
+    }))
+}
+
+/// `json_schema_2020_12_tool` → echoes its arguments; its input schema is kept verbatim.
+fn json_schema_2020_12_tool() -> ToolDef {
+    ToolDef::new("json_schema_2020_12_tool", |RawArgs(args): RawArgs| async move {
+        format!("JSON Schema 2020-12 tool called with: {}", Value::Object(args))
+    })
+    .input_schema(json_schema_2020_12())
+    .description("Tool with JSON Schema 2020-12 features for conformance testing (SEP-1613)")
+}
+
+// ---------------------------------------------------------------------------------------------
+// Resources
+// ---------------------------------------------------------------------------------------------
+
+/// `test://static-text`: fixed text.
+fn static_text() -> ResourceDef {
+    ResourceDef::text("test://static-text", "static-text", "text/plain", STATIC_TEXT)
+        .title("Static Text Resource")
+        .description("A static text resource for testing")
+}
+
+/// `test://static-binary`: the 1x1 PNG as a blob.
+fn static_binary() -> ResourceDef {
+    ResourceDef::blob("test://static-binary", "static-binary", "image/png", TEST_IMAGE_BASE64)
+        .title("Static Binary Resource")
+        .description("A static binary resource (image) for testing")
+}
+
+/// `test://watched-resource`: a text resource clients subscribe to.
+fn watched_resource() -> ResourceDef {
+    ResourceDef::text("test://watched-resource", "watched-resource", "text/plain", WATCHED_TEXT)
+        .title("Watched Resource")
+        .description("A resource that can be subscribed to for update notifications")
+}
+
+/// The text of `test://template/{id}/data`: `{"id":"<id>","templateTest":true,"data":"Data for ID: <id>"}`
+/// (keys in this order; `id` JSON-escaped).
+fn template_text(id: &str) -> String {
+    json!({"id": id, "templateTest": true, "data": format!("Data for ID: {id}")}).to_string()
+}
+
+/// Template `test://template/{id}/data` → JSON naming the id; `id` completes from a few samples.
+fn template() -> Result<ResourceTemplateDef, mcpkit::server::uri_template::TemplateError> {
+    Ok(
+        ResourceTemplateDef::new("test://template/{id}/data", "template", |r: ResourceRequest| async move {
+            let id = r.variables.get("id").map_or("", String::as_str);
+            let text = template_text(id);
+            Ok::<_, ErrorObject>(ReadResourceResult::new(vec![ResourceContents::text(
+                r.uri.clone(),
+                Some("application/json"),
+                text,
+            )]))
+        })?
+        .title("Resource Template")
+        .description("A resource template with parameter substitution")
+        .mime_type("application/json")
+        .complete("id", from_list(["123", "456", "789"])),
+    )
+}
+
+// ---------------------------------------------------------------------------------------------
+// Prompts
+// ---------------------------------------------------------------------------------------------
+
+/// `test_simple_prompt` → one user text message.
+fn test_simple_prompt() -> PromptDef {
+    PromptDef::new("test_simple_prompt", |_: PromptRequest| async {
+        Ok::<_, ErrorObject>(GetPromptResult::new(vec![PromptMessage::user_text(
+            "This is a simple prompt for testing.",
+        )]))
+    })
+    .title("Simple Test Prompt")
+    .description("A simple prompt without arguments")
+}
+
+/// `test_prompt_with_arguments {arg1, arg2}` → one user message quoting both; `arg1` completes.
+fn test_prompt_with_arguments() -> PromptDef {
+    PromptDef::new("test_prompt_with_arguments", |r: PromptRequest| async move {
+        let arg = |name: &str| r.arguments.get(name).map_or("", String::as_str).to_owned();
+        let text = format!("Prompt with arguments: arg1='{}', arg2='{}'", arg("arg1"), arg("arg2"));
+        Ok::<_, ErrorObject>(GetPromptResult::new(vec![PromptMessage::user_text(text)]))
+    })
+    .title("Prompt With Arguments")
+    .description("A prompt with required arguments")
+    .argument("arg1", "First test argument", true)
+    .argument("arg2", "Second test argument", true)
+    .complete("arg1", from_list(["test1", "test2", "test3", "testValue1", "paris", "park"]))
+}
+
+/// `test_prompt_with_embedded_resource {resourceUri}` → an embedded text resource at that URI,
+/// then a user text message.
+fn test_prompt_with_embedded_resource() -> PromptDef {
+    PromptDef::new("test_prompt_with_embedded_resource", |r: PromptRequest| async move {
+        let uri = r.arguments.get("resourceUri").cloned().unwrap_or_default();
+        Ok::<_, ErrorObject>(GetPromptResult::new(vec![
+            PromptMessage::new(
+                Role::User,
+                ContentBlock::resource(ResourceContents::text(
+                    uri,
+                    Some("text/plain"),
+                    "Embedded resource content for testing.",
+                )),
+            ),
+            PromptMessage::user_text("Please process the embedded resource above."),
+        ]))
+    })
+    .title("Prompt With Embedded Resource")
+    .description("A prompt that includes an embedded resource")
+    .argument("resourceUri", "URI of the resource to embed", true)
+}
+
+/// `test_prompt_with_image` → an image message (the 1x1 PNG), then a user text message.
+fn test_prompt_with_image() -> PromptDef {
+    PromptDef::new("test_prompt_with_image", |_: PromptRequest| async {
+        Ok::<_, ErrorObject>(GetPromptResult::new(vec![
+            PromptMessage::new(Role::User, ContentBlock::image(TEST_IMAGE_BASE64, "image/png")),
+            PromptMessage::user_text("Please analyze the image above."),
+        ]))
+    })
+    .title("Prompt With Image")
+    .description("A prompt that includes image content")
+}
