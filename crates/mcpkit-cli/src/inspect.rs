@@ -10,12 +10,18 @@ use serde_json::{json, Value};
 
 /// Connect over `transport`, print the server's offer to stdout, and disconnect.
 pub async fn run<T: Transport>(transport: T, json: bool) -> Result<()> {
-    let client = Client::builder().name("mcpkit-inspect", env!("CARGO_PKG_VERSION")).connect(transport).await?;
+    let client = Client::builder()
+        .name("mcpkit-inspect", env!("CARGO_PKG_VERSION"))
+        .connect(transport)
+        .await?;
     let report = collect(&client).await;
     let _ = client.close().await;
     let report = report?;
     if json {
-        println!("{}", serde_json::to_string_pretty(&report.to_json()).unwrap_or_default());
+        println!(
+            "{}",
+            serde_json::to_string_pretty(&report.to_json()).unwrap_or_default()
+        );
     } else {
         print!("{}", report.render(terminal_width()));
     }
@@ -35,18 +41,39 @@ pub struct Report {
 /// Fetch every list the server's capabilities promise.
 pub async fn collect(client: &Client) -> Result<Report> {
     let caps = client.server_capabilities();
-    let tools = if caps.tools.is_some() { client.list_all_tools().await? } else { Vec::new() };
+    let tools = if caps.tools.is_some() {
+        client.list_all_tools().await?
+    } else {
+        Vec::new()
+    };
     let (resources, templates) = if caps.resources.is_some() {
-        (client.list_all_resources().await?, client.list_all_resource_templates().await?)
+        (
+            client.list_all_resources().await?,
+            client.list_all_resource_templates().await?,
+        )
     } else {
         (Vec::new(), Vec::new())
     };
-    let prompts = if caps.prompts.is_some() { client.list_all_prompts().await? } else { Vec::new() };
-    Ok(Report { init: client.initialize_result().clone(), tools, resources, templates, prompts })
+    let prompts = if caps.prompts.is_some() {
+        client.list_all_prompts().await?
+    } else {
+        Vec::new()
+    };
+    Ok(Report {
+        init: client.initialize_result().clone(),
+        tools,
+        resources,
+        templates,
+        prompts,
+    })
 }
 
 fn terminal_width() -> usize {
-    std::env::var("COLUMNS").ok().and_then(|c| c.parse().ok()).unwrap_or(120).max(60)
+    std::env::var("COLUMNS")
+        .ok()
+        .and_then(|c| c.parse().ok())
+        .unwrap_or(120)
+        .max(60)
 }
 
 impl Report {
@@ -65,7 +92,12 @@ impl Report {
     pub fn render(&self, width: usize) -> String {
         let mut out = String::new();
         let info = &self.init.server_info;
-        let era = match self.init.protocol_version.parse::<mcpkit::types::ProtocolVersion>().map(|v| v.era()) {
+        let era = match self
+            .init
+            .protocol_version
+            .parse::<mcpkit::types::ProtocolVersion>()
+            .map(|v| v.era())
+        {
             Ok(Era::Handshake) => "handshake era",
             Ok(Era::Stateless) => "stateless era",
             Err(_) => "unknown revision",
@@ -134,7 +166,13 @@ impl Report {
                     .arguments
                     .iter()
                     .flatten()
-                    .map(|a| if a.required == Some(true) { a.name.clone() } else { format!("[{}]", a.name) })
+                    .map(|a| {
+                        if a.required == Some(true) {
+                            a.name.clone()
+                        } else {
+                            format!("[{}]", a.name)
+                        }
+                    })
                     .collect::<Vec<_>>()
                     .join(", ");
                 vec![p.name.clone(), args, p.description.clone().unwrap_or_default()]
@@ -148,7 +186,11 @@ impl Report {
 fn capability_summary(caps: &mcpkit::types::schema::ServerCapabilities) -> String {
     let mut parts = Vec::new();
     if let Some(t) = &caps.tools {
-        parts.push(if t.list_changed == Some(true) { "tools (listChanged)".to_owned() } else { "tools".to_owned() });
+        parts.push(if t.list_changed == Some(true) {
+            "tools (listChanged)".to_owned()
+        } else {
+            "tools".to_owned()
+        });
     }
     if let Some(r) = &caps.resources {
         let mut flags = Vec::new();
@@ -158,10 +200,18 @@ fn capability_summary(caps: &mcpkit::types::schema::ServerCapabilities) -> Strin
         if r.list_changed == Some(true) {
             flags.push("listChanged");
         }
-        parts.push(if flags.is_empty() { "resources".to_owned() } else { format!("resources ({})", flags.join(", ")) });
+        parts.push(if flags.is_empty() {
+            "resources".to_owned()
+        } else {
+            format!("resources ({})", flags.join(", "))
+        });
     }
     if let Some(p) = &caps.prompts {
-        parts.push(if p.list_changed == Some(true) { "prompts (listChanged)".to_owned() } else { "prompts".to_owned() });
+        parts.push(if p.list_changed == Some(true) {
+            "prompts (listChanged)".to_owned()
+        } else {
+            "prompts".to_owned()
+        });
     }
     if caps.logging.is_some() {
         parts.push("logging".to_owned());

@@ -7,7 +7,11 @@ use mcpkit::transport::child::{ChildTransport, Stderr};
 use mcpkit::transport::stdio::stdio;
 
 #[derive(Parser)]
-#[command(name = "mcpkit", version, about = "Model Context Protocol toolkit: serve, inspect and call MCP servers")]
+#[command(
+    name = "mcpkit",
+    version,
+    about = "Model Context Protocol toolkit: serve, inspect and call MCP servers"
+)]
 struct Cli {
     /// Log to stderr (-v: info, -vv: debug, -vvv: trace). RUST_LOG overrides.
     #[arg(short, long, action = clap::ArgAction::Count, global = true)]

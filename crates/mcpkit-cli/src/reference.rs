@@ -12,9 +12,9 @@ use mcpkit::server::{
     ResourceTemplateDef, ToolDef,
 };
 use mcpkit::types::schema::{
-    CallToolResult, ContentBlock, CreateMessageParams, ElicitParams, ElicitResult, ElicitationSchema,
-    GetPromptResult, JsonObject, LoggingLevel, ProgressToken, PromptMessage, ReadResourceResult, ResourceContents,
-    Role, SamplingMessage,
+    CallToolResult, ContentBlock, CreateMessageParams, ElicitParams, ElicitResult, ElicitationSchema, GetPromptResult,
+    JsonObject, LoggingLevel, ProgressToken, PromptMessage, ReadResourceResult, ResourceContents, Role,
+    SamplingMessage,
 };
 use mcpkit::types::ErrorObject;
 use mcpkit::Server;
@@ -122,7 +122,7 @@ fn object(v: Value) -> JsonObject {
 // Tools
 // ---------------------------------------------------------------------------------------------
 
-/// Arguments of `echo`.
+// Arguments of `echo` (a struct doc comment would become the schema's `description`).
 #[derive(Debug, Deserialize, JsonSchema)]
 struct EchoArgs {
     /// The message to echo back.
@@ -131,11 +131,10 @@ struct EchoArgs {
 
 /// `echo {message}` → one text block with the message.
 fn echo() -> ToolDef {
-    ToolDef::new("echo", |Args(a): Args<EchoArgs>| async move { a.message })
-        .description("Echoes the message back")
+    ToolDef::new("echo", |Args(a): Args<EchoArgs>| async move { a.message }).description("Echoes the message back")
 }
 
-/// Arguments of `add`.
+// Arguments of `add`.
 #[derive(Debug, Deserialize, JsonSchema)]
 struct AddArgs {
     /// The first addend.
@@ -144,17 +143,20 @@ struct AddArgs {
     b: f64,
 }
 
-/// Output of `add`.
+// Output of `add`.
 #[derive(Debug, Serialize, JsonSchema)]
 struct Sum {
-    /// `a + b`.
+    /// The sum of a and b.
     sum: f64,
 }
 
 /// `add {a, b}` → structured output `{"sum": a + b}` (with an `outputSchema`).
 fn add() -> ToolDef {
-    ToolDef::new("add", |Args(a): Args<AddArgs>| async move { Json(Sum { sum: a.a + a.b }) })
-        .description("Adds two numbers and returns their sum as structured output")
+    ToolDef::new(
+        "add",
+        |Args(a): Args<AddArgs>| async move { Json(Sum { sum: a.a + a.b }) },
+    )
+    .description("Adds two numbers and returns their sum as structured output")
 }
 
 /// `test_simple_text` → one text block.
@@ -243,11 +245,13 @@ fn test_tool_with_progress() -> ToolDef {
 
 /// `test_error_handling` → a tool execution error (`isError: true`), not a JSON-RPC error.
 fn test_error_handling() -> ToolDef {
-    ToolDef::new("test_error_handling", || async { CallToolResult::error_text(ERROR_TEXT) })
-        .description("Tests error response handling")
+    ToolDef::new("test_error_handling", || async {
+        CallToolResult::error_text(ERROR_TEXT)
+    })
+    .description("Tests error response handling")
 }
 
-/// Arguments of `test_sampling`.
+// Arguments of `test_sampling`.
 #[derive(Debug, Deserialize, JsonSchema)]
 struct SamplingArgs {
     /// The prompt to send to the LLM
@@ -263,11 +267,7 @@ fn test_sampling() -> ToolDef {
             let params = CreateMessageParams::new(vec![SamplingMessage::user_text(a.prompt)], 100);
             match cx.sample(params).await {
                 Ok(result) => {
-                    let text = result
-                        .content
-                        .iter()
-                        .find_map(|c| c.as_text())
-                        .unwrap_or("No response");
+                    let text = result.content.iter().find_map(|c| c.as_text()).unwrap_or("No response");
                     format!("LLM response: {text}")
                 }
                 Err(e) => format!("Sampling not supported or error: {e}"),
@@ -287,7 +287,7 @@ fn elicitation_summary(prefix: &str, result: &ElicitResult) -> String {
     format!("{prefix}: action={action}, content={content}")
 }
 
-/// Arguments of `test_elicitation`.
+// Arguments of `test_elicitation`.
 #[derive(Debug, Deserialize, JsonSchema)]
 struct ElicitationArgs {
     /// The message to show the user
@@ -308,7 +308,10 @@ fn test_elicitation() -> ToolDef {
                 },
                 "required": ["username", "email"]
             }));
-            match cx.elicit(ElicitParams::form(a.message, ElicitationSchema(schema))).await {
+            match cx
+                .elicit(ElicitParams::form(a.message, ElicitationSchema(schema)))
+                .await
+            {
                 Ok(result) => elicitation_summary("User response", &result),
                 Err(e) => format!("Elicitation not supported or error: {e}"),
             }
@@ -477,9 +480,14 @@ fn static_binary() -> ResourceDef {
 
 /// `test://watched-resource`: a text resource clients subscribe to.
 fn watched_resource() -> ResourceDef {
-    ResourceDef::text("test://watched-resource", "watched-resource", "text/plain", WATCHED_TEXT)
-        .title("Watched Resource")
-        .description("A resource that can be subscribed to for update notifications")
+    ResourceDef::text(
+        "test://watched-resource",
+        "watched-resource",
+        "text/plain",
+        WATCHED_TEXT,
+    )
+    .title("Watched Resource")
+    .description("A resource that can be subscribed to for update notifications")
 }
 
 /// The text of `test://template/{id}/data`: `{"id":"<id>","templateTest":true,"data":"Data for ID: <id>"}`
@@ -490,8 +498,10 @@ fn template_text(id: &str) -> String {
 
 /// Template `test://template/{id}/data` → JSON naming the id; `id` completes from a few samples.
 fn template() -> Result<ResourceTemplateDef, mcpkit::server::uri_template::TemplateError> {
-    Ok(
-        ResourceTemplateDef::new("test://template/{id}/data", "template", |r: ResourceRequest| async move {
+    Ok(ResourceTemplateDef::new(
+        "test://template/{id}/data",
+        "template",
+        |r: ResourceRequest| async move {
             let id = r.variables.get("id").map_or("", String::as_str);
             let text = template_text(id);
             Ok::<_, ErrorObject>(ReadResourceResult::new(vec![ResourceContents::text(
@@ -499,12 +509,12 @@ fn template() -> Result<ResourceTemplateDef, mcpkit::server::uri_template::Templ
                 Some("application/json"),
                 text,
             )]))
-        })?
-        .title("Resource Template")
-        .description("A resource template with parameter substitution")
-        .mime_type("application/json")
-        .complete("id", from_list(["123", "456", "789"])),
-    )
+        },
+    )?
+    .title("Resource Template")
+    .description("A resource template with parameter substitution")
+    .mime_type("application/json")
+    .complete("id", from_list(["123", "456", "789"])))
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -533,7 +543,7 @@ fn test_prompt_with_arguments() -> PromptDef {
     .description("A prompt with required arguments")
     .argument("arg1", "First test argument", true)
     .argument("arg2", "Second test argument", true)
-    .complete("arg1", from_list(["test1", "test2", "test3", "testValue1", "paris", "park"]))
+    .complete("arg1", from_list(["test1", "test2", "test3", "testValue1"]))
 }
 
 /// `test_prompt_with_embedded_resource {resourceUri}` → an embedded text resource at that URI,

@@ -14,4 +14,6 @@ pub mod version;
 
 pub use jsonrpc::{ErrorCode, ErrorObject, Message, MessageRef, RequestId};
 pub use version::{Era, ProtocolVersion};
+
+// Method descriptor traits, for `use mcpkit_types::Method`.
 pub use method::{Method, NotificationMethod};

@@ -7,9 +7,9 @@ pub mod error;
 pub mod peer;
 #[cfg(feature = "server")]
 pub mod server;
-pub mod transport;
 #[cfg(all(feature = "server", feature = "client"))]
 pub mod testing;
+pub mod transport;
 mod wire;
 
 #[cfg(feature = "client")]

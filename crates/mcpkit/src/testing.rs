@@ -36,7 +36,12 @@ impl TestPair {
         let (tap, server_wire) = Tap::new(a);
         let connection = server.start(tap);
         let client = client.connect(b).await?;
-        Ok(TestPair { client, server, connection, server_wire })
+        Ok(TestPair {
+            client,
+            server,
+            connection,
+            server_wire,
+        })
     }
 
     /// The frames the server wrote, so far.

@@ -104,10 +104,11 @@ impl ClientBuilder {
         F: Fn(ElicitParams) -> Fut + Send + Sync + 'static,
         Fut: Future<Output = Result<ElicitResult, ErrorObject>> + Send + 'static,
     {
-        let mut cap = ElicitationCapability::default();
-        cap.form = Some(Default::default());
-        cap.url = Some(Default::default());
-        self.capabilities.elicitation = Some(cap);
+        self.capabilities.elicitation = Some(ElicitationCapability {
+            form: Some(Default::default()),
+            url: Some(Default::default()),
+            ..Default::default()
+        });
         self.elicitation = Some(Arc::new(move |p| Box::pin(f(p))));
         self
     }

@@ -77,6 +77,8 @@ pub fn schema_object<T: JsonSchema>() -> JsonObject {
         .into_root_schema_for::<T>();
     match schema.to_value() {
         Value::Object(mut m) => {
+            // The Rust type's name means nothing to the model.
+            m.remove("title");
             if !m.contains_key("type") {
                 m.insert("type".into(), Value::String("object".into()));
             }

@@ -143,7 +143,7 @@ mod tests {
     #![allow(clippy::unwrap_used)]
     use super::*;
 
-    async fn frames(input: &[u8], max: usize) -> Vec<Frame> {
+    async fn frames(input: &'static [u8], max: usize) -> Vec<Frame> {
         let t = LineTransport::new(input, tokio::io::sink()).max_frame(max);
         let (mut r, _w) = t.split();
         let mut out = Vec::new();

@@ -28,7 +28,13 @@ impl<T> Tap<T> {
     /// Wrap `inner`; the returned log fills as frames pass.
     pub fn new(inner: T) -> (Self, Log) {
         let log = Log::default();
-        (Tap { inner, log: log.clone() }, log)
+        (
+            Tap {
+                inner,
+                log: log.clone(),
+            },
+            log,
+        )
     }
 }
 
@@ -57,7 +63,16 @@ impl<T: Transport> Transport for Tap<T> {
     type Writer = TapWriter<T::Writer>;
     fn split(self) -> (Self::Reader, Self::Writer) {
         let (r, w) = self.inner.split();
-        (TapReader { inner: r, log: self.log.clone() }, TapWriter { inner: w, log: self.log })
+        (
+            TapReader {
+                inner: r,
+                log: self.log.clone(),
+            },
+            TapWriter {
+                inner: w,
+                log: self.log,
+            },
+        )
     }
 }
 
