@@ -343,7 +343,8 @@ pub fn parse(frame: &[u8]) -> Result<MessageRef<'_>, FrameError> {
             return invalid("a request cannot carry \"result\" or \"error\"");
         }
         if let Some(p) = env.params {
-            if !matches!(p.get().as_bytes().first(), Some(b'{') | Some(b'[')) {
+            // MCP params are always objects (JSON-RPC's by-position arrays are not used).
+            if p.get().as_bytes().first() != Some(&b'{') {
                 return invalid("\"params\" must be an object");
             }
         }

@@ -1,4 +1,23 @@
-//! mcpkit: the Model Context Protocol for Rust — server and client SDK over one connection engine.
+#![doc = include_str!("../../../README.md")]
+//!
+//! ## Modules
+//!
+//! - [`server`]: [`Server`] builder, tools with extractors, resources, templates, prompts, the
+//!   request context.
+//! - [`client`]: [`Client`] with typed calls and handlers for the server's requests.
+//! - [`peer`]: the connection engine both roles share.
+//! - [`transport`]: stdio, child process, in-memory pair, and a recording tap.
+//! - [`testing`]: `TestPair`, a connected client and server for tests.
+//! - [`types`]: the wire and schema types (the `mcpkit-types` crate).
+//!
+//! ## Feature flags
+//!
+//! | flag | default | what it gates |
+//! | --- | --- | --- |
+//! | `server` | yes | the [`server`] module |
+//! | `client` | yes | the [`client`] module |
+//!
+//! The transports (stdio, child process, in-memory) are always built: they need nothing beyond tokio.
 #![forbid(unsafe_code)]
 
 #[cfg(feature = "client")]
