@@ -293,6 +293,7 @@ impl Client {
             timeout: options.timeout,
             reset_timeout_on_progress: options.reset_timeout_on_progress,
             progress: None,
+            related: None,
         };
         if let Some(sink) = options.progress {
             let token = ProgressToken::Number(self.inner.next_progress.fetch_add(1, Ordering::Relaxed));

@@ -30,7 +30,7 @@ use tokio::sync::{mpsc, oneshot, Semaphore};
 use tokio_util::sync::CancellationToken;
 
 use crate::error::{Error, Result};
-use crate::transport::{Frame, FrameReader, FrameWriter, Transport};
+use crate::transport::{Frame, FrameReader, FrameWriter, Route, Transport};
 
 /// A boxed, sendable future.
 pub type BoxFuture<T> = Pin<Box<dyn Future<Output = T> + Send + 'static>>;
@@ -87,7 +87,12 @@ pub struct RequestOptions {
     /// Where to deliver `notifications/progress` for this request. The caller must also put the
     /// token into the request's `_meta.progressToken`.
     pub progress: Option<(ProgressToken, mpsc::UnboundedSender<ProgressParams>)>,
+    /// The incoming request this one is sent on behalf of (routes it to that request's stream
+    /// on HTTP).
+    pub related: Option<RequestId>,
 }
+
+type Outbound = (Vec<u8>, Route);
 
 type Pending = oneshot::Sender<Result<Box<RawValue>>>;
 
@@ -96,7 +101,7 @@ struct Shared {
     inflight: Mutex<HashMap<RequestId, CancellationToken>>,
     progress: Mutex<HashMap<ProgressToken, mpsc::UnboundedSender<ProgressParams>>>,
     next_id: AtomicI64,
-    out: mpsc::UnboundedSender<Vec<u8>>,
+    out: mpsc::UnboundedSender<Outbound>,
     closed: CancellationToken,
     close_reason: Mutex<Option<Error>>,
     options: PeerOptions,
@@ -168,27 +173,27 @@ pub fn start<T: Transport>(transport: T, service: Arc<dyn Service>, options: Pee
     Connection { peer, done }
 }
 
-async fn write_loop<W: FrameWriter>(mut w: W, mut rx: mpsc::UnboundedReceiver<Vec<u8>>, closed: CancellationToken) {
+async fn write_loop<W: FrameWriter>(mut w: W, mut rx: mpsc::UnboundedReceiver<Outbound>, closed: CancellationToken) {
     loop {
         let frame = tokio::select! {
             biased;
             f = rx.recv() => f,
             _ = closed.cancelled() => {
                 // Drain what is already queued before closing.
-                while let Ok(f) = rx.try_recv() {
-                    if w.write_frame(&f).await.is_err() { break; }
+                while let Ok((f, route)) = rx.try_recv() {
+                    if w.write_routed(&f, &route).await.is_err() { break; }
                 }
                 break;
             }
         };
-        let Some(frame) = frame else { break };
-        if let Err(e) = w.write_frame(&frame).await {
+        let Some((frame, route)) = frame else { break };
+        if let Err(e) = w.write_routed(&frame, &route).await {
             tracing::debug!("transport write failed: {e}");
             return;
         }
         // Write everything that is already queued, then flush once.
-        while let Ok(f) = rx.try_recv() {
-            if let Err(e) = w.write_frame(&f).await {
+        while let Ok((f, route)) = rx.try_recv() {
+            if let Err(e) = w.write_routed(&f, &route).await {
                 tracing::debug!("transport write failed: {e}");
                 return;
             }
@@ -308,7 +313,7 @@ async fn run_request(peer: Peer, service: Arc<dyn Service>, request: IncomingReq
     match outcome {
         _ if !still_wanted || cancel.is_cancelled() => {}
         None => {}
-        Some(Ok(Ok(result))) => peer.send_frame(&OutgoingResult::new(&id, &*result)),
+        Some(Ok(Ok(result))) => peer.send_frame(&OutgoingResult::new(&id, &*result), Route::Reply(id.clone())),
         Some(Ok(Err(e))) => peer.send_error(Some(&id), &e),
         Some(Err(_panic)) => {
             tracing::error!("the handler for request {id} panicked");
@@ -321,17 +326,18 @@ async fn run_request(peer: Peer, service: Arc<dyn Service>, request: IncomingReq
 }
 
 impl Peer {
-    fn send_frame<T: Serialize + ?Sized>(&self, frame: &T) {
+    fn send_frame<T: Serialize + ?Sized>(&self, frame: &T, route: Route) {
         match serde_json::to_vec(frame) {
             Ok(bytes) => {
-                let _ = self.shared.out.send(bytes);
+                let _ = self.shared.out.send((bytes, route));
             }
             Err(e) => tracing::error!("could not serialize an outgoing message: {e}"),
         }
     }
 
     fn send_error(&self, id: Option<&RequestId>, error: &ErrorObject) {
-        self.send_frame(&OutgoingError::new(id, error));
+        let route = id.map_or(Route::Standalone, |id| Route::Reply(id.clone()));
+        self.send_frame(&OutgoingError::new(id, error), route);
     }
 
     fn on_cancelled(&self, params: Option<&RawValue>) {
@@ -375,14 +381,38 @@ impl Peer {
         self.notify_raw(N::NAME, Some(params))
     }
 
+    /// Ask the transport to end the response stream of an incoming request early (HTTP: the
+    /// client resumes it with `Last-Event-ID`; other transports ignore this).
+    pub fn close_request_stream(&self, id: &RequestId) {
+        let _ = self.shared.out.send((Vec::new(), Route::CloseStream(id.clone())));
+    }
+
     /// Send a notification with any serializable params.
     pub fn notify_raw<P: Serialize + ?Sized>(&self, method: &str, params: Option<&P>) -> Result<()> {
+        self.notify_routed(method, params, Route::Standalone)
+    }
+
+    /// Send a notification on behalf of an incoming request (on HTTP it travels on that
+    /// request's response stream).
+    pub fn notify_related<P: Serialize + ?Sized>(
+        &self,
+        method: &str,
+        params: Option<&P>,
+        related: &RequestId,
+    ) -> Result<()> {
+        self.notify_routed(method, params, Route::Related(related.clone()))
+    }
+
+    fn notify_routed<P: Serialize + ?Sized>(&self, method: &str, params: Option<&P>, route: Route) -> Result<()> {
         if self.is_closed() {
             return Err(Error::ConnectionClosed);
         }
         let bytes = serde_json::to_vec(&OutgoingNotification::new(method, params))
             .map_err(|e| Error::Serialize(e.to_string()))?;
-        self.shared.out.send(bytes).map_err(|_| Error::ConnectionClosed)
+        self.shared
+            .out
+            .send((bytes, route))
+            .map_err(|_| Error::ConnectionClosed)
     }
 
     /// Send a typed request and wait for its typed result.
@@ -422,7 +452,8 @@ impl Peer {
             guard.progress = Some(token);
             progress_rx = Some((prx, sink));
         }
-        if self.is_closed() || self.shared.out.send(bytes).is_err() {
+        let route = options.related.clone().map_or(Route::Standalone, Route::Related);
+        if self.is_closed() || self.shared.out.send((bytes, route)).is_err() {
             guard.id = None;
             return Err(Error::ConnectionClosed);
         }

@@ -15,7 +15,7 @@ use tokio_util::sync::CancellationToken;
 use super::session::Session;
 use super::Server;
 use crate::error::{Error, Result};
-use crate::peer::Peer;
+use crate::peer::{Peer, RequestOptions};
 
 /// Everything a handler may need about the request it is serving.
 #[derive(Clone, Debug)]
@@ -84,6 +84,12 @@ impl RequestContext {
         self.server.state::<T>()
     }
 
+    /// End this request's response stream now; the client reconnects and gets the rest
+    /// (spec: `basic/transports` "Resumability and Redelivery"). Only HTTP acts on it.
+    pub fn close_response_stream(&self) {
+        self.peer.close_request_stream(&self.id);
+    }
+
     /// Report progress (spec: `basic/utilities/progress`). Does nothing when the caller gave no
     /// progress token.
     pub fn progress(&self, progress: f64, total: Option<f64>, message: Option<&str>) -> Result<()> {
@@ -95,7 +101,7 @@ impl RequestContext {
         if self.protocol_version() >= ProtocolVersion::V2025_03_26 {
             p.message = message.map(str::to_owned);
         }
-        self.peer.notify_raw("notifications/progress", Some(&p))
+        self.peer.notify_related("notifications/progress", Some(&p), &self.id)
     }
 
     /// Send a log message (spec: `server/utilities/logging`) if the session's level lets it through.
@@ -110,7 +116,8 @@ impl RequestContext {
             data,
             meta: None,
         };
-        self.peer.notify_raw("notifications/message", Some(&params))
+        self.peer
+            .notify_related("notifications/message", Some(&params), &self.id)
     }
 
     /// Ask the client's LLM for a completion (spec: `client/sampling`).
@@ -119,7 +126,7 @@ impl RequestContext {
             return Err(Error::MissingCapability("sampling"));
         }
         let params = params.for_version(self.protocol_version());
-        self.peer.request::<CreateMessage>(&params).await
+        self.peer.request_with::<CreateMessage>(&params, self.related()).await
     }
 
     /// Ask the user for input through the client (spec: `client/elicitation`), in form or URL mode.
@@ -141,7 +148,7 @@ impl RequestContext {
                 self.protocol_version()
             )));
         };
-        self.peer.request::<Elicit>(&params).await
+        self.peer.request_with::<Elicit>(&params, self.related()).await
     }
 
     /// Ask the client for its roots (spec: `client/roots`).
@@ -149,6 +156,15 @@ impl RequestContext {
         if self.client_capabilities().roots.is_none() {
             return Err(Error::MissingCapability("roots"));
         }
-        self.peer.request::<ListRoots>(&Default::default()).await
+        self.peer
+            .request_with::<ListRoots>(&Default::default(), self.related())
+            .await
+    }
+
+    fn related(&self) -> RequestOptions {
+        RequestOptions {
+            related: Some(self.id.clone()),
+            ..Default::default()
+        }
     }
 }

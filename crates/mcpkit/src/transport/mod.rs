@@ -10,6 +10,8 @@
 use std::future::Future;
 use std::io;
 
+use mcpkit_types::RequestId;
+
 pub mod child;
 pub mod memory;
 pub mod stdio;
@@ -30,10 +32,34 @@ pub trait FrameReader: Send + 'static {
     fn read_frame(&mut self) -> impl Future<Output = io::Result<Option<Frame>>> + Send;
 }
 
+/// Where an outgoing frame belongs. Stream transports ignore it; HTTP uses it to put a reply,
+/// and everything sent while serving a request, on that request's response stream.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Route {
+    /// The response to this incoming request.
+    Reply(RequestId),
+    /// A notification or request sent while serving this incoming request.
+    Related(RequestId),
+    /// Not tied to any request.
+    Standalone,
+    /// Not a frame: end the response stream of this request now (the client may resume it,
+    /// e.g. with `Last-Event-ID` on HTTP). The frame is empty; stream transports ignore it.
+    CloseStream(RequestId),
+}
+
 /// The outgoing half of a transport.
 pub trait FrameWriter: Send + 'static {
     /// Queue one complete JSON text.
     fn write_frame(&mut self, frame: &[u8]) -> impl Future<Output = io::Result<()>> + Send;
+    /// Queue one frame knowing where it belongs (default: ignore the route).
+    fn write_routed(&mut self, frame: &[u8], route: &Route) -> impl Future<Output = io::Result<()>> + Send {
+        async move {
+            match route {
+                Route::CloseStream(_) => Ok(()),
+                _ => self.write_frame(frame).await,
+            }
+        }
+    }
     /// Push queued frames out (called when the outgoing queue runs empty).
     fn flush(&mut self) -> impl Future<Output = io::Result<()>> + Send;
     /// Close the sink (the peer sees end of stream).

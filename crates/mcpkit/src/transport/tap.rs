@@ -3,7 +3,7 @@
 use std::io;
 use std::sync::{Arc, Mutex};
 
-use super::{Frame, FrameReader, FrameWriter, Transport};
+use super::{Frame, FrameReader, FrameWriter, Route, Transport};
 
 /// Which way a recorded frame went.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -90,6 +90,10 @@ impl<W: FrameWriter> FrameWriter for TapWriter<W> {
     async fn write_frame(&mut self, frame: &[u8]) -> io::Result<()> {
         record(&self.log, Direction::Outgoing, frame);
         self.inner.write_frame(frame).await
+    }
+    async fn write_routed(&mut self, frame: &[u8], route: &Route) -> io::Result<()> {
+        record(&self.log, Direction::Outgoing, frame);
+        self.inner.write_routed(frame, route).await
     }
     async fn flush(&mut self) -> io::Result<()> {
         self.inner.flush().await
