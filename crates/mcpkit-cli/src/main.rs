@@ -4,6 +4,7 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 use mcpkit::transport::child::{ChildTransport, Stderr};
+use mcpkit::transport::http::server::{serve_listener, HttpConfig};
 use mcpkit::transport::stdio::stdio;
 
 #[derive(Parser)]
@@ -22,8 +23,20 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Command {
-    /// Run the built-in reference server (every conformance fixture, plus `echo` and `add`) on stdio.
-    Serve,
+    /// Run the built-in reference server (every conformance fixture, plus `echo` and `add`):
+    /// on stdio, or with `--http ADDR` over Streamable HTTP at `http://ADDR/mcp`.
+    Serve {
+        /// Serve Streamable HTTP on this address (e.g. 127.0.0.1:3000; port 0 picks one) instead
+        /// of stdio. The bound URL is printed on stderr.
+        #[arg(long, value_name = "ADDR")]
+        http: Option<std::net::SocketAddr>,
+        /// Accept any Host/Origin (only behind a proxy that checks them; default: loopback names).
+        #[arg(long, requires = "http")]
+        allow_any_host: bool,
+        /// Serve without sessions (each POST on its own).
+        #[arg(long, requires = "http")]
+        stateless: bool,
+    },
     /// Connect to a server and print what it offers.
     ///
     /// With `-- CMD ARGS…` it spawns that stdio server; with nothing, the built-in reference server.
@@ -69,13 +82,27 @@ fn main() -> ExitCode {
 
 async fn run(command: Command) -> ExitCode {
     match command {
-        Command::Serve => match mcpkit_cli::reference::server().serve(stdio()).await {
+        Command::Serve { http: None, .. } => match mcpkit_cli::reference::server().serve(stdio()).await {
             Ok(()) => ExitCode::SUCCESS,
             Err(e) => {
                 eprintln!("mcpkit serve: {e}");
                 ExitCode::FAILURE
             }
         },
+        Command::Serve { http: Some(addr), allow_any_host, stateless } => {
+            let mut config = HttpConfig { stateless, ..HttpConfig::default() };
+            if allow_any_host {
+                config.allowed_hosts = vec!["*".into()];
+                config.allowed_origins = vec!["*".into()];
+            }
+            match serve_http(addr, config).await {
+                Ok(()) => ExitCode::SUCCESS,
+                Err(e) => {
+                    eprintln!("mcpkit serve: {e}");
+                    ExitCode::FAILURE
+                }
+            }
+        }
         Command::Inspect { json, command } => {
             let transport = match spawn_target(&command) {
                 Ok(t) => t,
@@ -93,6 +120,22 @@ async fn run(command: Command) -> ExitCode {
             }
         }
     }
+}
+
+async fn serve_http(addr: std::net::SocketAddr, config: HttpConfig) -> std::io::Result<()> {
+    let listener = tokio::net::TcpListener::bind(addr).await?;
+    eprintln!("mcpkit serve: listening on http://{}/mcp", listener.local_addr()?);
+    let shutdown = async {
+        let mut term = match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+            Ok(s) => s,
+            Err(_) => return std::future::pending().await,
+        };
+        tokio::select! {
+            _ = tokio::signal::ctrl_c() => {}
+            _ = term.recv() => {}
+        }
+    };
+    serve_listener(mcpkit_cli::reference::server(), listener, config, shutdown).await
 }
 
 /// The stdio server to talk to: `CMD ARGS…`, or this binary's own reference server.

@@ -410,10 +410,11 @@ fn test_elicitation_sep1330_enums() -> ToolDef {
     .description("Tests elicitation with enum schema improvements per SEP-1330")
 }
 
-/// `test_reconnection` (SEP-1699) → takes ~100 ms, then a text result. Closing the SSE stream
-/// mid-call is the HTTP transport's part.
+/// `test_reconnection` (SEP-1699) → ends its response stream at once (on HTTP the client
+/// resumes with `Last-Event-ID`), then a text result ~100 ms later.
 fn test_reconnection() -> ToolDef {
-    ToolDef::new("test_reconnection", || async {
+    ToolDef::new("test_reconnection", |cx: RequestContext| async move {
+        cx.close_response_stream();
         tokio::time::sleep(Duration::from_millis(100)).await;
         RECONNECTION_TEXT
     })

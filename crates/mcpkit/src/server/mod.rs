@@ -38,6 +38,17 @@ use crate::peer::{self, Connection, PeerOptions};
 use crate::transport::Transport;
 use session::Session;
 
+/// The negotiated state of a session that skips the handshake.
+#[derive(Debug, Clone)]
+pub struct Preset {
+    /// The protocol revision in use.
+    pub version: mcpkit_types::ProtocolVersion,
+    /// What the client can do.
+    pub capabilities: mcpkit_types::schema::ClientCapabilities,
+    /// Who the client is.
+    pub client_info: Implementation,
+}
+
 /// Builds a [`Server`].
 pub struct ServerBuilder {
     info: Implementation,
@@ -294,7 +305,21 @@ impl Server {
 
     /// Start serving one connection and return at once.
     pub fn start<T: Transport>(&self, transport: T) -> Connection {
+        self.start_with(transport, None)
+    }
+
+    /// Start serving a connection whose session is already negotiated (a transport without
+    /// a handshake, such as stateless HTTP): no `initialize` is expected.
+    pub fn start_preset<T: Transport>(&self, transport: T, preset: Preset) -> Connection {
+        self.start_with(transport, Some(preset))
+    }
+
+    fn start_with<T: Transport>(&self, transport: T, preset: Option<Preset>) -> Connection {
         let session = Arc::new(Session::default());
+        if let Some(p) = preset {
+            session.negotiate(p.version, p.capabilities, p.client_info);
+            session.initialized.store(true, std::sync::atomic::Ordering::Relaxed);
+        }
         {
             let mut sessions = lock(&self.inner.sessions);
             sessions.retain(|s| s.strong_count() > 0);

@@ -13,6 +13,7 @@ use std::io;
 use mcpkit_types::RequestId;
 
 pub mod child;
+pub mod http;
 pub mod memory;
 pub mod stdio;
 pub mod tap;

@@ -92,7 +92,9 @@ impl<W: FrameWriter> FrameWriter for TapWriter<W> {
         self.inner.write_frame(frame).await
     }
     async fn write_routed(&mut self, frame: &[u8], route: &Route) -> io::Result<()> {
-        record(&self.log, Direction::Outgoing, frame);
+        if !matches!(route, Route::CloseStream(_)) {
+            record(&self.log, Direction::Outgoing, frame);
+        }
         self.inner.write_routed(frame, route).await
     }
     async fn flush(&mut self) -> io::Result<()> {

@@ -1,0 +1,18 @@
+//! Streamable HTTP (spec: `basic/transports` "Streamable HTTP").
+//!
+//! - [`server`]: the server side as an axum `Router` (a `tower::Service`) to mount anywhere,
+//!   plus a one-call [`server::serve`].
+
+#[cfg(feature = "http-server")]
+pub mod server;
+#[cfg(feature = "http-server")]
+mod session;
+#[cfg(feature = "http-server")]
+mod security;
+
+/// `Mcp-Session-Id`.
+pub const SESSION_HEADER: &str = "mcp-session-id";
+/// `MCP-Protocol-Version`.
+pub const PROTOCOL_VERSION_HEADER: &str = "mcp-protocol-version";
+/// `Last-Event-ID`.
+pub const LAST_EVENT_ID_HEADER: &str = "last-event-id";

@@ -1,0 +1,479 @@
+//! The Streamable HTTP server (spec: `basic/transports` "Streamable HTTP").
+//!
+//! One endpoint. POST carries one message: a request is answered with `application/json`, or
+//! with an SSE stream when its handler sends anything (progress, logs, server→client requests)
+//! before its result; notifications and responses get 202. GET opens the session's standalone
+//! SSE stream; DELETE ends the session. Every SSE stream starts with a priming event and keeps
+//! a bounded replay log, so a client resumes with `Last-Event-ID` and loses nothing.
+//!
+//! Secure by default: `Host` and `Origin` must be loopback names, bodies are capped, session
+//! ids come from the OS's CSPRNG, and [`serve`] binds where told (use 127.0.0.1).
+
+use std::collections::HashMap;
+use std::convert::Infallible;
+use std::net::SocketAddr;
+use std::sync::{Arc, Mutex, MutexGuard, Weak};
+use std::time::Duration;
+
+use axum::body::Body;
+use axum::extract::{Request, State};
+use axum::http::{header, HeaderMap, HeaderValue, Method, StatusCode};
+use axum::response::{IntoResponse, Response};
+use axum::Router;
+use bytes::Bytes;
+use futures_util::stream::{self, StreamExt};
+use mcpkit_types::jsonrpc::{self, FrameError, MessageRef, OutgoingError};
+use mcpkit_types::{ErrorCode, ErrorObject, ProtocolVersion, RequestId};
+use tokio::sync::mpsc;
+
+use super::security::{self, Refusal, LOCALHOST_NAMES};
+use super::session::{Event, HttpSession};
+use super::{LAST_EVENT_ID_HEADER, PROTOCOL_VERSION_HEADER, SESSION_HEADER};
+use crate::server::{Preset, Server};
+
+/// Limits and policies of the HTTP endpoint.
+#[derive(Debug, Clone)]
+pub struct HttpConfig {
+    /// Host names (without port) accepted in `Host`; `"*"` accepts any. Default: loopback names.
+    pub allowed_hosts: Vec<String>,
+    /// Host names accepted in `Origin` when a browser sends one; `"*"` accepts any.
+    pub allowed_origins: Vec<String>,
+    /// Largest accepted request body (default 4 MiB); larger gets 413.
+    pub max_body_bytes: usize,
+    /// Sessions idle this long are ended (default 30 minutes).
+    pub session_idle_timeout: Duration,
+    /// At most this many live sessions (default 10,000); more get 503.
+    pub max_sessions: usize,
+    /// No sessions: each POST is served on its own, without `Mcp-Session-Id` (for plain load
+    /// balancers). Server→client requests and GET streams are then unavailable.
+    pub stateless: bool,
+    /// Answer every request with an SSE stream, even when the handler sends nothing first.
+    pub always_sse: bool,
+    /// Offer the standalone GET stream (default yes; no gives 405).
+    pub enable_get_stream: bool,
+    /// The `retry` hint in priming events (default 1 s).
+    pub sse_retry: Duration,
+    /// Events kept per stream for `Last-Event-ID` replay (default 256).
+    pub events_per_stream: usize,
+}
+
+impl Default for HttpConfig {
+    fn default() -> Self {
+        let local: Vec<String> = LOCALHOST_NAMES.iter().map(|s| (*s).to_owned()).collect();
+        HttpConfig {
+            allowed_hosts: local.clone(),
+            allowed_origins: local,
+            max_body_bytes: 4 * 1024 * 1024,
+            session_idle_timeout: Duration::from_secs(30 * 60),
+            max_sessions: 10_000,
+            stateless: false,
+            always_sse: false,
+            enable_get_stream: true,
+            sse_retry: Duration::from_secs(1),
+            events_per_stream: 256,
+        }
+    }
+}
+
+struct HttpState {
+    server: Server,
+    config: HttpConfig,
+    sessions: Mutex<HashMap<Arc<str>, Arc<HttpSession>>>,
+}
+
+fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// The endpoint as an axum `Router` serving `path` (e.g. `"/mcp"`); merge it into your app or
+/// serve it as it is. When called inside a tokio runtime it also starts the idle-session reaper.
+pub fn router(server: Server, config: HttpConfig, path: &str) -> Router {
+    let state = Arc::new(HttpState { server, config, sessions: Mutex::new(HashMap::new()) });
+    if tokio::runtime::Handle::try_current().is_ok() && !state.config.stateless {
+        tokio::spawn(reap(Arc::downgrade(&state)));
+    }
+    Router::new().route(path, axum::routing::any(handle)).with_state(state)
+}
+
+/// Serve `server` on `addr` at `/mcp` until `shutdown` resolves, with `TCP_NODELAY` on every
+/// connection. Open streams end cleanly at shutdown.
+pub async fn serve(
+    server: Server,
+    addr: SocketAddr,
+    config: HttpConfig,
+    shutdown: impl std::future::Future<Output = ()> + Send + 'static,
+) -> std::io::Result<()> {
+    let listener = tokio::net::TcpListener::bind(addr).await?;
+    serve_listener(server, listener, config, shutdown).await
+}
+
+/// [`serve`] on a listener you bound yourself (e.g. on port 0, to learn the port first).
+pub async fn serve_listener(
+    server: Server,
+    listener: tokio::net::TcpListener,
+    config: HttpConfig,
+    shutdown: impl std::future::Future<Output = ()> + Send + 'static,
+) -> std::io::Result<()> {
+    use axum::serve::ListenerExt;
+    let app = router(server, config, "/mcp");
+    let listener = listener.tap_io(|tcp| {
+        // Without it a reply written in two parts waits ~40 ms for a delayed ACK.
+        let _ = tcp.set_nodelay(true);
+    });
+    axum::serve(listener, app).with_graceful_shutdown(shutdown).await
+}
+
+async fn reap(state: Weak<HttpState>) {
+    loop {
+        let Some(period) = state.upgrade().map(|s| (s.config.session_idle_timeout / 4).max(Duration::from_millis(50)))
+        else {
+            return;
+        };
+        tokio::time::sleep(period.min(Duration::from_secs(30))).await;
+        let Some(state) = state.upgrade() else { return };
+        expire_idle(&state);
+    }
+}
+
+fn expire_idle(state: &HttpState) {
+    let limit = u64::try_from(state.config.session_idle_timeout.as_millis()).unwrap_or(u64::MAX);
+    let expired: Vec<Arc<HttpSession>> = {
+        let mut sessions = lock(&state.sessions);
+        let ids: Vec<Arc<str>> = sessions.iter().filter(|(_, s)| s.idle_ms() > limit).map(|(k, _)| k.clone()).collect();
+        ids.iter().filter_map(|id| sessions.remove(id)).collect()
+    };
+    for s in expired {
+        tracing::debug!("session {} expired", s.id);
+        s.close();
+    }
+}
+
+async fn handle(State(state): State<Arc<HttpState>>, request: Request) -> Response {
+    let (parts, body) = request.into_parts();
+    match security::check(&parts.headers, &state.config.allowed_hosts, &state.config.allowed_origins) {
+        Ok(()) => {}
+        Err(Refusal::Host) => {
+            return rpc_error(StatusCode::MISDIRECTED_REQUEST, ErrorCode::INVALID_REQUEST, "Host not allowed", None)
+        }
+        Err(Refusal::Origin) => {
+            return rpc_error(StatusCode::FORBIDDEN, ErrorCode::INVALID_REQUEST, "Origin not allowed", None)
+        }
+    }
+    match parts.method {
+        Method::POST => post(&state, &parts.headers, body).await,
+        Method::GET => get(&state, &parts.headers),
+        Method::DELETE => delete(&state, &parts.headers),
+        _ => method_not_allowed(&state),
+    }
+}
+
+fn method_not_allowed(state: &HttpState) -> Response {
+    let allow = if state.config.stateless { "POST" } else { "GET, POST, DELETE" };
+    let mut r = rpc_error(StatusCode::METHOD_NOT_ALLOWED, ErrorCode::INVALID_REQUEST, "Method not allowed", None);
+    r.headers_mut().insert(header::ALLOW, HeaderValue::from_static(allow));
+    r
+}
+
+/// A JSON-RPC error as an HTTP response (the id only when the request's id was read).
+fn rpc_error(status: StatusCode, code: ErrorCode, message: &str, id: Option<&RequestId>) -> Response {
+    let error = ErrorObject::new(code, message);
+    let body = serde_json::to_vec(&OutgoingError::new(id, &error)).unwrap_or_default();
+    (status, [(header::CONTENT_TYPE, "application/json")], body).into_response()
+}
+
+fn accepts(headers: &HeaderMap, mime: &str) -> bool {
+    headers.get_all(header::ACCEPT).iter().filter_map(|v| v.to_str().ok()).any(|v| {
+        v.split(',').map(|m| m.split(';').next().unwrap_or("").trim()).any(|m| m == mime || m == "*/*")
+    })
+}
+
+fn header_str<'a>(headers: &'a HeaderMap, name: &str) -> Option<&'a str> {
+    headers.get(name).and_then(|v| v.to_str().ok())
+}
+
+/// Spec: a missing `MCP-Protocol-Version` means 2025-03-26; an unsupported one is a 400.
+fn protocol_version(headers: &HeaderMap) -> Result<ProtocolVersion, Response> {
+    match header_str(headers, PROTOCOL_VERSION_HEADER) {
+        None => Ok(ProtocolVersion::V2025_03_26),
+        Some(v) => match v.trim().parse::<ProtocolVersion>() {
+            Ok(v) if v.era() == mcpkit_types::Era::Handshake => Ok(v),
+            _ => Err(rpc_error(
+                StatusCode::BAD_REQUEST,
+                ErrorCode::INVALID_REQUEST,
+                &format!("Unsupported MCP-Protocol-Version: {v}"),
+                None,
+            )),
+        },
+    }
+}
+
+fn session_of(state: &HttpState, headers: &HeaderMap) -> Result<Arc<HttpSession>, Response> {
+    let Some(id) = header_str(headers, SESSION_HEADER) else {
+        return Err(rpc_error(StatusCode::BAD_REQUEST, ErrorCode::INVALID_REQUEST, "Missing Mcp-Session-Id", None));
+    };
+    match lock(&state.sessions).get(id) {
+        Some(s) => {
+            s.touch();
+            Ok(s.clone())
+        }
+        None => Err(rpc_error(StatusCode::NOT_FOUND, ErrorCode::INVALID_REQUEST, "Session not found", None)),
+    }
+}
+
+/// 128 bits from the OS's CSPRNG, as 32 hex digits (visible ASCII, as the spec requires).
+fn new_session_id() -> Option<Arc<str>> {
+    let mut bytes = [0u8; 16];
+    getrandom::fill(&mut bytes).ok()?;
+    Some(bytes.iter().map(|b| format!("{b:02x}")).collect::<String>().into())
+}
+
+async fn post(state: &Arc<HttpState>, headers: &HeaderMap, body: Body) -> Response {
+    if !(accepts(headers, "application/json") && accepts(headers, "text/event-stream")) {
+        return rpc_error(
+            StatusCode::NOT_ACCEPTABLE,
+            ErrorCode::INVALID_REQUEST,
+            "Accept must list application/json and text/event-stream",
+            None,
+        );
+    }
+    let json = header_str(headers, header::CONTENT_TYPE.as_str())
+        .is_some_and(|c| c.split(';').next().is_some_and(|m| m.trim().eq_ignore_ascii_case("application/json")));
+    if !json {
+        return rpc_error(
+            StatusCode::UNSUPPORTED_MEDIA_TYPE,
+            ErrorCode::INVALID_REQUEST,
+            "Content-Type must be application/json",
+            None,
+        );
+    }
+    let limit = state.config.max_body_bytes;
+    let declared = header_str(headers, header::CONTENT_LENGTH.as_str()).and_then(|v| v.parse::<usize>().ok());
+    if declared.is_some_and(|n| n > limit) {
+        return too_large(limit);
+    }
+    let bytes = match axum::body::to_bytes(body, limit).await {
+        Ok(b) => b,
+        Err(_) => return too_large(limit),
+    };
+    let frame = bytes.to_vec();
+    let message = match jsonrpc::parse(&frame) {
+        Ok(m) => m,
+        Err(FrameError::Parse(e)) => {
+            return rpc_error(StatusCode::BAD_REQUEST, ErrorCode::PARSE_ERROR, &format!("Parse error: {e}"), None)
+        }
+        Err(FrameError::Invalid { id, reason }) => {
+            return rpc_error(
+                StatusCode::BAD_REQUEST,
+                ErrorCode::INVALID_REQUEST,
+                &format!("Invalid request: {reason}"),
+                id.as_ref(),
+            )
+        }
+        Err(FrameError::Ignore(_)) => return StatusCode::ACCEPTED.into_response(),
+    };
+    let version = match protocol_version(headers) {
+        Ok(v) => v,
+        Err(r) => return r,
+    };
+    let (request_id, is_initialize) = match &message {
+        MessageRef::Request(r) => (Some(r.id.clone()), r.method == "initialize"),
+        _ => (None, false),
+    };
+    drop(message);
+
+    if state.config.stateless {
+        return stateless(state, frame, request_id, version, is_initialize).await;
+    }
+    if is_initialize {
+        if headers.contains_key(SESSION_HEADER) {
+            return rpc_error(
+                StatusCode::BAD_REQUEST,
+                ErrorCode::INVALID_REQUEST,
+                "initialize must not carry Mcp-Session-Id",
+                request_id.as_ref(),
+            );
+        }
+        let Some(id) = new_session_id() else {
+            return rpc_error(
+                StatusCode::INTERNAL_SERVER_ERROR,
+                ErrorCode::INTERNAL_ERROR,
+                "no randomness for a session id",
+                None,
+            );
+        };
+        let session = {
+            let mut sessions = lock(&state.sessions);
+            if sessions.len() >= state.config.max_sessions {
+                drop(sessions);
+                expire_idle(state);
+                sessions = lock(&state.sessions);
+            }
+            if sessions.len() >= state.config.max_sessions {
+                return rpc_error(
+                    StatusCode::SERVICE_UNAVAILABLE,
+                    ErrorCode::INTERNAL_ERROR,
+                    "Too many sessions",
+                    request_id.as_ref(),
+                );
+            }
+            let s = HttpSession::start(id.clone(), &state.server, state.config.events_per_stream, None);
+            sessions.insert(id.clone(), s.clone());
+            s
+        };
+        let Some(rid) = request_id else { return StatusCode::ACCEPTED.into_response() };
+        let mut response = answer(state, &session, rid, frame).await;
+        if let Ok(v) = HeaderValue::from_str(&session.id) {
+            response.headers_mut().insert(SESSION_HEADER, v);
+        }
+        if !response.status().is_success() {
+            lock(&state.sessions).remove(&session.id);
+            session.close();
+        }
+        return response;
+    }
+    let session = match session_of(state, headers) {
+        Ok(s) => s,
+        Err(r) => return r,
+    };
+    match request_id {
+        Some(rid) => {
+            if session.in_flight(&rid) {
+                return rpc_error(
+                    StatusCode::BAD_REQUEST,
+                    ErrorCode::INVALID_REQUEST,
+                    "request id already in flight",
+                    Some(&rid),
+                );
+            }
+            answer(state, &session, rid, frame).await
+        }
+        None => {
+            session.deliver(frame);
+            StatusCode::ACCEPTED.into_response()
+        }
+    }
+}
+
+fn too_large(limit: usize) -> Response {
+    rpc_error(
+        StatusCode::PAYLOAD_TOO_LARGE,
+        ErrorCode::INVALID_REQUEST,
+        &format!("Request body exceeds {limit} bytes"),
+        None,
+    )
+}
+
+/// Serve one request on a throwaway, pre-negotiated session (stateless mode).
+async fn stateless(
+    state: &Arc<HttpState>,
+    frame: Vec<u8>,
+    request_id: Option<RequestId>,
+    version: ProtocolVersion,
+    is_initialize: bool,
+) -> Response {
+    let preset = (!is_initialize).then(|| Preset {
+        version,
+        capabilities: Default::default(),
+        client_info: mcpkit_types::schema::Implementation::new("stateless-client", "0"),
+    });
+    let session = HttpSession::start("stateless".into(), &state.server, state.config.events_per_stream, preset);
+    let response = match request_id {
+        Some(rid) => answer(state, &session, rid, frame).await,
+        None => StatusCode::ACCEPTED.into_response(),
+    };
+    session.close();
+    response
+}
+
+/// Forward a request to the engine and answer it: plain JSON when its reply is the first thing
+/// the handler sends, otherwise an SSE stream carrying everything up to the reply.
+async fn answer(state: &HttpState, session: &Arc<HttpSession>, id: RequestId, frame: Vec<u8>) -> Response {
+    let (mut rx, prime) = session.open_request(id);
+    if !session.deliver(frame) {
+        return rpc_error(StatusCode::NOT_FOUND, ErrorCode::INVALID_REQUEST, "Session ended", None);
+    }
+    let first = rx.recv().await;
+    if let Some(ev) = &first {
+        if ev.is_reply && !state.config.always_sse {
+            return ([(header::CONTENT_TYPE, "application/json")], ev.data.clone()).into_response();
+        }
+    }
+    let mut head = vec![prime];
+    head.extend(first);
+    sse(head, Some(rx), Some(state.config.sse_retry), false)
+}
+
+/// One event in SSE wire form. The priming event (no data) still gets an empty `data:` line:
+/// common SSE parsers drop events without one.
+fn encode(e: &Event, retry: Option<Duration>) -> Bytes {
+    let mut out = Vec::with_capacity(e.data.len() + e.id.len() + 24);
+    out.extend_from_slice(b"id: ");
+    out.extend_from_slice(e.id.as_bytes());
+    out.push(b'\n');
+    if let Some(r) = retry {
+        out.extend_from_slice(format!("retry: {}\n", r.as_millis()).as_bytes());
+    }
+    out.extend_from_slice(b"data: ");
+    // serde_json never writes a raw newline inside a frame, so one data line suffices.
+    out.extend_from_slice(&e.data);
+    out.extend_from_slice(b"\n\n");
+    Bytes::from(out)
+}
+
+/// An SSE response: `head` first (the first event carries `retry`), then whatever `live`
+/// delivers until it closes. Streams that may idle get a comment every 15 s.
+fn sse(head: Vec<Event>, live: Option<mpsc::UnboundedReceiver<Event>>, retry: Option<Duration>, keep_alive: bool) -> Response {
+    let head: Vec<Bytes> =
+        head.iter().enumerate().map(|(i, e)| encode(e, if i == 0 { retry } else { None })).collect();
+    let tail = stream::unfold(live, move |live| async move {
+        let mut rx = live?;
+        let ping = Duration::from_secs(15);
+        loop {
+            tokio::select! {
+                e = rx.recv() => return e.map(|e| (encode(&e, None), Some(rx))),
+                _ = tokio::time::sleep(ping), if keep_alive => return Some((Bytes::from_static(b": keep-alive\n\n"), Some(rx))),
+            }
+        }
+    });
+    let body = Body::from_stream(stream::iter(head).chain(tail).map(Ok::<_, Infallible>));
+    (
+        [(header::CONTENT_TYPE, "text/event-stream"), (header::CACHE_CONTROL, "no-cache")],
+        body,
+    )
+        .into_response()
+}
+
+fn get(state: &Arc<HttpState>, headers: &HeaderMap) -> Response {
+    if state.config.stateless || !state.config.enable_get_stream {
+        return method_not_allowed(state);
+    }
+    if !accepts(headers, "text/event-stream") {
+        return rpc_error(StatusCode::NOT_ACCEPTABLE, ErrorCode::INVALID_REQUEST, "Accept must list text/event-stream", None);
+    }
+    let session = match session_of(state, headers) {
+        Ok(s) => s,
+        Err(r) => return r,
+    };
+    if let Some(last) = header_str(headers, LAST_EVENT_ID_HEADER) {
+        if let Some(resumed) = session.resume(last) {
+            return sse(resumed.missed, resumed.live, None, true);
+        }
+    }
+    match session.open_standalone() {
+        Some((rx, prime)) => sse(vec![prime], Some(rx), Some(state.config.sse_retry), true),
+        None => rpc_error(StatusCode::CONFLICT, ErrorCode::INVALID_REQUEST, "A GET stream is already open", None),
+    }
+}
+
+fn delete(state: &Arc<HttpState>, headers: &HeaderMap) -> Response {
+    if state.config.stateless {
+        return method_not_allowed(state);
+    }
+    let session = match session_of(state, headers) {
+        Ok(s) => s,
+        Err(r) => return r,
+    };
+    lock(&state.sessions).remove(&session.id);
+    session.close();
+    StatusCode::OK.into_response()
+}

@@ -1,0 +1,299 @@
+//! One HTTP session: the engine connection behind it, and where its outgoing frames go.
+//!
+//! The engine writes frames with a [`Route`]; the session's writer puts each on the response
+//! stream of the request it belongs to (or the standalone GET stream) and keeps a bounded copy
+//! of every stream's events so a client can resume with `Last-Event-ID`.
+
+use std::collections::{HashMap, VecDeque};
+use std::io;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::Instant;
+
+use bytes::Bytes;
+use mcpkit_types::RequestId;
+use tokio::sync::mpsc;
+
+use crate::peer::Peer;
+use crate::transport::{Frame, FrameReader, FrameWriter, Route, Transport};
+
+/// One server-sent event: its id and its JSON-RPC frame.
+#[derive(Debug, Clone)]
+pub(crate) struct Event {
+    pub(crate) id: String,
+    pub(crate) data: Bytes,
+    /// This event is the reply that ends its request's stream.
+    pub(crate) is_reply: bool,
+}
+
+pub(crate) type Sink = mpsc::UnboundedSender<Event>;
+
+/// The stream of one POSTed request.
+#[derive(Debug)]
+struct RequestStream {
+    stream: u64,
+    sink: Option<Sink>,
+}
+
+/// The replayable events of one stream.
+#[derive(Debug, Default)]
+struct StreamLog {
+    next_seq: u64,
+    events: VecDeque<(u64, Event)>,
+    finished: bool,
+}
+
+#[derive(Debug, Default)]
+pub(crate) struct Routes {
+    requests: HashMap<RequestId, RequestStream>,
+    standalone: Option<Sink>,
+    logs: HashMap<u64, StreamLog>,
+    next_stream: u64,
+}
+
+/// Stream 0 is the standalone (GET) stream; request streams count up from 1.
+const STANDALONE: u64 = 0;
+
+pub(crate) struct HttpSession {
+    pub(crate) id: Arc<str>,
+    pub(crate) peer: Peer,
+    inbound: mpsc::UnboundedSender<Vec<u8>>,
+    routes: Arc<Mutex<Routes>>,
+    last_active: AtomicU64,
+    epoch: Instant,
+    events_per_stream: usize,
+}
+
+fn lock(m: &Mutex<Routes>) -> MutexGuard<'_, Routes> {
+    m.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+impl Routes {
+    fn record(&mut self, stream: u64, data: Bytes, is_reply: bool, cap: usize) -> Event {
+        let log = self.logs.entry(stream).or_default();
+        log.next_seq += 1;
+        let seq = log.next_seq;
+        let event = Event { id: format!("{stream}-{seq}"), data, is_reply };
+        log.events.push_back((seq, event.clone()));
+        while log.events.len() > cap {
+            log.events.pop_front();
+        }
+        if is_reply {
+            log.finished = true;
+        }
+        event
+    }
+}
+
+/// Parse an event id `"{stream}-{seq}"`.
+fn parse_event_id(id: &str) -> Option<(u64, u64)> {
+    let (s, q) = id.trim().split_once('-')?;
+    Some((s.parse().ok()?, q.parse().ok()?))
+}
+
+/// What a resumed GET gets: the missed events, and a live sink if the stream goes on.
+pub(crate) struct Resumed {
+    pub(crate) missed: Vec<Event>,
+    pub(crate) live: Option<mpsc::UnboundedReceiver<Event>>,
+}
+
+impl HttpSession {
+    /// Start a session: its engine runs `server` over a channel transport.
+    pub(crate) fn start(
+        id: Arc<str>,
+        server: &crate::server::Server,
+        events_per_stream: usize,
+        preset: Option<crate::server::Preset>,
+    ) -> Arc<HttpSession> {
+        let (inbound, rx) = mpsc::unbounded_channel();
+        let routes = Arc::new(Mutex::new(Routes { next_stream: 1, ..Default::default() }));
+        let transport = SessionTransport { rx, routes: routes.clone(), cap: events_per_stream.max(1) };
+        let connection = match preset {
+            Some(p) => server.start_preset(transport, p),
+            None => server.start(transport),
+        };
+        let session = Arc::new(HttpSession {
+            id,
+            peer: connection.peer().clone(),
+            inbound,
+            routes,
+            last_active: AtomicU64::new(0),
+            epoch: Instant::now(),
+            events_per_stream: events_per_stream.max(1),
+        });
+        session.touch();
+        session
+    }
+
+    pub(crate) fn touch(&self) {
+        let ms = u64::try_from(self.epoch.elapsed().as_millis()).unwrap_or(u64::MAX);
+        self.last_active.store(ms, Ordering::Relaxed);
+    }
+
+    /// Milliseconds since the last request, or 0 while anything is in flight or streaming.
+    pub(crate) fn idle_ms(&self) -> u64 {
+        let r = lock(&self.routes);
+        if !r.requests.is_empty() || r.standalone.as_ref().is_some_and(|s| !s.is_closed()) {
+            return 0;
+        }
+        drop(r);
+        let now = u64::try_from(self.epoch.elapsed().as_millis()).unwrap_or(u64::MAX);
+        now.saturating_sub(self.last_active.load(Ordering::Relaxed))
+    }
+
+    /// Whether `id` is already in flight on this session.
+    pub(crate) fn in_flight(&self, id: &RequestId) -> bool {
+        lock(&self.routes).requests.contains_key(id)
+    }
+
+    /// Open the response stream of a request: its receiver, and its priming event (an id to
+    /// resume from, no data), recorded first so a resume from it misses nothing.
+    pub(crate) fn open_request(&self, id: RequestId) -> (mpsc::UnboundedReceiver<Event>, Event) {
+        let (tx, rx) = mpsc::unbounded_channel();
+        let mut r = lock(&self.routes);
+        let stream = r.next_stream;
+        r.next_stream += 1;
+        r.logs.insert(stream, StreamLog::default());
+        let prime = r.record(stream, Bytes::new(), false, self.events_per_stream);
+        r.requests.insert(id, RequestStream { stream, sink: Some(tx) });
+        (rx, prime)
+    }
+
+    /// Hand a frame to the engine.
+    pub(crate) fn deliver(&self, frame: Vec<u8>) -> bool {
+        self.inbound.send(frame).is_ok()
+    }
+
+    /// Open the standalone stream. `None` when one is already open.
+    pub(crate) fn open_standalone(&self) -> Option<(mpsc::UnboundedReceiver<Event>, Event)> {
+        let mut r = lock(&self.routes);
+        if r.standalone.as_ref().is_some_and(|s| !s.is_closed()) {
+            return None;
+        }
+        let (tx, rx) = mpsc::unbounded_channel();
+        r.standalone = Some(tx);
+        let prime = r.record(STANDALONE, Bytes::new(), false, self.events_per_stream);
+        Some((rx, prime))
+    }
+
+    /// Resume after `last_event_id`: replay what that stream missed (nothing from other
+    /// streams), then keep delivering if the stream is still open.
+    pub(crate) fn resume(&self, last_event_id: &str) -> Option<Resumed> {
+        let (stream, seq) = parse_event_id(last_event_id)?;
+        let mut r = lock(&self.routes);
+        let log = r.logs.get(&stream)?;
+        let missed: Vec<Event> = log.events.iter().filter(|(s, _)| *s > seq).map(|(_, e)| e.clone()).collect();
+        let finished = log.finished;
+        let live = if stream == STANDALONE {
+            let (tx, rx) = mpsc::unbounded_channel();
+            r.standalone = Some(tx);
+            Some(rx)
+        } else if finished {
+            None
+        } else {
+            let (tx, rx) = mpsc::unbounded_channel();
+            let slot = r.requests.values_mut().find(|s| s.stream == stream)?;
+            slot.sink = Some(tx);
+            Some(rx)
+        };
+        Some(Resumed { missed, live })
+    }
+
+    /// End the session: the engine stops and every open stream ends.
+    pub(crate) fn close(&self) {
+        self.peer.close();
+        let mut r = lock(&self.routes);
+        r.requests.clear();
+        r.standalone = None;
+        r.logs.clear();
+    }
+}
+
+/// The engine's side of a session: frames in from POST bodies, frames out by route.
+struct SessionTransport {
+    rx: mpsc::UnboundedReceiver<Vec<u8>>,
+    routes: Arc<Mutex<Routes>>,
+    cap: usize,
+}
+
+struct SessionReader(mpsc::UnboundedReceiver<Vec<u8>>);
+
+struct SessionWriter {
+    routes: Arc<Mutex<Routes>>,
+    cap: usize,
+}
+
+impl Transport for SessionTransport {
+    type Reader = SessionReader;
+    type Writer = SessionWriter;
+    fn split(self) -> (SessionReader, SessionWriter) {
+        (SessionReader(self.rx), SessionWriter { routes: self.routes, cap: self.cap })
+    }
+}
+
+impl FrameReader for SessionReader {
+    async fn read_frame(&mut self) -> io::Result<Option<Frame>> {
+        Ok(self.0.recv().await.map(Frame::Message))
+    }
+}
+
+impl SessionWriter {
+    fn route(&self, frame: &[u8], route: &Route) {
+        let mut r = lock(&self.routes);
+        let cap = self.cap;
+        match route {
+            Route::CloseStream(id) => {
+                if let Some(slot) = r.requests.get_mut(id) {
+                    slot.sink = None;
+                }
+            }
+            Route::Reply(id) | Route::Related(id) if r.requests.contains_key(id) => {
+                let is_reply = matches!(route, Route::Reply(_));
+                let stream = r.requests.get(id).map_or(STANDALONE, |s| s.stream);
+                let event = r.record(stream, Bytes::copy_from_slice(frame), is_reply, cap);
+                let slot = if is_reply { r.requests.remove(id) } else { None };
+                let sink = match &slot {
+                    Some(s) => s.sink.clone(),
+                    None => r.requests.get(id).and_then(|s| s.sink.clone()),
+                };
+                if let Some(sink) = sink {
+                    if sink.send(event).is_err() {
+                        // The client went away; the events stay replayable.
+                        if let Some(s) = r.requests.get_mut(id) {
+                            s.sink = None;
+                        }
+                    }
+                }
+            }
+            _ => {
+                // Standalone traffic (or traffic of a request already answered): GET stream.
+                let event = r.record(STANDALONE, Bytes::copy_from_slice(frame), false, cap);
+                if let Some(sink) = &r.standalone {
+                    if sink.send(event).is_err() {
+                        r.standalone = None;
+                    }
+                }
+            }
+        }
+    }
+}
+
+impl FrameWriter for SessionWriter {
+    async fn write_frame(&mut self, frame: &[u8]) -> io::Result<()> {
+        self.route(frame, &Route::Standalone);
+        Ok(())
+    }
+    async fn write_routed(&mut self, frame: &[u8], route: &Route) -> io::Result<()> {
+        self.route(frame, route);
+        Ok(())
+    }
+    async fn flush(&mut self) -> io::Result<()> {
+        Ok(())
+    }
+    async fn close(&mut self) -> io::Result<()> {
+        let mut r = lock(&self.routes);
+        r.requests.clear();
+        r.standalone = None;
+        Ok(())
+    }
+}
