@@ -88,14 +88,19 @@ fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
 /// The endpoint as an axum `Router` serving `path` (e.g. `"/mcp"`); merge it into your app or
 /// serve it as it is. When called inside a tokio runtime it also starts the idle-session reaper.
 pub fn router(server: Server, config: HttpConfig, path: &str) -> Router {
-    let state = Arc::new(HttpState { server, config, sessions: Mutex::new(HashMap::new()) });
+    let state = Arc::new(HttpState {
+        server,
+        config,
+        sessions: Mutex::new(HashMap::new()),
+    });
     if tokio::runtime::Handle::try_current().is_ok() && !state.config.stateless {
         tokio::spawn(reap(Arc::downgrade(&state)));
     }
     Router::new().route(path, axum::routing::any(handle)).with_state(state)
 }
 
-/// Serve `server` on `addr` at `/mcp` until `shutdown` resolves, with `TCP_NODELAY` on every
+/// Serve `server` on `addr` — Streamable HTTP at `/mcp`, the legacy HTTP+SSE transport at
+/// `/sse` + `/messages` — until `shutdown` resolves, with `TCP_NODELAY` on every
 /// connection. Open streams end cleanly at shutdown.
 pub async fn serve(
     server: Server,
@@ -115,7 +120,8 @@ pub async fn serve_listener(
     shutdown: impl std::future::Future<Output = ()> + Send + 'static,
 ) -> std::io::Result<()> {
     use axum::serve::ListenerExt;
-    let app = router(server, config, "/mcp");
+    let legacy = super::legacy_server::legacy_router(server.clone(), config.clone(), "/sse", "/messages");
+    let app = router(server, config, "/mcp").merge(legacy);
     let listener = listener.tap_io(|tcp| {
         // Without it a reply written in two parts waits ~40 ms for a delayed ACK.
         let _ = tcp.set_nodelay(true);
@@ -125,7 +131,9 @@ pub async fn serve_listener(
 
 async fn reap(state: Weak<HttpState>) {
     loop {
-        let Some(period) = state.upgrade().map(|s| (s.config.session_idle_timeout / 4).max(Duration::from_millis(50)))
+        let Some(period) = state
+            .upgrade()
+            .map(|s| (s.config.session_idle_timeout / 4).max(Duration::from_millis(50)))
         else {
             return;
         };
@@ -139,7 +147,11 @@ fn expire_idle(state: &HttpState) {
     let limit = u64::try_from(state.config.session_idle_timeout.as_millis()).unwrap_or(u64::MAX);
     let expired: Vec<Arc<HttpSession>> = {
         let mut sessions = lock(&state.sessions);
-        let ids: Vec<Arc<str>> = sessions.iter().filter(|(_, s)| s.idle_ms() > limit).map(|(k, _)| k.clone()).collect();
+        let ids: Vec<Arc<str>> = sessions
+            .iter()
+            .filter(|(_, s)| s.idle_ms() > limit)
+            .map(|(k, _)| k.clone())
+            .collect();
         ids.iter().filter_map(|id| sessions.remove(id)).collect()
     };
     for s in expired {
@@ -150,13 +162,27 @@ fn expire_idle(state: &HttpState) {
 
 async fn handle(State(state): State<Arc<HttpState>>, request: Request) -> Response {
     let (parts, body) = request.into_parts();
-    match security::check(&parts.headers, &state.config.allowed_hosts, &state.config.allowed_origins) {
+    match security::check(
+        &parts.headers,
+        &state.config.allowed_hosts,
+        &state.config.allowed_origins,
+    ) {
         Ok(()) => {}
         Err(Refusal::Host) => {
-            return rpc_error(StatusCode::MISDIRECTED_REQUEST, ErrorCode::INVALID_REQUEST, "Host not allowed", None)
+            return rpc_error(
+                StatusCode::MISDIRECTED_REQUEST,
+                ErrorCode::INVALID_REQUEST,
+                "Host not allowed",
+                None,
+            )
         }
         Err(Refusal::Origin) => {
-            return rpc_error(StatusCode::FORBIDDEN, ErrorCode::INVALID_REQUEST, "Origin not allowed", None)
+            return rpc_error(
+                StatusCode::FORBIDDEN,
+                ErrorCode::INVALID_REQUEST,
+                "Origin not allowed",
+                None,
+            )
         }
     }
     match parts.method {
@@ -168,8 +194,17 @@ async fn handle(State(state): State<Arc<HttpState>>, request: Request) -> Respon
 }
 
 fn method_not_allowed(state: &HttpState) -> Response {
-    let allow = if state.config.stateless { "POST" } else { "GET, POST, DELETE" };
-    let mut r = rpc_error(StatusCode::METHOD_NOT_ALLOWED, ErrorCode::INVALID_REQUEST, "Method not allowed", None);
+    let allow = if state.config.stateless {
+        "POST"
+    } else {
+        "GET, POST, DELETE"
+    };
+    let mut r = rpc_error(
+        StatusCode::METHOD_NOT_ALLOWED,
+        ErrorCode::INVALID_REQUEST,
+        "Method not allowed",
+        None,
+    );
     r.headers_mut().insert(header::ALLOW, HeaderValue::from_static(allow));
     r
 }
@@ -182,9 +217,15 @@ fn rpc_error(status: StatusCode, code: ErrorCode, message: &str, id: Option<&Req
 }
 
 fn accepts(headers: &HeaderMap, mime: &str) -> bool {
-    headers.get_all(header::ACCEPT).iter().filter_map(|v| v.to_str().ok()).any(|v| {
-        v.split(',').map(|m| m.split(';').next().unwrap_or("").trim()).any(|m| m == mime || m == "*/*")
-    })
+    headers
+        .get_all(header::ACCEPT)
+        .iter()
+        .filter_map(|v| v.to_str().ok())
+        .any(|v| {
+            v.split(',')
+                .map(|m| m.split(';').next().unwrap_or("").trim())
+                .any(|m| m == mime || m == "*/*")
+        })
 }
 
 fn header_str<'a>(headers: &'a HeaderMap, name: &str) -> Option<&'a str> {
@@ -209,14 +250,24 @@ fn protocol_version(headers: &HeaderMap) -> Result<ProtocolVersion, Response> {
 
 fn session_of(state: &HttpState, headers: &HeaderMap) -> Result<Arc<HttpSession>, Response> {
     let Some(id) = header_str(headers, SESSION_HEADER) else {
-        return Err(rpc_error(StatusCode::BAD_REQUEST, ErrorCode::INVALID_REQUEST, "Missing Mcp-Session-Id", None));
+        return Err(rpc_error(
+            StatusCode::BAD_REQUEST,
+            ErrorCode::INVALID_REQUEST,
+            "Missing Mcp-Session-Id",
+            None,
+        ));
     };
     match lock(&state.sessions).get(id) {
         Some(s) => {
             s.touch();
             Ok(s.clone())
         }
-        None => Err(rpc_error(StatusCode::NOT_FOUND, ErrorCode::INVALID_REQUEST, "Session not found", None)),
+        None => Err(rpc_error(
+            StatusCode::NOT_FOUND,
+            ErrorCode::INVALID_REQUEST,
+            "Session not found",
+            None,
+        )),
     }
 }
 
@@ -236,8 +287,11 @@ async fn post(state: &Arc<HttpState>, headers: &HeaderMap, body: Body) -> Respon
             None,
         );
     }
-    let json = header_str(headers, header::CONTENT_TYPE.as_str())
-        .is_some_and(|c| c.split(';').next().is_some_and(|m| m.trim().eq_ignore_ascii_case("application/json")));
+    let json = header_str(headers, header::CONTENT_TYPE.as_str()).is_some_and(|c| {
+        c.split(';')
+            .next()
+            .is_some_and(|m| m.trim().eq_ignore_ascii_case("application/json"))
+    });
     if !json {
         return rpc_error(
             StatusCode::UNSUPPORTED_MEDIA_TYPE,
@@ -259,7 +313,12 @@ async fn post(state: &Arc<HttpState>, headers: &HeaderMap, body: Body) -> Respon
     let message = match jsonrpc::parse(&frame) {
         Ok(m) => m,
         Err(FrameError::Parse(e)) => {
-            return rpc_error(StatusCode::BAD_REQUEST, ErrorCode::PARSE_ERROR, &format!("Parse error: {e}"), None)
+            return rpc_error(
+                StatusCode::BAD_REQUEST,
+                ErrorCode::PARSE_ERROR,
+                &format!("Parse error: {e}"),
+                None,
+            )
         }
         Err(FrameError::Invalid { id, reason }) => {
             return rpc_error(
@@ -320,7 +379,9 @@ async fn post(state: &Arc<HttpState>, headers: &HeaderMap, body: Body) -> Respon
             sessions.insert(id.clone(), s.clone());
             s
         };
-        let Some(rid) = request_id else { return StatusCode::ACCEPTED.into_response() };
+        let Some(rid) = request_id else {
+            return StatusCode::ACCEPTED.into_response();
+        };
         let mut response = answer(state, &session, rid, frame).await;
         if let Ok(v) = HeaderValue::from_str(&session.id) {
             response.headers_mut().insert(SESSION_HEADER, v);
@@ -376,7 +437,12 @@ async fn stateless(
         capabilities: Default::default(),
         client_info: mcpkit_types::schema::Implementation::new("stateless-client", "0"),
     });
-    let session = HttpSession::start("stateless".into(), &state.server, state.config.events_per_stream, preset);
+    let session = HttpSession::start(
+        "stateless".into(),
+        &state.server,
+        state.config.events_per_stream,
+        preset,
+    );
     let response = match request_id {
         Some(rid) => answer(state, &session, rid, frame).await,
         None => StatusCode::ACCEPTED.into_response(),
@@ -422,9 +488,17 @@ fn encode(e: &Event, retry: Option<Duration>) -> Bytes {
 
 /// An SSE response: `head` first (the first event carries `retry`), then whatever `live`
 /// delivers until it closes. Streams that may idle get a comment every 15 s.
-fn sse(head: Vec<Event>, live: Option<mpsc::UnboundedReceiver<Event>>, retry: Option<Duration>, keep_alive: bool) -> Response {
-    let head: Vec<Bytes> =
-        head.iter().enumerate().map(|(i, e)| encode(e, if i == 0 { retry } else { None })).collect();
+fn sse(
+    head: Vec<Event>,
+    live: Option<mpsc::UnboundedReceiver<Event>>,
+    retry: Option<Duration>,
+    keep_alive: bool,
+) -> Response {
+    let head: Vec<Bytes> = head
+        .iter()
+        .enumerate()
+        .map(|(i, e)| encode(e, if i == 0 { retry } else { None }))
+        .collect();
     let tail = stream::unfold(live, move |live| async move {
         let mut rx = live?;
         let ping = Duration::from_secs(15);
@@ -437,7 +511,10 @@ fn sse(head: Vec<Event>, live: Option<mpsc::UnboundedReceiver<Event>>, retry: Op
     });
     let body = Body::from_stream(stream::iter(head).chain(tail).map(Ok::<_, Infallible>));
     (
-        [(header::CONTENT_TYPE, "text/event-stream"), (header::CACHE_CONTROL, "no-cache")],
+        [
+            (header::CONTENT_TYPE, "text/event-stream"),
+            (header::CACHE_CONTROL, "no-cache"),
+        ],
         body,
     )
         .into_response()
@@ -448,7 +525,12 @@ fn get(state: &Arc<HttpState>, headers: &HeaderMap) -> Response {
         return method_not_allowed(state);
     }
     if !accepts(headers, "text/event-stream") {
-        return rpc_error(StatusCode::NOT_ACCEPTABLE, ErrorCode::INVALID_REQUEST, "Accept must list text/event-stream", None);
+        return rpc_error(
+            StatusCode::NOT_ACCEPTABLE,
+            ErrorCode::INVALID_REQUEST,
+            "Accept must list text/event-stream",
+            None,
+        );
     }
     let session = match session_of(state, headers) {
         Ok(s) => s,
@@ -461,7 +543,12 @@ fn get(state: &Arc<HttpState>, headers: &HeaderMap) -> Response {
     }
     match session.open_standalone() {
         Some((rx, prime)) => sse(vec![prime], Some(rx), Some(state.config.sse_retry), true),
-        None => rpc_error(StatusCode::CONFLICT, ErrorCode::INVALID_REQUEST, "A GET stream is already open", None),
+        None => rpc_error(
+            StatusCode::CONFLICT,
+            ErrorCode::INVALID_REQUEST,
+            "A GET stream is already open",
+            None,
+        ),
     }
 }
 

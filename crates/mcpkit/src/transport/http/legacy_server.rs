@@ -1,0 +1,200 @@
+//! The deprecated HTTP+SSE transport of 2024-11-05 (spec: `2024-11-05/basic/transports`), for
+//! old clients: GET on the SSE path opens a session whose first event, `endpoint`, names the
+//! URL to POST messages to; every server message is a `message` event on that stream.
+
+use std::collections::HashMap;
+use std::convert::Infallible;
+use std::io;
+use std::sync::{Arc, Mutex, MutexGuard};
+
+use axum::body::Body;
+use axum::extract::{Request, State};
+use axum::http::{header, StatusCode};
+use axum::response::{IntoResponse, Response};
+use axum::Router;
+use bytes::Bytes;
+use futures_util::stream::{self, StreamExt};
+use mcpkit_types::jsonrpc::{self, FrameError};
+use tokio::sync::mpsc;
+
+use super::security::{self, Refusal};
+use super::server::HttpConfig;
+use crate::peer::Peer;
+use crate::server::Server;
+use crate::transport::{Frame, FrameReader, FrameWriter, Transport};
+
+struct LegacyState {
+    server: Server,
+    config: HttpConfig,
+    messages_path: String,
+    sessions: Mutex<HashMap<String, LegacySession>>,
+}
+
+struct LegacySession {
+    inbound: mpsc::UnboundedSender<Vec<u8>>,
+    peer: Peer,
+}
+
+fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// The legacy endpoints: GET `sse_path` opens a stream, POST `messages_path?sessionId=…`
+/// delivers a message. Mount beside the Streamable HTTP router with `Router::merge`.
+pub fn legacy_router(server: Server, config: HttpConfig, sse_path: &str, messages_path: &str) -> Router {
+    let state = Arc::new(LegacyState {
+        server,
+        config,
+        messages_path: messages_path.to_owned(),
+        sessions: Mutex::new(HashMap::new()),
+    });
+    Router::new()
+        .route(sse_path, axum::routing::get(open))
+        .route(messages_path, axum::routing::post(message))
+        .with_state(state)
+}
+
+fn refuse(state: &LegacyState, request: &Request) -> Option<Response> {
+    match security::check(
+        request.headers(),
+        &state.config.allowed_hosts,
+        &state.config.allowed_origins,
+    ) {
+        Ok(()) => None,
+        Err(Refusal::Host) => Some((StatusCode::MISDIRECTED_REQUEST, "Host not allowed").into_response()),
+        Err(Refusal::Origin) => Some((StatusCode::FORBIDDEN, "Origin not allowed").into_response()),
+    }
+}
+
+async fn open(State(state): State<Arc<LegacyState>>, request: Request) -> Response {
+    if let Some(r) = refuse(&state, &request) {
+        return r;
+    }
+    let mut raw = [0u8; 16];
+    if getrandom::fill(&mut raw).is_err() {
+        return StatusCode::INTERNAL_SERVER_ERROR.into_response();
+    }
+    let id: String = raw.iter().map(|b| format!("{b:02x}")).collect();
+    let (in_tx, in_rx) = mpsc::unbounded_channel();
+    let (out_tx, out_rx) = mpsc::unbounded_channel::<Vec<u8>>();
+    let connection = state.server.start(LegacyTransport { rx: in_rx, tx: out_tx });
+    lock(&state.sessions).insert(
+        id.clone(),
+        LegacySession {
+            inbound: in_tx,
+            peer: connection.peer().clone(),
+        },
+    );
+    let endpoint = Bytes::from(format!(
+        "event: endpoint\ndata: {}?sessionId={id}\n\n",
+        state.messages_path
+    ));
+    let guard = SessionGuard {
+        state: state.clone(),
+        id,
+    };
+    let events = stream::unfold((out_rx, guard), |(mut rx, guard)| async move {
+        let frame = rx.recv().await?;
+        let mut out = Vec::with_capacity(frame.len() + 24);
+        out.extend_from_slice(b"event: message\ndata: ");
+        out.extend_from_slice(&frame);
+        out.extend_from_slice(b"\n\n");
+        Some((Bytes::from(out), (rx, guard)))
+    });
+    let body = Body::from_stream(stream::iter([endpoint]).chain(events).map(Ok::<_, Infallible>));
+    (
+        [
+            (header::CONTENT_TYPE, "text/event-stream"),
+            (header::CACHE_CONTROL, "no-cache"),
+        ],
+        body,
+    )
+        .into_response()
+}
+
+/// Ends the session when its SSE stream is dropped (the client went away).
+struct SessionGuard {
+    state: Arc<LegacyState>,
+    id: String,
+}
+
+impl Drop for SessionGuard {
+    fn drop(&mut self) {
+        if let Some(s) = lock(&self.state.sessions).remove(&self.id) {
+            s.peer.close();
+        }
+    }
+}
+
+/// The `sessionId` query parameter (ids are hex, so no percent-decoding is needed).
+fn session_param(request: &Request) -> Option<String> {
+    request
+        .uri()
+        .query()?
+        .split('&')
+        .find_map(|kv| kv.strip_prefix("sessionId="))
+        .map(str::to_owned)
+}
+
+async fn message(State(state): State<Arc<LegacyState>>, request: Request) -> Response {
+    if let Some(r) = refuse(&state, &request) {
+        return r;
+    }
+    let Some(session_id) = session_param(&request) else {
+        return (StatusCode::BAD_REQUEST, "Missing sessionId").into_response();
+    };
+    let Some(inbound) = lock(&state.sessions).get(&session_id).map(|s| s.inbound.clone()) else {
+        return (StatusCode::NOT_FOUND, "Session not found").into_response();
+    };
+    let body = match axum::body::to_bytes(request.into_body(), state.config.max_body_bytes).await {
+        Ok(b) => b,
+        Err(_) => return StatusCode::PAYLOAD_TOO_LARGE.into_response(),
+    };
+    // Malformed frames are still delivered: the engine answers them on the stream with the
+    // right JSON-RPC error. Only unparseable JSON also gets a 400 here.
+    let bad_json = matches!(jsonrpc::parse(&body), Err(FrameError::Parse(_)));
+    if inbound.send(body.to_vec()).is_err() {
+        return (StatusCode::NOT_FOUND, "Session ended").into_response();
+    }
+    if bad_json {
+        (StatusCode::BAD_REQUEST, "Invalid JSON").into_response()
+    } else {
+        StatusCode::ACCEPTED.into_response()
+    }
+}
+
+struct LegacyTransport {
+    rx: mpsc::UnboundedReceiver<Vec<u8>>,
+    tx: mpsc::UnboundedSender<Vec<u8>>,
+}
+
+struct LegacyReader(mpsc::UnboundedReceiver<Vec<u8>>);
+struct LegacyWriter(mpsc::UnboundedSender<Vec<u8>>);
+
+impl Transport for LegacyTransport {
+    type Reader = LegacyReader;
+    type Writer = LegacyWriter;
+    fn split(self) -> (LegacyReader, LegacyWriter) {
+        (LegacyReader(self.rx), LegacyWriter(self.tx))
+    }
+}
+
+impl FrameReader for LegacyReader {
+    async fn read_frame(&mut self) -> io::Result<Option<Frame>> {
+        Ok(self.0.recv().await.map(Frame::Message))
+    }
+}
+
+impl FrameWriter for LegacyWriter {
+    async fn write_frame(&mut self, frame: &[u8]) -> io::Result<()> {
+        self.0
+            .send(frame.to_vec())
+            .map_err(|_| io::Error::new(io::ErrorKind::BrokenPipe, "SSE stream closed"))
+    }
+    async fn flush(&mut self) -> io::Result<()> {
+        Ok(())
+    }
+    async fn close(&mut self) -> io::Result<()> {
+        Ok(())
+    }
+}
