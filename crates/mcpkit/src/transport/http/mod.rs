@@ -2,7 +2,10 @@
 //!
 //! - [`server`]: the server side as an axum `Router` (a `tower::Service`) to mount anywhere,
 //!   plus a one-call [`server::serve`].
+//! - [`legacy_server`]: the deprecated 2024-11-05 HTTP+SSE endpoints, to mount beside it.
 
+#[cfg(feature = "http-server")]
+pub mod legacy_server;
 #[cfg(feature = "http-server")]
 pub mod server;
 #[cfg(feature = "http-server")]
