@@ -89,8 +89,15 @@ async fn run(command: Command) -> ExitCode {
                 ExitCode::FAILURE
             }
         },
-        Command::Serve { http: Some(addr), allow_any_host, stateless } => {
-            let mut config = HttpConfig { stateless, ..HttpConfig::default() };
+        Command::Serve {
+            http: Some(addr),
+            allow_any_host,
+            stateless,
+        } => {
+            let mut config = HttpConfig {
+                stateless,
+                ..HttpConfig::default()
+            };
             if allow_any_host {
                 config.allowed_hosts = vec!["*".into()];
                 config.allowed_origins = vec!["*".into()];

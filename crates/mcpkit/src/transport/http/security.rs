@@ -37,7 +37,10 @@ pub(crate) enum Refusal {
 
 /// Check `Host` (required) and `Origin` (when present) against the allowlists.
 pub(crate) fn check(headers: &HeaderMap, hosts: &[String], origins: &[String]) -> Result<(), Refusal> {
-    let host = headers.get(axum::http::header::HOST).and_then(|h| h.to_str().ok()).ok_or(Refusal::Host)?;
+    let host = headers
+        .get(axum::http::header::HOST)
+        .and_then(|h| h.to_str().ok())
+        .ok_or(Refusal::Host)?;
     if !allowed(host_of(host), hosts) {
         return Err(Refusal::Host);
     }
@@ -75,15 +78,28 @@ mod tests {
             assert!(check(&headers(Some(host), None), &list, &list).is_ok(), "{host}");
         }
         for origin in ["http://localhost:5173", "https://127.0.0.1", "http://[::1]:3000"] {
-            assert!(check(&headers(Some("localhost"), Some(origin)), &list, &list).is_ok(), "{origin}");
+            assert!(
+                check(&headers(Some("localhost"), Some(origin)), &list, &list).is_ok(),
+                "{origin}"
+            );
         }
-        assert!(matches!(check(&headers(Some("evil.example.com"), None), &list, &list), Err(Refusal::Host)));
+        assert!(matches!(
+            check(&headers(Some("evil.example.com"), None), &list, &list),
+            Err(Refusal::Host)
+        ));
         assert!(matches!(check(&headers(None, None), &list, &list), Err(Refusal::Host)));
         assert!(matches!(
-            check(&headers(Some("localhost"), Some("http://evil.example.com")), &list, &list),
+            check(
+                &headers(Some("localhost"), Some("http://evil.example.com")),
+                &list,
+                &list
+            ),
             Err(Refusal::Origin)
         ));
-        assert!(matches!(check(&headers(Some("localhost"), Some("null")), &list, &list), Err(Refusal::Origin)));
+        assert!(matches!(
+            check(&headers(Some("localhost"), Some("null")), &list, &list),
+            Err(Refusal::Origin)
+        ));
         let any = vec!["*".to_string()];
         assert!(check(&headers(Some("example.com:80"), Some("https://x.org")), &any, &any).is_ok());
     }

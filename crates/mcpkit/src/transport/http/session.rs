@@ -73,7 +73,11 @@ impl Routes {
         let log = self.logs.entry(stream).or_default();
         log.next_seq += 1;
         let seq = log.next_seq;
-        let event = Event { id: format!("{stream}-{seq}"), data, is_reply };
+        let event = Event {
+            id: format!("{stream}-{seq}"),
+            data,
+            is_reply,
+        };
         log.events.push_back((seq, event.clone()));
         while log.events.len() > cap {
             log.events.pop_front();
@@ -106,8 +110,15 @@ impl HttpSession {
         preset: Option<crate::server::Preset>,
     ) -> Arc<HttpSession> {
         let (inbound, rx) = mpsc::unbounded_channel();
-        let routes = Arc::new(Mutex::new(Routes { next_stream: 1, ..Default::default() }));
-        let transport = SessionTransport { rx, routes: routes.clone(), cap: events_per_stream.max(1) };
+        let routes = Arc::new(Mutex::new(Routes {
+            next_stream: 1,
+            ..Default::default()
+        }));
+        let transport = SessionTransport {
+            rx,
+            routes: routes.clone(),
+            cap: events_per_stream.max(1),
+        };
         let connection = match preset {
             Some(p) => server.start_preset(transport, p),
             None => server.start(transport),
@@ -182,7 +193,12 @@ impl HttpSession {
         let (stream, seq) = parse_event_id(last_event_id)?;
         let mut r = lock(&self.routes);
         let log = r.logs.get(&stream)?;
-        let missed: Vec<Event> = log.events.iter().filter(|(s, _)| *s > seq).map(|(_, e)| e.clone()).collect();
+        let missed: Vec<Event> = log
+            .events
+            .iter()
+            .filter(|(s, _)| *s > seq)
+            .map(|(_, e)| e.clone())
+            .collect();
         let finished = log.finished;
         let live = if stream == STANDALONE {
             let (tx, rx) = mpsc::unbounded_channel();
@@ -227,7 +243,13 @@ impl Transport for SessionTransport {
     type Reader = SessionReader;
     type Writer = SessionWriter;
     fn split(self) -> (SessionReader, SessionWriter) {
-        (SessionReader(self.rx), SessionWriter { routes: self.routes, cap: self.cap })
+        (
+            SessionReader(self.rx),
+            SessionWriter {
+                routes: self.routes,
+                cap: self.cap,
+            },
+        )
     }
 }
 
