@@ -98,9 +98,13 @@ pub fn object_schema() -> JsonObject {
 impl<T: DeserializeOwned + JsonSchema + Send + 'static> FromToolCall for Args<T> {
     fn from_tool_call(call: &ToolCall) -> Result<Self, Rejection> {
         let raw = call.arguments.as_deref().map_or("{}", RawValue::get);
-        serde_json::from_str(raw)
-            .map(Args)
-            .map_err(|e| Rejection::InvalidArguments(format!("Invalid arguments for tool {}: {e}", call.name)))
+        let de = &mut serde_json::Deserializer::from_str(raw);
+        serde_path_to_error::deserialize(de).map(Args).map_err(|e| {
+            // Name the offending argument: "expected a string" alone does not say which one.
+            let path = e.path().to_string();
+            let at = if path == "." { String::new() } else { format!(" at `{path}`") };
+            Rejection::InvalidArguments(format!("Invalid arguments for tool {}{at}: {}", call.name, e.inner()))
+        })
     }
     fn input_schema() -> Option<JsonObject> {
         Some(schema_object::<T>())
