@@ -193,6 +193,12 @@ async fn call_tool(
     req: IncomingRequest,
 ) -> HandlerResult {
     let p: CallToolParams = params(req.params.as_deref())?;
+    // The schema types `arguments` as an object; anything else is malformed params, not a
+    // tool-level mistake.
+    if p.arguments.as_deref().is_some_and(|a| !a.get().starts_with('{')) {
+        return Err(ErrorObject::invalid_params("Invalid params: `arguments` must be an object")
+            .with_data(json!({ "path": "arguments" })));
+    }
     let Some(def) = snap.tool_index.get(&p.name).map(|&i| snap.catalog.tools[i].clone()) else {
         return Err(ErrorObject::invalid_params(format!("Unknown tool: {}", p.name)));
     };
