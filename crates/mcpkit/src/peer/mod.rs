@@ -465,6 +465,12 @@ impl Peer {
             tokio::select! {
                 r = &mut rx => {
                     guard.id = None; // answered: nothing to cancel
+                    // Progress read before the response is already queued: deliver it first.
+                    if let Some((prx, sink)) = progress_rx.as_mut() {
+                        while let Ok(p) = prx.try_recv() {
+                            let _ = sink.send(p);
+                        }
+                    }
                     return r.unwrap_or_else(|_| Err(self.close_error()));
                 }
                 p = async { match progress_rx.as_mut() { Some((prx, _)) => prx.recv().await, None => std::future::pending().await } } => {
