@@ -53,7 +53,8 @@ pub struct IncomingRequest {
 
 /// The handler table of one role. Server and client are the same engine with different services.
 pub trait Service: Send + Sync + 'static {
-    /// Answer one request. Runs concurrently with other requests.
+    /// Answer one request. This call itself happens in arrival order on the reader; the
+    /// returned future runs concurrently with other requests.
     fn handle_request(&self, peer: Peer, request: IncomingRequest) -> BoxFuture<HandlerResult>;
     /// Handle one notification. Notifications are handled one at a time, in arrival order.
     fn handle_notification(&self, peer: Peer, method: String, params: Option<Box<RawValue>>) -> BoxFuture<()>;
@@ -256,7 +257,17 @@ async fn read_loop<R: FrameReader>(mut reader: R, peer: Peer, service: Arc<dyn S
                     params: r.params.map(ToOwned::to_owned),
                     cancel,
                 };
-                tokio::spawn(run_request(peer.clone(), service.clone(), request, limit.clone()));
+                let id = request.id.clone();
+                let cancel = request.cancel.clone();
+                // The handler's synchronous part runs here, in arrival order (so `initialize`
+                // is settled before the next request is looked at); its future runs on its own.
+                let handler =
+                    std::panic::catch_unwind(AssertUnwindSafe(|| service.handle_request(peer.clone(), request)));
+                let handler: BoxFuture<HandlerResult> = match handler {
+                    Ok(f) => f,
+                    Err(_) => Box::pin(async { std::panic::panic_any("handler setup panicked") }),
+                };
+                tokio::spawn(run_request(peer.clone(), id, cancel, handler, limit.clone()));
             }
             Ok(MessageRef::Notification(n)) => match &*n.method {
                 "notifications/cancelled" => peer.on_cancelled(n.params),
@@ -298,13 +309,17 @@ async fn read_loop<R: FrameReader>(mut reader: R, peer: Peer, service: Arc<dyn S
     }
 }
 
-async fn run_request(peer: Peer, service: Arc<dyn Service>, request: IncomingRequest, limit: Arc<Semaphore>) {
+async fn run_request(
+    peer: Peer,
+    id: RequestId,
+    cancel: CancellationToken,
+    handler: BoxFuture<HandlerResult>,
+    limit: Arc<Semaphore>,
+) {
     let Ok(_permit) = limit.acquire_owned().await else {
         return;
     };
-    let id = request.id.clone();
-    let cancel = request.cancel.clone();
-    let fut = AssertUnwindSafe(service.handle_request(peer.clone(), request)).catch_unwind();
+    let fut = AssertUnwindSafe(handler).catch_unwind();
     let outcome = tokio::select! {
         r = fut => Some(r),
         _ = cancel.cancelled() => None,

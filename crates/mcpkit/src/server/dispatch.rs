@@ -55,6 +55,12 @@ impl Service for ServerService {
     fn handle_request(&self, peer: Peer, req: IncomingRequest) -> BoxFuture<HandlerResult> {
         let server = self.server.clone();
         let session = self.session.clone();
+        if req.method == "initialize" {
+            // Negotiate now, in arrival order, so a request sent right behind `initialize`
+            // already sees the session as initialized.
+            let result = initialize(&server, &session, req.params.as_deref());
+            return Box::pin(std::future::ready(result));
+        }
         Box::pin(async move {
             if !session.is_negotiated() && !allowed_before_init(&req.method) {
                 return Err(ErrorObject::invalid_request(format!(
@@ -196,8 +202,10 @@ async fn call_tool(
     // The schema types `arguments` as an object; anything else is malformed params, not a
     // tool-level mistake.
     if p.arguments.as_deref().is_some_and(|a| !a.get().starts_with('{')) {
-        return Err(ErrorObject::invalid_params("Invalid params: `arguments` must be an object")
-            .with_data(json!({ "path": "arguments" })));
+        return Err(
+            ErrorObject::invalid_params("Invalid params: `arguments` must be an object")
+                .with_data(json!({ "path": "arguments" })),
+        );
     }
     let Some(def) = snap.tool_index.get(&p.name).map(|&i| snap.catalog.tools[i].clone()) else {
         return Err(ErrorObject::invalid_params(format!("Unknown tool: {}", p.name)));

@@ -233,7 +233,7 @@ fn header_str<'a>(headers: &'a HeaderMap, name: &str) -> Option<&'a str> {
 }
 
 /// Spec: a missing `MCP-Protocol-Version` means 2025-03-26; an unsupported one is a 400.
-fn protocol_version(headers: &HeaderMap) -> Result<ProtocolVersion, Response> {
+fn protocol_version(headers: &HeaderMap, id: Option<&RequestId>) -> Result<ProtocolVersion, Response> {
     match header_str(headers, PROTOCOL_VERSION_HEADER) {
         None => Ok(ProtocolVersion::V2025_03_26),
         Some(v) => match v.trim().parse::<ProtocolVersion>() {
@@ -242,7 +242,7 @@ fn protocol_version(headers: &HeaderMap) -> Result<ProtocolVersion, Response> {
                 StatusCode::BAD_REQUEST,
                 ErrorCode::INVALID_REQUEST,
                 &format!("Unsupported MCP-Protocol-Version: {v}"),
-                None,
+                id,
             )),
         },
     }
@@ -330,15 +330,15 @@ async fn post(state: &Arc<HttpState>, headers: &HeaderMap, body: Body) -> Respon
         }
         Err(FrameError::Ignore(_)) => return StatusCode::ACCEPTED.into_response(),
     };
-    let version = match protocol_version(headers) {
-        Ok(v) => v,
-        Err(r) => return r,
-    };
     let (request_id, is_initialize) = match &message {
         MessageRef::Request(r) => (Some(r.id.clone()), r.method == "initialize"),
         _ => (None, false),
     };
     drop(message);
+    let version = match protocol_version(headers, request_id.as_ref()) {
+        Ok(v) => v,
+        Err(r) => return r,
+    };
 
     if state.config.stateless {
         return stateless(state, frame, request_id, version, is_initialize).await;
