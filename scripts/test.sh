@@ -1,10 +1,13 @@
 #!/usr/bin/env bash
-# The whole test suite: installs the interop peers, then runs every test of the workspace
-# (unit, integration, real-process stdio, interop with the official Python SDK, doctests).
+# The whole test suite: installs the pinned interop peers (official Python and TypeScript
+# SDKs), runs every test of the workspace (unit, integration, real-process stdio and HTTP,
+# interop, doctests), then the official conformance suite's server leg.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$root"
 scripts/setup-interop.sh
+scripts/setup-interop-ts.sh
 export MCPKIT_INTEROP_PYTHON="$root/target/interop-venv/bin/python"
 cargo test --workspace --all-targets --locked
 cargo test --workspace --doc --locked
+scripts/conformance.sh server 2025-11-25

@@ -4,6 +4,7 @@
 Usage:
     client_checks.py stdio -- CMD [ARGS...]   spawn the server with the SDK's stdio_client
     client_checks.py http URL                 connect with the SDK's streamable_http_client
+    client_checks.py sse URL                  legacy HTTP+SSE with the SDK's sse_client (URL of GET /sse)
 
 The server is expected to expose the conformance "everything" fixtures (test_simple_text,
 test_sampling, test://static-text, test_prompt_with_arguments, ...) plus an `echo` tool.
@@ -385,6 +386,10 @@ async def amain(args: argparse.Namespace) -> int:
             if args.transport == "stdio":
                 params = StdioServerParameters(command=args.command[0], args=list(args.command[1:]))
                 read, write = await stack.enter_async_context(stdio_client(params))
+            elif args.transport == "sse":
+                from mcp.client.sse import sse_client
+
+                read, write = await stack.enter_async_context(sse_client(args.url))
             else:
                 from mcp.client.streamable_http import streamable_http_client
 
@@ -420,6 +425,8 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     p_stdio.add_argument("command", nargs=argparse.REMAINDER)
     p_http = sub.add_parser("http", help="connect to a Streamable HTTP endpoint URL")
     p_http.add_argument("url")
+    p_sse = sub.add_parser("sse", help="connect to a legacy HTTP+SSE endpoint URL (GET /sse, POST /messages)")
+    p_sse.add_argument("url")
     args = parser.parse_args(argv)
     if args.transport == "stdio":
         if args.command and args.command[0] == "--":

@@ -11,6 +11,9 @@ use std::time::Duration;
 
 use mcpkit::transport::child::{ChildTransport, Stderr};
 use mcpkit::Client;
+use support::HttpServer;
+
+mod support;
 
 fn python() -> PathBuf {
     let p = std::env::var_os("MCPKIT_INTEROP_PYTHON")
@@ -28,11 +31,11 @@ fn repo() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..")
 }
 
-#[test]
-fn python_sdk_client_passes_every_check_against_mcpkit_serve() {
+/// Run the Python client checks with `args` and assert every check passed.
+fn run_checks(args: &[&str]) {
     let out = Command::new(python())
         .arg(repo().join("tests-interop/python/client_checks.py"))
-        .args(["stdio", "--", env!("CARGO_BIN_EXE_mcpkit"), "serve"])
+        .args(args)
         .output()
         .expect("run client_checks.py");
     let stdout = String::from_utf8_lossy(&out.stdout);
@@ -45,6 +48,23 @@ fn python_sdk_client_passes_every_check_against_mcpkit_serve() {
     );
     assert!(!last.starts_with("0 passed"), "no check ran");
     assert!(out.status.success());
+}
+
+#[test]
+fn python_sdk_client_over_stdio() {
+    run_checks(&["stdio", "--", env!("CARGO_BIN_EXE_mcpkit"), "serve"]);
+}
+
+#[test]
+fn python_sdk_client_over_streamable_http() {
+    let server = HttpServer::start();
+    run_checks(&["http", &format!("{}/mcp", server.base)]);
+}
+
+#[test]
+fn python_sdk_client_over_legacy_sse() {
+    let server = HttpServer::start();
+    run_checks(&["sse", &format!("{}/sse", server.base)]);
 }
 
 #[tokio::test]

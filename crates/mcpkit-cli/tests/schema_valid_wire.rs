@@ -907,3 +907,132 @@ async fn pagination_follows_next_cursor_and_rejects_unknown_cursors() {
     assert!(report.count("result tools/list") >= 6);
     assert_eq!(report.count("error -32602"), 3);
 }
+
+/// A server→client request needs the client's capability: against a client without sampling or
+/// elicitation handlers the reference tools report that in their text and send no request.
+#[tokio::test]
+async fn server_requests_need_the_clients_capability() {
+    let pair = within("connect", TestPair::connect(reference::server(), Client::builder()))
+        .await
+        .unwrap();
+    let r = within(
+        "sampling",
+        pair.client.call_tool("test_sampling", json!({"prompt": "p"})),
+    )
+    .await
+    .unwrap();
+    assert!(
+        text_of(&r).starts_with("Sampling not supported or error: "),
+        "{}",
+        text_of(&r)
+    );
+    let r = within(
+        "elicitation",
+        pair.client.call_tool("test_elicitation", json!({"message": "m"})),
+    )
+    .await
+    .unwrap();
+    assert!(
+        text_of(&r).starts_with("Elicitation not supported or error: "),
+        "{}",
+        text_of(&r)
+    );
+    let report = SchemaValidator::v2025_11_25().check_transcript(&pair.server_sent(), &pair.server_received());
+    report.assert_valid();
+    assert_eq!(report.count("request sampling/createMessage"), 0);
+    assert_eq!(report.count("request elicitation/create"), 0);
+}
+
+/// A session on an older revision speaks that revision: the same calls against the reference
+/// server, with the client asking for 2024-11-05, 2025-03-26 or 2025-06-18, produce frames that
+/// validate against that revision's schema (results are adapted to what the revision can say).
+#[tokio::test]
+async fn older_revisions_get_frames_valid_in_their_own_schema() {
+    let mut failures = Vec::new();
+    for version in [
+        ProtocolVersion::V2024_11_05,
+        ProtocolVersion::V2025_03_26,
+        ProtocolVersion::V2025_06_18,
+    ] {
+        let asked = Arc::new(Asked::default());
+        let client = harness_client(asked).protocol_version(version);
+        let pair = within("connect", TestPair::connect(reference::server(), client))
+            .await
+            .unwrap();
+        let c = &pair.client;
+        assert_eq!(c.protocol_version(), version);
+        within("ping", c.ping()).await.unwrap();
+        within("setLevel", c.set_log_level(LoggingLevel::Debug)).await.unwrap();
+        let tools = within("tools", c.list_all_tools()).await.unwrap();
+        for t in &tools {
+            let args = match t.name.as_str() {
+                "echo" => json!({"message": "m"}),
+                "add" => json!({"a": 1, "b": 2}),
+                "test_sampling" => json!({"prompt": "p"}),
+                "test_elicitation" => json!({"message": "m"}),
+                "json_schema_2020_12_tool" => json!({"email": "e"}),
+                _ => json!({}),
+            };
+            let (tx, _rx) = mpsc::unbounded_channel();
+            let options = CallOptions {
+                progress: Some(tx),
+                ..Default::default()
+            };
+            if let Err(e) = within(&t.name, c.call_tool_with(&t.name, args, options)).await {
+                failures.push(format!("{version}: tools/call {} failed: {e}", t.name));
+            }
+        }
+        for r in within("resources", c.list_all_resources()).await.unwrap() {
+            within("read", c.read_resource(&r.uri)).await.unwrap();
+        }
+        within("templates", c.list_all_resource_templates()).await.unwrap();
+        within("read template", c.read_resource("test://template/7/data"))
+            .await
+            .unwrap();
+        let _ = within("read unknown", c.read_resource("test://nope")).await;
+        within("subscribe", c.subscribe("test://watched-resource"))
+            .await
+            .unwrap();
+        pair.server.notify_resource_updated("test://watched-resource");
+        for p in within("prompts", c.list_all_prompts()).await.unwrap() {
+            let args: Vec<(String, String)> = p
+                .arguments
+                .iter()
+                .flatten()
+                .map(|a| (a.name.clone(), "test://x".to_owned()))
+                .collect();
+            within("prompt", c.get_prompt(&p.name, args)).await.unwrap();
+        }
+        within(
+            "complete",
+            c.complete(prompt_ref("test_prompt_with_arguments"), "arg1", "t"),
+        )
+        .await
+        .unwrap();
+        within(
+            "roots",
+            pair.connection.peer().request::<ListRoots>(&Default::default()),
+        )
+        .await
+        .unwrap();
+        within("final ping", c.ping()).await.unwrap();
+
+        let v = SchemaValidator::revision(version.as_str());
+        let sent = pair.server_sent();
+        let received = pair.server_received();
+        let report = v.check_transcript(&sent, &received);
+        assert!(report.count("result tools/call") >= 16, "{version}: {:?}", report.kinds);
+        for e in report.errors {
+            failures.push(format!("{version}: server frame: {e}"));
+        }
+        for e in v.check_transcript(&received, &sent).errors {
+            failures.push(format!("{version}: client frame: {e}"));
+        }
+    }
+    assert!(
+        failures.is_empty(),
+        "{} failures:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
+}

