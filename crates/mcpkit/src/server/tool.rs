@@ -102,7 +102,11 @@ impl<T: DeserializeOwned + JsonSchema + Send + 'static> FromToolCall for Args<T>
         serde_path_to_error::deserialize(de).map(Args).map_err(|e| {
             // Name the offending argument: "expected a string" alone does not say which one.
             let path = e.path().to_string();
-            let at = if path == "." { String::new() } else { format!(" at `{path}`") };
+            let at = if path == "." {
+                String::new()
+            } else {
+                format!(" at `{path}`")
+            };
             Rejection::InvalidArguments(format!("Invalid arguments for tool {}{at}: {}", call.name, e.inner()))
         })
     }
