@@ -161,16 +161,71 @@ async fn closing_the_client_lets_mcpkit_serve_exit_by_itself() {
     assert!(started.elapsed() < Duration::from_secs(5));
 }
 
+/// The shutdown the spec describes for stdio: the client closes the server's stdin and the
+/// server exits with status 0.
 #[tokio::test]
 async fn mcpkit_serve_exits_0_when_stdin_closes() {
-    let input = format!("{}\n", initialize_line(1));
+    let mut child = Command::new(BIN)
+        .arg("serve")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .kill_on_drop(true)
+        .spawn()
+        .expect("spawn mcpkit serve");
+    let mut stdin = child.stdin.take().unwrap();
+    let mut stdout = BufReader::new(child.stdout.take().unwrap());
+    stdin
+        .write_all(format!("{}\n", initialize_line(1)).as_bytes())
+        .await
+        .unwrap();
+    stdin.flush().await.unwrap();
+    let mut line = String::new();
+    within("the initialize reply", stdout.read_line(&mut line))
+        .await
+        .unwrap();
+    let reply: Value = serde_json::from_str(&line).expect("a JSON reply");
+    assert_eq!(reply["id"], 1);
+    assert_eq!(reply["result"]["protocolVersion"], "2025-11-25");
+    assert_eq!(reply["result"]["serverInfo"]["name"], reference::SERVER_NAME);
+    drop(stdin);
+    let status = within("mcpkit serve to exit", child.wait()).await.unwrap();
+    assert!(status.success(), "mcpkit serve exited with {status}");
+    let mut rest = String::new();
+    within(
+        "stdout to close",
+        tokio::io::AsyncReadExt::read_to_string(&mut stdout, &mut rest),
+    )
+    .await
+    .unwrap();
+    assert_eq!(rest, "", "mcpkit serve wrote more after the initialize reply");
+}
+
+/// `printf '…requests…' | mcpkit serve`: requests read before stdin closed are still answered
+/// (stdin closing ends the input, not the work already accepted), then the server exits 0.
+#[tokio::test]
+async fn mcpkit_serve_answers_requests_read_before_stdin_closed() {
+    let input = [
+        initialize_line(1),
+        r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#.to_owned(),
+        // Takes about 100 ms.
+        r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"test_reconnection"}}"#.to_owned(),
+        r#"{"jsonrpc":"2.0","id":3,"method":"ping"}"#.to_owned(),
+    ]
+    .join("\n")
+        + "\n";
     let (status, stdout, stderr) = run(&["serve"], &input, &[]).await;
     assert!(status.success(), "mcpkit serve exited with {status}; stderr:\n{stderr}");
     let lines = json_rpc_lines(&stdout);
-    assert_eq!(lines.len(), 1, "{lines:?}");
-    assert_eq!(lines[0]["id"], 1);
-    assert_eq!(lines[0]["result"]["protocolVersion"], "2025-11-25");
-    assert_eq!(lines[0]["result"]["serverInfo"]["name"], reference::SERVER_NAME);
+    for id in 1..=3 {
+        assert_eq!(
+            lines.iter().filter(|l| l["id"] == id).count(),
+            1,
+            "request {id} was read but never answered: {lines:?}"
+        );
+    }
+    let reply = lines.iter().find(|l| l["id"] == 2).unwrap();
+    assert_eq!(reply["result"]["content"][0]["text"], reference::RECONNECTION_TEXT);
 }
 
 #[tokio::test]

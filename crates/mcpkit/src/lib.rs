@@ -6,7 +6,8 @@
 //!   request context.
 //! - [`client`]: [`Client`] with typed calls and handlers for the server's requests.
 //! - [`peer`]: the connection engine both roles share.
-//! - [`transport`]: stdio, child process, in-memory pair, and a recording tap.
+//! - [`transport`]: stdio, child process, in-memory pair, Streamable HTTP (server and client),
+//!   legacy HTTP+SSE, and a recording tap.
 //! - [`testing`]: `TestPair`, a connected client and server for tests.
 //! - [`types`]: the wire and schema types (the `mcpkit-types` crate).
 //!
@@ -16,8 +17,11 @@
 //! | --- | --- | --- |
 //! | `server` | yes | the [`server`] module |
 //! | `client` | yes | the [`client`] module |
+//! | `http-server` | yes | Streamable HTTP and legacy HTTP+SSE server endpoints (axum) |
+//! | `http-client` | yes | the Streamable HTTP client transport with legacy fallback (reqwest, rustls) |
 //!
-//! The transports (stdio, child process, in-memory) are always built: they need nothing beyond tokio.
+//! The stream transports (stdio, child process, in-memory) are always built: they need nothing
+//! beyond tokio.
 #![forbid(unsafe_code)]
 
 #[cfg(feature = "client")]

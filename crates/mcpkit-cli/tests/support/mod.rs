@@ -5,15 +5,15 @@ use std::io::{BufRead, BufReader};
 use std::process::{Child, Command, Stdio};
 
 /// `mcpkit serve --http 127.0.0.1:0`, killed on drop; yields its base URL.
-pub struct HttpServer {
+pub(crate) struct HttpServer {
     child: Child,
     /// `http://127.0.0.1:PORT`.
-    pub base: String,
+    pub(crate) base: String,
 }
 
 impl HttpServer {
     /// Start it and wait for its banner.
-    pub fn start() -> HttpServer {
+    pub(crate) fn start() -> HttpServer {
         let mut child = Command::new(env!("CARGO_BIN_EXE_mcpkit"))
             .args(["serve", "--http", "127.0.0.1:0"])
             .stderr(Stdio::piped())

@@ -444,7 +444,8 @@ impl Client {
 
     /// Spec: `server/tools` "Output Schema": clients SHOULD validate structured results.
     fn check_output(&self, name: &str, result: &CallToolResult) -> Result<()> {
-        if result.is_error() {
+        // Before 2025-06-18 there is no structuredContent on the wire to check.
+        if result.is_error() || self.inner.version < ProtocolVersion::V2025_06_18 {
             return Ok(());
         }
         let validator = self

@@ -67,6 +67,9 @@ pub struct PeerOptions {
     pub max_concurrent_requests: usize,
     /// Default timeout for outgoing requests (default none).
     pub request_timeout: Option<Duration>,
+    /// When the peer ends its input, how long requests already read may still run to send
+    /// their answers before they are cancelled (default 10 s).
+    pub drain_timeout: Duration,
 }
 
 impl Default for PeerOptions {
@@ -74,6 +77,7 @@ impl Default for PeerOptions {
         PeerOptions {
             max_concurrent_requests: 256,
             request_timeout: None,
+            drain_timeout: Duration::from_secs(10),
         }
     }
 }
@@ -297,12 +301,23 @@ async fn read_loop<R: FrameReader>(mut reader: R, peer: Peer, service: Arc<dyn S
     if let Some(e) = end {
         *lock(&peer.shared.close_reason) = Some(e);
     }
-    // The peer is gone: fail every waiting caller and stop every handler.
+    // Nothing more will come in: fail every waiting caller (no answer can arrive).
     drop(note_tx);
     let _ = notes.await;
     let reason = peer.close_error();
     for (_, tx) in lock(&peer.shared.pending).drain() {
         let _ = tx.send(Err(reason.clone()));
+    }
+    // At a clean end of input the writer may still be open (a client closes our stdin and
+    // waits for the answers): let requests already read finish, within the drain limit.
+    if !peer.shared.closed.is_cancelled() {
+        let deadline = tokio::time::Instant::now() + peer.shared.options.drain_timeout;
+        while !lock(&peer.shared.inflight).is_empty() && tokio::time::Instant::now() < deadline {
+            tokio::select! {
+                _ = tokio::time::sleep(Duration::from_millis(5)) => {}
+                _ = peer.shared.closed.cancelled() => break,
+            }
+        }
     }
     for (_, token) in lock(&peer.shared.inflight).drain() {
         token.cancel();
@@ -326,8 +341,8 @@ async fn run_request(
     };
     let still_wanted = lock(&peer.shared.inflight).remove(&id).is_some();
     match outcome {
-        _ if !still_wanted || cancel.is_cancelled() => {}
-        None => {}
+        _ if !still_wanted || cancel.is_cancelled() => peer.finished_without_reply(id),
+        None => peer.finished_without_reply(id),
         Some(Ok(Ok(result))) => peer.send_frame(&OutgoingResult::new(&id, &*result), Route::Reply(id.clone())),
         Some(Ok(Err(e))) => peer.send_error(Some(&id), &e),
         Some(Err(_panic)) => {
@@ -348,6 +363,11 @@ impl Peer {
             }
             Err(e) => tracing::error!("could not serialize an outgoing message: {e}"),
         }
+    }
+
+    /// Tell the transport a request will never be answered (MCP cancellation sends nothing).
+    fn finished_without_reply(&self, id: RequestId) {
+        let _ = self.shared.out.send((Vec::new(), Route::Finished(id)));
     }
 
     fn send_error(&self, id: Option<&RequestId>, error: &ErrorObject) {

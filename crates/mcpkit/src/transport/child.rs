@@ -96,7 +96,8 @@ pub struct ChildReader(LineReader<BufReader<ChildStdout>>);
 /// Writing half: the child's stdin; closing it shuts the child down.
 #[derive(Debug)]
 pub struct ChildWriter {
-    inner: LineWriter<BufWriter<ChildStdin>>,
+    /// `None` once closed: dropping the pipe is what closes the child's stdin.
+    inner: Option<LineWriter<BufWriter<ChildStdin>>>,
     child: Child,
     grace: Duration,
 }
@@ -109,7 +110,7 @@ impl Transport for ChildTransport {
         (
             ChildReader(r),
             ChildWriter {
-                inner: w,
+                inner: Some(w),
                 child: self.child,
                 grace: self.grace,
             },
@@ -125,14 +126,23 @@ impl FrameReader for ChildReader {
 
 impl FrameWriter for ChildWriter {
     async fn write_frame(&mut self, frame: &[u8]) -> io::Result<()> {
-        self.inner.write_frame(frame).await
+        match self.inner.as_mut() {
+            Some(w) => w.write_frame(frame).await,
+            None => Err(io::Error::new(io::ErrorKind::BrokenPipe, "the child's stdin is closed")),
+        }
     }
     async fn flush(&mut self) -> io::Result<()> {
-        self.inner.flush().await
+        match self.inner.as_mut() {
+            Some(w) => w.flush().await,
+            None => Ok(()),
+        }
     }
     async fn close(&mut self) -> io::Result<()> {
-        // Closing stdin is the polite request to exit; failures here just mean it is gone.
-        let _ = self.inner.close().await;
+        // Closing stdin is the polite request to exit: flush, then drop the pipe (shutting a
+        // pipe down does not close it). Failures here just mean the child is gone.
+        if let Some(mut w) = self.inner.take() {
+            let _ = w.flush().await;
+        }
         if tokio::time::timeout(self.grace, self.child.wait()).await.is_ok() {
             return Ok(());
         }

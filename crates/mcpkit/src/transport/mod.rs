@@ -6,6 +6,8 @@
 //! - [`stdio`]: newline-delimited JSON over any reader/writer, the process's stdin/stdout.
 //! - [`child`]: spawn a server process and talk to it over its stdin/stdout.
 //! - [`memory`]: a connected in-memory pair, for tests.
+//! - [`http`]: Streamable HTTP, server and client, and the legacy HTTP+SSE transport.
+//! - [`tap`]: a wrapper that records every frame.
 
 use std::future::Future;
 use std::io;
@@ -46,6 +48,9 @@ pub enum Route {
     /// Not a frame: end the response stream of this request now (the client may resume it,
     /// e.g. with `Last-Event-ID` on HTTP). The frame is empty; stream transports ignore it.
     CloseStream(RequestId),
+    /// Not a frame: this incoming request ended without a reply (it was cancelled), so its
+    /// stream can be released. Stream transports ignore it.
+    Finished(RequestId),
 }
 
 /// The outgoing half of a transport.
@@ -56,7 +61,7 @@ pub trait FrameWriter: Send + 'static {
     fn write_routed(&mut self, frame: &[u8], route: &Route) -> impl Future<Output = io::Result<()>> + Send {
         async move {
             match route {
-                Route::CloseStream(_) => Ok(()),
+                Route::CloseStream(_) | Route::Finished(_) => Ok(()),
                 _ => self.write_frame(frame).await,
             }
         }

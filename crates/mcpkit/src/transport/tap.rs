@@ -92,7 +92,7 @@ impl<W: FrameWriter> FrameWriter for TapWriter<W> {
         self.inner.write_frame(frame).await
     }
     async fn write_routed(&mut self, frame: &[u8], route: &Route) -> io::Result<()> {
-        if !matches!(route, Route::CloseStream(_)) {
+        if !matches!(route, Route::CloseStream(_) | Route::Finished(_)) {
             record(&self.log, Direction::Outgoing, frame);
         }
         self.inner.write_routed(frame, route).await

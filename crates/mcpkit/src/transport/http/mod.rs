@@ -3,15 +3,18 @@
 //! - [`server`]: the server side as an axum `Router` (a `tower::Service`) to mount anywhere,
 //!   plus a one-call [`server::serve`].
 //! - [`legacy_server`]: the deprecated 2024-11-05 HTTP+SSE endpoints, to mount beside it.
+//! - [`client`]: the client side: Streamable HTTP, falling back to HTTP+SSE.
 
+#[cfg(feature = "http-client")]
+pub mod client;
 #[cfg(feature = "http-server")]
 pub mod legacy_server;
+#[cfg(feature = "http-server")]
+mod security;
 #[cfg(feature = "http-server")]
 pub mod server;
 #[cfg(feature = "http-server")]
 mod session;
-#[cfg(feature = "http-server")]
-mod security;
 
 /// `Mcp-Session-Id`.
 pub const SESSION_HEADER: &str = "mcp-session-id";

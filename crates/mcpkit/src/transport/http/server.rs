@@ -53,6 +53,9 @@ pub struct HttpConfig {
     pub enable_get_stream: bool,
     /// The `retry` hint in priming events (default 1 s).
     pub sse_retry: Duration,
+    /// How long a request may stay silent before its reply switches from plain JSON to an SSE
+    /// stream (default 1 s): a slow handler's client gets headers early.
+    pub json_wait: Duration,
     /// Events kept per stream for `Last-Event-ID` replay (default 256).
     pub events_per_stream: usize,
 }
@@ -70,6 +73,7 @@ impl Default for HttpConfig {
             always_sse: false,
             enable_get_stream: true,
             sse_retry: Duration::from_secs(1),
+            json_wait: Duration::from_secs(1),
             events_per_stream: 256,
         }
     }
@@ -233,6 +237,8 @@ fn header_str<'a>(headers: &'a HeaderMap, name: &str) -> Option<&'a str> {
 }
 
 /// Spec: a missing `MCP-Protocol-Version` means 2025-03-26; an unsupported one is a 400.
+// A `Response` error is what every caller returns at once; boxing it would buy nothing.
+#[allow(clippy::result_large_err)]
 fn protocol_version(headers: &HeaderMap, id: Option<&RequestId>) -> Result<ProtocolVersion, Response> {
     match header_str(headers, PROTOCOL_VERSION_HEADER) {
         None => Ok(ProtocolVersion::V2025_03_26),
@@ -248,6 +254,7 @@ fn protocol_version(headers: &HeaderMap, id: Option<&RequestId>) -> Result<Proto
     }
 }
 
+#[allow(clippy::result_large_err)]
 fn session_of(state: &HttpState, headers: &HeaderMap) -> Result<Arc<HttpSession>, Response> {
     let Some(id) = header_str(headers, SESSION_HEADER) else {
         return Err(rpc_error(
@@ -458,12 +465,19 @@ async fn answer(state: &HttpState, session: &Arc<HttpSession>, id: RequestId, fr
     if !session.deliver(frame) {
         return rpc_error(StatusCode::NOT_FOUND, ErrorCode::INVALID_REQUEST, "Session ended", None);
     }
-    let first = rx.recv().await;
-    if let Some(ev) = &first {
-        if ev.is_reply && !state.config.always_sse {
-            return ([(header::CONTENT_TYPE, "application/json")], ev.data.clone()).into_response();
+    // Plain JSON when the reply comes first and soon; otherwise SSE, so a slow handler's
+    // client gets headers (and a resumable stream) without waiting for the result.
+    let first = if state.config.always_sse {
+        None
+    } else {
+        match tokio::time::timeout(state.config.json_wait, rx.recv()).await {
+            Ok(Some(ev)) if ev.is_reply => {
+                return ([(header::CONTENT_TYPE, "application/json")], ev.data).into_response();
+            }
+            Ok(ev) => ev,
+            Err(_) => None,
         }
-    }
+    };
     let mut head = vec![prime];
     head.extend(first);
     sse(head, Some(rx), Some(state.config.sse_retry), false)
@@ -501,11 +515,10 @@ fn sse(
         .collect();
     let tail = stream::unfold(live, move |live| async move {
         let mut rx = live?;
-        let ping = Duration::from_secs(15);
-        loop {
-            tokio::select! {
-                e = rx.recv() => return e.map(|e| (encode(&e, None), Some(rx))),
-                _ = tokio::time::sleep(ping), if keep_alive => return Some((Bytes::from_static(b": keep-alive\n\n"), Some(rx))),
+        tokio::select! {
+            e = rx.recv() => e.map(|e| (encode(&e, None), Some(rx))),
+            _ = tokio::time::sleep(Duration::from_secs(15)), if keep_alive => {
+                Some((Bytes::from_static(b": keep-alive\n\n"), Some(rx)))
             }
         }
     });

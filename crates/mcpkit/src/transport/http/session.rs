@@ -47,6 +47,8 @@ struct StreamLog {
 pub(crate) struct Routes {
     requests: HashMap<RequestId, RequestStream>,
     standalone: Option<Sink>,
+    /// Standalone events sent while no GET stream was open, for the next one.
+    undelivered: VecDeque<Event>,
     logs: HashMap<u64, StreamLog>,
     next_stream: u64,
 }
@@ -182,8 +184,11 @@ impl HttpSession {
             return None;
         }
         let (tx, rx) = mpsc::unbounded_channel();
-        r.standalone = Some(tx);
         let prime = r.record(STANDALONE, Bytes::new(), false, self.events_per_stream);
+        for event in r.undelivered.drain(..) {
+            let _ = tx.send(event);
+        }
+        r.standalone = Some(tx);
         Some((rx, prime))
     }
 
@@ -203,6 +208,8 @@ impl HttpSession {
         let live = if stream == STANDALONE {
             let (tx, rx) = mpsc::unbounded_channel();
             r.standalone = Some(tx);
+            // The replay already covers what was held back for the next GET.
+            r.undelivered.clear();
             Some(rx)
         } else if finished {
             None
@@ -269,6 +276,14 @@ impl SessionWriter {
                     slot.sink = None;
                 }
             }
+            Route::Finished(id) => {
+                // Cancelled: no reply will come, so the stream ends and is not resumable.
+                if let Some(slot) = r.requests.remove(id) {
+                    if let Some(log) = r.logs.get_mut(&slot.stream) {
+                        log.finished = true;
+                    }
+                }
+            }
             Route::Reply(id) | Route::Related(id) if r.requests.contains_key(id) => {
                 let is_reply = matches!(route, Route::Reply(_));
                 let stream = r.requests.get(id).map_or(STANDALONE, |s| s.stream);
@@ -290,9 +305,16 @@ impl SessionWriter {
             _ => {
                 // Standalone traffic (or traffic of a request already answered): GET stream.
                 let event = r.record(STANDALONE, Bytes::copy_from_slice(frame), false, cap);
-                if let Some(sink) = &r.standalone {
-                    if sink.send(event).is_err() {
-                        r.standalone = None;
+                let delivered = match &r.standalone {
+                    Some(sink) => sink.send(event.clone()).is_ok(),
+                    None => false,
+                };
+                if !delivered {
+                    // No GET stream yet (or it broke): hold the event for the next one.
+                    r.standalone = None;
+                    r.undelivered.push_back(event);
+                    while r.undelivered.len() > cap {
+                        r.undelivered.pop_front();
                     }
                 }
             }
