@@ -4,6 +4,7 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 use mcpkit::transport::child::{ChildTransport, Stderr};
+use mcpkit::transport::http::client::HttpClientTransport;
 use mcpkit::transport::http::server::{serve_listener, HttpConfig};
 use mcpkit::transport::stdio::stdio;
 
@@ -39,11 +40,15 @@ enum Command {
     },
     /// Connect to a server and print what it offers.
     ///
-    /// With `-- CMD ARGS…` it spawns that stdio server; with nothing, the built-in reference server.
+    /// `--server URL` connects over Streamable HTTP (falling back to legacy HTTP+SSE);
+    /// `-- CMD ARGS…` spawns that stdio server; with neither, the built-in reference server.
     Inspect {
         /// Print the raw JSON results instead of tables.
         #[arg(long)]
         json: bool,
+        /// The URL of an HTTP server, e.g. http://127.0.0.1:3000/mcp.
+        #[arg(long, value_name = "URL", conflicts_with = "command")]
+        server: Option<String>,
         /// The stdio server to launch.
         #[arg(last = true)]
         command: Vec<String>,
@@ -110,21 +115,38 @@ async fn run(command: Command) -> ExitCode {
                 }
             }
         }
-        Command::Inspect { json, command } => {
-            let transport = match spawn_target(&command) {
-                Ok(t) => t,
-                Err(e) => {
-                    eprintln!("mcpkit inspect: {e}");
-                    return ExitCode::from(2);
-                }
+        Command::Inspect {
+            json,
+            server: Some(url),
+            ..
+        } => {
+            let outcome = match HttpClientTransport::new(url.clone()) {
+                Ok(t) => mcpkit_cli::inspect::run(t, json).await,
+                Err(e) => Err(e.into()),
             };
-            match mcpkit_cli::inspect::run(transport, json).await {
-                Ok(()) => ExitCode::SUCCESS,
-                Err(e) => {
-                    eprintln!("mcpkit inspect: {e}");
-                    ExitCode::from(2)
-                }
+            finish("inspect", outcome)
+        }
+        Command::Inspect {
+            json,
+            server: None,
+            command,
+        } => match spawn_target(&command) {
+            Ok(t) => finish("inspect", mcpkit_cli::inspect::run(t, json).await),
+            Err(e) => {
+                eprintln!("mcpkit inspect: {e}");
+                ExitCode::from(2)
             }
+        },
+    }
+}
+
+/// Exit code 0 on success; 2 with the error on stderr otherwise.
+fn finish(command: &str, outcome: mcpkit::Result<()>) -> ExitCode {
+    match outcome {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("mcpkit {command}: {e}");
+            ExitCode::from(2)
         }
     }
 }

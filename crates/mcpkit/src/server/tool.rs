@@ -1,8 +1,20 @@
 //! Tools (spec: `server/tools`): plain async functions whose parameters are extractors.
 //!
-//! ```ignore
-//! ToolDef::new("echo", |Args(a): Args<EchoArgs>| async move { a.message })
-//! ToolDef::new("slow", |cx: RequestContext, Args(a): Args<Job>| async move { ... })
+//! ```
+//! use mcpkit::server::{Args, RequestContext, ToolDef};
+//!
+//! #[derive(serde::Deserialize, schemars::JsonSchema)]
+//! struct EchoArgs {
+//!     message: String,
+//! }
+//!
+//! let echo = ToolDef::new("echo", |Args(a): Args<EchoArgs>| async move { a.message });
+//! let slow = ToolDef::new("slow", |cx: RequestContext, Args(a): Args<EchoArgs>| async move {
+//!     let _ = cx.progress(1.0, Some(1.0), None);
+//!     a.message
+//! });
+//! assert_eq!(echo.tool().input_schema["required"], serde_json::json!(["message"]));
+//! # let _ = slow;
 //! ```
 //! The input schema comes from the `Args<T>` type (schemars, JSON Schema 2020-12), computed once
 //! at registration. A handler returning [`Json<T>`] gets an `outputSchema` and `structuredContent`.
