@@ -16,6 +16,7 @@ use bytes::Bytes;
 use futures_util::stream::{self, StreamExt};
 use mcpkit_types::jsonrpc::{self, FrameError};
 use tokio::sync::mpsc;
+use tokio_util::sync::CancellationToken;
 
 use super::security::{self, Refusal};
 use super::server::HttpConfig;
@@ -24,6 +25,7 @@ use crate::server::Server;
 use crate::transport::{Frame, FrameReader, FrameWriter, Transport};
 
 struct LegacyState {
+    shutdown: CancellationToken,
     server: Server,
     config: HttpConfig,
     messages_path: String,
@@ -42,7 +44,19 @@ fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
 /// The legacy endpoints: GET `sse_path` opens a stream, POST `messages_path?sessionId=…`
 /// delivers a message. Mount beside the Streamable HTTP router with `Router::merge`.
 pub fn legacy_router(server: Server, config: HttpConfig, sse_path: &str, messages_path: &str) -> Router {
+    legacy_router_with_shutdown(server, config, sse_path, messages_path, CancellationToken::new())
+}
+
+/// [`legacy_router`] whose streams all end when `shutdown` fires.
+pub fn legacy_router_with_shutdown(
+    server: Server,
+    config: HttpConfig,
+    sse_path: &str,
+    messages_path: &str,
+    shutdown: CancellationToken,
+) -> Router {
     let state = Arc::new(LegacyState {
+        shutdown,
         server,
         config,
         messages_path: messages_path.to_owned(),
@@ -93,13 +107,20 @@ async fn open(State(state): State<Arc<LegacyState>>, request: Request) -> Respon
         state: state.clone(),
         id,
     };
-    let events = stream::unfold((out_rx, guard), |(mut rx, guard)| async move {
-        let frame = rx.recv().await?;
-        let mut out = Vec::with_capacity(frame.len() + 24);
-        out.extend_from_slice(b"event: message\ndata: ");
-        out.extend_from_slice(&frame);
-        out.extend_from_slice(b"\n\n");
-        Some((Bytes::from(out), (rx, guard)))
+    let stop = state.shutdown.clone();
+    let events = stream::unfold((out_rx, guard), move |(mut rx, guard)| {
+        let stop = stop.clone();
+        async move {
+            let frame = tokio::select! {
+                f = rx.recv() => f?,
+                _ = stop.cancelled() => return None,
+            };
+            let mut out = Vec::with_capacity(frame.len() + 24);
+            out.extend_from_slice(b"event: message\ndata: ");
+            out.extend_from_slice(&frame);
+            out.extend_from_slice(b"\n\n");
+            Some((Bytes::from(out), (rx, guard)))
+        }
     });
     let body = Body::from_stream(stream::iter([endpoint]).chain(events).map(Ok::<_, Infallible>));
     (

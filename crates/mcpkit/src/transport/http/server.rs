@@ -25,6 +25,7 @@ use futures_util::stream::{self, StreamExt};
 use mcpkit_types::jsonrpc::{self, FrameError, MessageRef, OutgoingError};
 use mcpkit_types::{ErrorCode, ErrorObject, ProtocolVersion, RequestId};
 use tokio::sync::mpsc;
+use tokio_util::sync::CancellationToken;
 
 use super::security::{self, Refusal, LOCALHOST_NAMES};
 use super::session::{Event, HttpSession};
@@ -83,6 +84,7 @@ struct HttpState {
     server: Server,
     config: HttpConfig,
     sessions: Mutex<HashMap<Arc<str>, Arc<HttpSession>>>,
+    shutdown: CancellationToken,
 }
 
 fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
@@ -92,10 +94,17 @@ fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
 /// The endpoint as an axum `Router` serving `path` (e.g. `"/mcp"`); merge it into your app or
 /// serve it as it is. When called inside a tokio runtime it also starts the idle-session reaper.
 pub fn router(server: Server, config: HttpConfig, path: &str) -> Router {
+    router_with_shutdown(server, config, path, CancellationToken::new())
+}
+
+/// [`router`] whose SSE streams all end when `shutdown` fires (for graceful shutdown: axum
+/// waits for open responses, and a stream would otherwise never end).
+pub fn router_with_shutdown(server: Server, config: HttpConfig, path: &str, shutdown: CancellationToken) -> Router {
     let state = Arc::new(HttpState {
         server,
         config,
         sessions: Mutex::new(HashMap::new()),
+        shutdown,
     });
     if tokio::runtime::Handle::try_current().is_ok() && !state.config.stateless {
         tokio::spawn(reap(Arc::downgrade(&state)));
@@ -124,12 +133,23 @@ pub async fn serve_listener(
     shutdown: impl std::future::Future<Output = ()> + Send + 'static,
 ) -> std::io::Result<()> {
     use axum::serve::ListenerExt;
-    let legacy = super::legacy_server::legacy_router(server.clone(), config.clone(), "/sse", "/messages");
-    let app = router(server, config, "/mcp").merge(legacy);
+    let stop = CancellationToken::new();
+    let legacy = super::legacy_server::legacy_router_with_shutdown(
+        server.clone(),
+        config.clone(),
+        "/sse",
+        "/messages",
+        stop.clone(),
+    );
+    let app = router_with_shutdown(server, config, "/mcp", stop.clone()).merge(legacy);
     let listener = listener.tap_io(|tcp| {
         // Without it a reply written in two parts waits ~40 ms for a delayed ACK.
         let _ = tcp.set_nodelay(true);
     });
+    let shutdown = async move {
+        shutdown.await;
+        stop.cancel(); // end every open stream so the graceful shutdown can complete
+    };
     axum::serve(listener, app).with_graceful_shutdown(shutdown).await
 }
 
@@ -480,7 +500,7 @@ async fn answer(state: &HttpState, session: &Arc<HttpSession>, id: RequestId, fr
     };
     let mut head = vec![prime];
     head.extend(first);
-    sse(head, Some(rx), Some(state.config.sse_retry), false)
+    sse(head, Some(rx), Some(state.config.sse_retry), false, &state.shutdown)
 }
 
 /// One event in SSE wire form. The priming event (no data) still gets an empty `data:` line:
@@ -507,18 +527,24 @@ fn sse(
     live: Option<mpsc::UnboundedReceiver<Event>>,
     retry: Option<Duration>,
     keep_alive: bool,
+    stop: &CancellationToken,
 ) -> Response {
+    let stop = stop.clone();
     let head: Vec<Bytes> = head
         .iter()
         .enumerate()
         .map(|(i, e)| encode(e, if i == 0 { retry } else { None }))
         .collect();
-    let tail = stream::unfold(live, move |live| async move {
-        let mut rx = live?;
-        tokio::select! {
-            e = rx.recv() => e.map(|e| (encode(&e, None), Some(rx))),
-            _ = tokio::time::sleep(Duration::from_secs(15)), if keep_alive => {
-                Some((Bytes::from_static(b": keep-alive\n\n"), Some(rx)))
+    let tail = stream::unfold(live, move |live| {
+        let stop = stop.clone();
+        async move {
+            let mut rx = live?;
+            tokio::select! {
+                _ = stop.cancelled() => None,
+                e = rx.recv() => e.map(|e| (encode(&e, None), Some(rx))),
+                _ = tokio::time::sleep(Duration::from_secs(15)), if keep_alive => {
+                    Some((Bytes::from_static(b": keep-alive\n\n"), Some(rx)))
+                }
             }
         }
     });
@@ -551,11 +577,17 @@ fn get(state: &Arc<HttpState>, headers: &HeaderMap) -> Response {
     };
     if let Some(last) = header_str(headers, LAST_EVENT_ID_HEADER) {
         if let Some(resumed) = session.resume(last) {
-            return sse(resumed.missed, resumed.live, None, true);
+            return sse(resumed.missed, resumed.live, None, true, &state.shutdown);
         }
     }
     match session.open_standalone() {
-        Some((rx, prime)) => sse(vec![prime], Some(rx), Some(state.config.sse_retry), true),
+        Some((rx, prime)) => sse(
+            vec![prime],
+            Some(rx),
+            Some(state.config.sse_retry),
+            true,
+            &state.shutdown,
+        ),
         None => rpc_error(
             StatusCode::CONFLICT,
             ErrorCode::INVALID_REQUEST,
