@@ -7,6 +7,7 @@ benchmarks. Tools:
   add(a: int, b: int) -> int  returns a + b
   fail()                      always raises, so the result has isError: true
 Tools are async so calls do not go through a worker thread (cheaper for benchmarks).
+Usage: echo_server.py [stdio | http PORT | sse PORT] (HTTP on 127.0.0.1 at /mcp, SSE at /sse).
 """
 
 from mcp.server.mcpserver import MCPServer
@@ -32,4 +33,15 @@ async def fail() -> str:
 
 
 if __name__ == "__main__":
-    server.run("stdio")
+    import sys
+
+    # echo_server.py [stdio | http PORT | sse PORT]   (HTTP: 127.0.0.1, /mcp; SSE: /sse)
+    mode = sys.argv[1] if len(sys.argv) > 1 else "stdio"
+    if mode == "stdio":
+        server.run("stdio")
+    elif mode == "http":
+        server.run("streamable-http", host="127.0.0.1", port=int(sys.argv[2]))
+    elif mode == "sse":
+        server.run("sse", host="127.0.0.1", port=int(sys.argv[2]))
+    else:
+        sys.exit(f"unknown mode {mode!r}: use stdio, http PORT or sse PORT")

@@ -11,7 +11,7 @@ use std::time::Duration;
 
 use mcpkit::transport::child::{ChildTransport, Stderr};
 use mcpkit::Client;
-use support::HttpServer;
+use support::{connect_http, exercise_echo_server, HttpServer, PeerServer};
 
 mod support;
 
@@ -78,36 +78,24 @@ async fn mcpkit_client_calls_a_python_sdk_server() {
         .expect("connect");
     assert_eq!(client.protocol_version(), mcpkit::types::ProtocolVersion::V2025_11_25);
     let tools = client.list_all_tools().await.unwrap();
-    let names: Vec<_> = tools.iter().map(|t| t.name.as_str()).collect();
-    assert!(names.contains(&"echo") && names.contains(&"add"), "{names:?}");
+    exercise_echo_server(&client).await;
+    client.close().await.unwrap();
+}
 
-    let r = client
-        .call_tool("echo", serde_json::json!({"message": "hi from rust"}))
-        .await
-        .unwrap();
-    assert_eq!(r.content[0].as_text(), Some("hi from rust"));
-    assert!(!r.is_error());
+#[tokio::test]
+async fn mcpkit_client_calls_a_python_sdk_server_over_streamable_http() {
+    let script = repo().join("tests-interop/python/echo_server.py");
+    let server = PeerServer::start(&python(), &[script.to_str().unwrap(), "http"]);
+    let client = connect_http(&format!("{}/mcp", server.base)).await;
+    exercise_echo_server(&client).await;
+    client.close().await.unwrap();
+}
 
-    // `add` declares an output schema; the client validates structuredContent against it.
-    let r = client
-        .call_tool("add", serde_json::json!({"a": 2, "b": 3}))
-        .await
-        .unwrap();
-    assert_eq!(r.structured_content, Some(serde_json::json!({"result": 5})));
-
-    let r = client.call_tool("fail", ()).await.unwrap();
-    assert!(r.is_error());
-
-    let calls = (0..20).map(|i| {
-        let c = client.clone();
-        async move {
-            c.call_tool("echo", serde_json::json!({"message": format!("m{i}")}))
-                .await
-        }
-    });
-    for (i, r) in futures_util::future::join_all(calls).await.into_iter().enumerate() {
-        assert_eq!(r.unwrap().content[0].as_text(), Some(format!("m{i}").as_str()));
-    }
-    client.ping().await.unwrap();
+#[tokio::test]
+async fn mcpkit_client_calls_a_python_sdk_server_over_legacy_sse() {
+    let script = repo().join("tests-interop/python/echo_server.py");
+    let server = PeerServer::start(&python(), &[script.to_str().unwrap(), "sse"]);
+    let client = connect_http(&format!("{}/sse", server.base)).await;
+    exercise_echo_server(&client).await;
     client.close().await.unwrap();
 }

@@ -12,7 +12,7 @@ use std::time::Duration;
 
 use mcpkit::transport::child::{ChildTransport, Stderr};
 use mcpkit::Client;
-use support::HttpServer;
+use support::{connect_http, exercise_echo_server, HttpServer, PeerServer};
 
 mod support;
 
@@ -74,28 +74,28 @@ async fn mcpkit_client_calls_a_typescript_sdk_server() {
         .await
         .expect("connect timed out")
         .expect("connect");
-    let names: Vec<String> = client
-        .list_all_tools()
-        .await
-        .unwrap()
-        .into_iter()
-        .map(|t| t.name)
-        .collect();
-    assert!(
-        names.iter().any(|n| n == "echo") && names.iter().any(|n| n == "add"),
-        "{names:?}"
-    );
-    let r = client
-        .call_tool("echo", serde_json::json!({"message": "hi from rust"}))
-        .await
-        .unwrap();
-    assert_eq!(r.content[0].as_text(), Some("hi from rust"));
-    let r = client
-        .call_tool("add", serde_json::json!({"a": 2, "b": 3}))
-        .await
-        .unwrap();
-    assert_eq!(r.structured_content, Some(serde_json::json!({"result": 5})));
-    assert!(client.call_tool("fail", ()).await.unwrap().is_error());
-    client.ping().await.unwrap();
+    exercise_echo_server(&client).await;
+    client.close().await.unwrap();
+}
+
+fn node() -> std::path::PathBuf {
+    std::path::PathBuf::from("node")
+}
+
+#[tokio::test]
+async fn mcpkit_client_calls_a_typescript_sdk_server_over_streamable_http() {
+    let script = ts_dir().join("echo_server.mjs");
+    let server = PeerServer::start(&node(), &[script.to_str().unwrap(), "http"]);
+    let client = connect_http(&format!("{}/mcp", server.base)).await;
+    exercise_echo_server(&client).await;
+    client.close().await.unwrap();
+}
+
+#[tokio::test]
+async fn mcpkit_client_calls_a_typescript_sdk_server_over_legacy_sse() {
+    let script = ts_dir().join("echo_server.mjs");
+    let server = PeerServer::start(&node(), &[script.to_str().unwrap(), "sse"]);
+    let client = connect_http(&format!("{}/sse", server.base)).await;
+    exercise_echo_server(&client).await;
     client.close().await.unwrap();
 }
