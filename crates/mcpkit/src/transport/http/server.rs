@@ -27,6 +27,7 @@ use mcpkit_types::{ErrorCode, ErrorObject, ProtocolVersion, RequestId};
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
+use super::event_store::{EventStore, MemoryEventStore};
 use super::security::{self, Refusal, LOCALHOST_NAMES};
 use super::session::{Event, HttpSession};
 use super::{LAST_EVENT_ID_HEADER, PROTOCOL_VERSION_HEADER, SESSION_HEADER};
@@ -57,8 +58,9 @@ pub struct HttpConfig {
     /// How long a request may stay silent before its reply switches from plain JSON to an SSE
     /// stream (default 1 s): a slow handler's client gets headers early.
     pub json_wait: Duration,
-    /// Events kept per stream for `Last-Event-ID` replay (default 256).
-    pub events_per_stream: usize,
+    /// Where SSE events are kept for `Last-Event-ID` replay (default: a bounded
+    /// [`MemoryEventStore`]).
+    pub event_store: Arc<dyn EventStore>,
 }
 
 impl Default for HttpConfig {
@@ -75,7 +77,7 @@ impl Default for HttpConfig {
             enable_get_stream: true,
             sse_retry: Duration::from_secs(1),
             json_wait: Duration::from_secs(1),
-            events_per_stream: 256,
+            event_store: Arc::new(MemoryEventStore::default()),
         }
     }
 }
@@ -168,12 +170,12 @@ async fn reap(state: Weak<HttpState>) {
 }
 
 fn expire_idle(state: &HttpState) {
-    let limit = u64::try_from(state.config.session_idle_timeout.as_millis()).unwrap_or(u64::MAX);
+    let limit = state.config.session_idle_timeout;
     let expired: Vec<Arc<HttpSession>> = {
         let mut sessions = lock(&state.sessions);
         let ids: Vec<Arc<str>> = sessions
             .iter()
-            .filter(|(_, s)| s.idle_ms() > limit)
+            .filter(|(_, s)| s.idle() > limit)
             .map(|(k, _)| k.clone())
             .collect();
         ids.iter().filter_map(|id| sessions.remove(id)).collect()
@@ -402,7 +404,7 @@ async fn post(state: &Arc<HttpState>, headers: &HeaderMap, body: Body) -> Respon
                     request_id.as_ref(),
                 );
             }
-            let s = HttpSession::start(id.clone(), &state.server, state.config.events_per_stream, None);
+            let s = HttpSession::start(id.clone(), &state.server, state.config.event_store.clone(), None);
             sessions.insert(id.clone(), s.clone());
             s
         };
@@ -464,12 +466,16 @@ async fn stateless(
         capabilities: Default::default(),
         client_info: mcpkit_types::schema::Implementation::new("stateless-client", "0"),
     });
-    let session = HttpSession::start(
-        "stateless".into(),
-        &state.server,
-        state.config.events_per_stream,
-        preset,
-    );
+    // A throwaway id of its own, so concurrent stateless requests never share stored events.
+    let Some(id) = new_session_id() else {
+        return rpc_error(
+            StatusCode::INTERNAL_SERVER_ERROR,
+            ErrorCode::INTERNAL_ERROR,
+            "no randomness",
+            None,
+        );
+    };
+    let session = HttpSession::start(id, &state.server, state.config.event_store.clone(), preset);
     let response = match request_id {
         Some(rid) => answer(state, &session, rid, frame).await,
         None => StatusCode::ACCEPTED.into_response(),
@@ -481,7 +487,7 @@ async fn stateless(
 /// Forward a request to the engine and answer it: plain JSON when its reply is the first thing
 /// the handler sends, otherwise an SSE stream carrying everything up to the reply.
 async fn answer(state: &HttpState, session: &Arc<HttpSession>, id: RequestId, frame: Vec<u8>) -> Response {
-    let (mut rx, prime) = session.open_request(id);
+    let (mut rx, prime, stream) = session.open_request(id);
     if !session.deliver(frame) {
         return rpc_error(StatusCode::NOT_FOUND, ErrorCode::INVALID_REQUEST, "Session ended", None);
     }
@@ -492,6 +498,7 @@ async fn answer(state: &HttpState, session: &Arc<HttpSession>, id: RequestId, fr
     } else {
         match tokio::time::timeout(state.config.json_wait, rx.recv()).await {
             Ok(Some(ev)) if ev.is_reply => {
+                session.forget_stream(stream);
                 return ([(header::CONTENT_TYPE, "application/json")], ev.data).into_response();
             }
             Ok(ev) => ev,

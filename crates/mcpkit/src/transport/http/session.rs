@@ -6,14 +6,14 @@
 
 use std::collections::{HashMap, VecDeque};
 use std::io;
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use bytes::Bytes;
 use mcpkit_types::RequestId;
 use tokio::sync::mpsc;
 
+use super::event_store::EventStore;
 use crate::peer::Peer;
 use crate::transport::{Frame, FrameReader, FrameWriter, Route, Transport};
 
@@ -35,22 +35,28 @@ struct RequestStream {
     sink: Option<Sink>,
 }
 
-/// The replayable events of one stream.
+/// Where one stream stands; its events live in the [`EventStore`].
 #[derive(Debug, Default)]
 struct StreamLog {
     next_seq: u64,
-    events: VecDeque<(u64, Event)>,
     finished: bool,
 }
 
-#[derive(Debug, Default)]
+/// Finished streams kept resumable per session (older ones are forgotten).
+const FINISHED_STREAMS_KEPT: usize = 64;
+
 pub(crate) struct Routes {
+    session: Arc<str>,
+    store: Arc<dyn EventStore>,
     requests: HashMap<RequestId, RequestStream>,
     standalone: Option<Sink>,
     /// Standalone events sent while no GET stream was open, for the next one.
     undelivered: VecDeque<Event>,
     logs: HashMap<u64, StreamLog>,
+    finished: VecDeque<u64>,
     next_stream: u64,
+    /// The last request or event: idleness counts from the end of activity, not its start.
+    last_activity: Instant,
 }
 
 /// Stream 0 is the standalone (GET) stream; request streams count up from 1.
@@ -61,9 +67,6 @@ pub(crate) struct HttpSession {
     pub(crate) peer: Peer,
     inbound: mpsc::UnboundedSender<Vec<u8>>,
     routes: Arc<Mutex<Routes>>,
-    last_active: AtomicU64,
-    epoch: Instant,
-    events_per_stream: usize,
 }
 
 fn lock(m: &Mutex<Routes>) -> MutexGuard<'_, Routes> {
@@ -71,23 +74,40 @@ fn lock(m: &Mutex<Routes>) -> MutexGuard<'_, Routes> {
 }
 
 impl Routes {
-    fn record(&mut self, stream: u64, data: Bytes, is_reply: bool, cap: usize) -> Event {
+    fn record(&mut self, stream: u64, data: Bytes, is_reply: bool) -> Event {
+        self.last_activity = Instant::now();
         let log = self.logs.entry(stream).or_default();
         log.next_seq += 1;
         let seq = log.next_seq;
-        let event = Event {
+        self.store.append(&self.session, stream, seq, data.clone());
+        if is_reply {
+            self.finish(stream);
+        }
+        Event {
             id: format!("{stream}-{seq}"),
             data,
             is_reply,
-        };
-        log.events.push_back((seq, event.clone()));
-        while log.events.len() > cap {
-            log.events.pop_front();
         }
-        if is_reply {
-            log.finished = true;
+    }
+
+    /// The stream got its last event: keep it resumable for a while, then forget it.
+    fn finish(&mut self, stream: u64) {
+        if let Some(log) = self.logs.get_mut(&stream) {
+            if !log.finished {
+                log.finished = true;
+                self.finished.push_back(stream);
+            }
         }
-        event
+        while self.finished.len() > FINISHED_STREAMS_KEPT {
+            if let Some(old) = self.finished.pop_front() {
+                self.forget(old);
+            }
+        }
+    }
+
+    fn forget(&mut self, stream: u64) {
+        self.logs.remove(&stream);
+        self.store.remove_stream(&self.session, stream);
     }
 }
 
@@ -108,18 +128,24 @@ impl HttpSession {
     pub(crate) fn start(
         id: Arc<str>,
         server: &crate::server::Server,
-        events_per_stream: usize,
+        store: Arc<dyn EventStore>,
         preset: Option<crate::server::Preset>,
     ) -> Arc<HttpSession> {
         let (inbound, rx) = mpsc::unbounded_channel();
         let routes = Arc::new(Mutex::new(Routes {
+            session: id.clone(),
+            store,
+            requests: HashMap::new(),
+            standalone: None,
+            undelivered: VecDeque::new(),
+            logs: HashMap::new(),
+            finished: VecDeque::new(),
             next_stream: 1,
-            ..Default::default()
+            last_activity: Instant::now(),
         }));
         let transport = SessionTransport {
             rx,
             routes: routes.clone(),
-            cap: events_per_stream.max(1),
         };
         let connection = match preset {
             Some(p) => server.start_preset(transport, p),
@@ -130,28 +156,23 @@ impl HttpSession {
             peer: connection.peer().clone(),
             inbound,
             routes,
-            last_active: AtomicU64::new(0),
-            epoch: Instant::now(),
-            events_per_stream: events_per_stream.max(1),
         });
         session.touch();
         session
     }
 
     pub(crate) fn touch(&self) {
-        let ms = u64::try_from(self.epoch.elapsed().as_millis()).unwrap_or(u64::MAX);
-        self.last_active.store(ms, Ordering::Relaxed);
+        lock(&self.routes).last_activity = Instant::now();
     }
 
-    /// Milliseconds since the last request, or 0 while anything is in flight or streaming.
-    pub(crate) fn idle_ms(&self) -> u64 {
+    /// How long the session has been idle: zero while anything is in flight or streaming,
+    /// otherwise the time since its last request or event.
+    pub(crate) fn idle(&self) -> Duration {
         let r = lock(&self.routes);
         if !r.requests.is_empty() || r.standalone.as_ref().is_some_and(|s| !s.is_closed()) {
-            return 0;
+            return Duration::ZERO;
         }
-        drop(r);
-        let now = u64::try_from(self.epoch.elapsed().as_millis()).unwrap_or(u64::MAX);
-        now.saturating_sub(self.last_active.load(Ordering::Relaxed))
+        r.last_activity.elapsed()
     }
 
     /// Whether `id` is already in flight on this session.
@@ -161,15 +182,15 @@ impl HttpSession {
 
     /// Open the response stream of a request: its receiver, and its priming event (an id to
     /// resume from, no data), recorded first so a resume from it misses nothing.
-    pub(crate) fn open_request(&self, id: RequestId) -> (mpsc::UnboundedReceiver<Event>, Event) {
+    pub(crate) fn open_request(&self, id: RequestId) -> (mpsc::UnboundedReceiver<Event>, Event, u64) {
         let (tx, rx) = mpsc::unbounded_channel();
         let mut r = lock(&self.routes);
         let stream = r.next_stream;
         r.next_stream += 1;
         r.logs.insert(stream, StreamLog::default());
-        let prime = r.record(stream, Bytes::new(), false, self.events_per_stream);
+        let prime = r.record(stream, Bytes::new(), false);
         r.requests.insert(id, RequestStream { stream, sink: Some(tx) });
-        (rx, prime)
+        (rx, prime, stream)
     }
 
     /// Hand a frame to the engine.
@@ -184,7 +205,7 @@ impl HttpSession {
             return None;
         }
         let (tx, rx) = mpsc::unbounded_channel();
-        let prime = r.record(STANDALONE, Bytes::new(), false, self.events_per_stream);
+        let prime = r.record(STANDALONE, Bytes::new(), false);
         for event in r.undelivered.drain(..) {
             let _ = tx.send(event);
         }
@@ -197,14 +218,17 @@ impl HttpSession {
     pub(crate) fn resume(&self, last_event_id: &str) -> Option<Resumed> {
         let (stream, seq) = parse_event_id(last_event_id)?;
         let mut r = lock(&self.routes);
-        let log = r.logs.get(&stream)?;
-        let missed: Vec<Event> = log
-            .events
-            .iter()
-            .filter(|(s, _)| *s > seq)
-            .map(|(_, e)| e.clone())
+        let finished = r.logs.get(&stream)?.finished;
+        let missed: Vec<Event> = r
+            .store
+            .after(&r.session, stream, seq)
+            .into_iter()
+            .map(|(seq, data)| Event {
+                id: format!("{stream}-{seq}"),
+                data,
+                is_reply: false,
+            })
             .collect();
-        let finished = log.finished;
         let live = if stream == STANDALONE {
             let (tx, rx) = mpsc::unbounded_channel();
             r.standalone = Some(tx);
@@ -229,6 +253,14 @@ impl HttpSession {
         r.requests.clear();
         r.standalone = None;
         r.logs.clear();
+        r.store.remove_session(&r.session);
+    }
+
+    /// The request's reply went out as plain JSON: nothing to resume.
+    pub(crate) fn forget_stream(&self, stream: u64) {
+        let mut r = lock(&self.routes);
+        r.finished.retain(|s| *s != stream);
+        r.forget(stream);
     }
 }
 
@@ -236,27 +268,19 @@ impl HttpSession {
 struct SessionTransport {
     rx: mpsc::UnboundedReceiver<Vec<u8>>,
     routes: Arc<Mutex<Routes>>,
-    cap: usize,
 }
 
 struct SessionReader(mpsc::UnboundedReceiver<Vec<u8>>);
 
 struct SessionWriter {
     routes: Arc<Mutex<Routes>>,
-    cap: usize,
 }
 
 impl Transport for SessionTransport {
     type Reader = SessionReader;
     type Writer = SessionWriter;
     fn split(self) -> (SessionReader, SessionWriter) {
-        (
-            SessionReader(self.rx),
-            SessionWriter {
-                routes: self.routes,
-                cap: self.cap,
-            },
-        )
+        (SessionReader(self.rx), SessionWriter { routes: self.routes })
     }
 }
 
@@ -269,7 +293,6 @@ impl FrameReader for SessionReader {
 impl SessionWriter {
     fn route(&self, frame: &[u8], route: &Route) {
         let mut r = lock(&self.routes);
-        let cap = self.cap;
         match route {
             Route::CloseStream(id) => {
                 if let Some(slot) = r.requests.get_mut(id) {
@@ -279,15 +302,13 @@ impl SessionWriter {
             Route::Finished(id) => {
                 // Cancelled: no reply will come, so the stream ends and is not resumable.
                 if let Some(slot) = r.requests.remove(id) {
-                    if let Some(log) = r.logs.get_mut(&slot.stream) {
-                        log.finished = true;
-                    }
+                    r.finish(slot.stream);
                 }
             }
             Route::Reply(id) | Route::Related(id) if r.requests.contains_key(id) => {
                 let is_reply = matches!(route, Route::Reply(_));
                 let stream = r.requests.get(id).map_or(STANDALONE, |s| s.stream);
-                let event = r.record(stream, Bytes::copy_from_slice(frame), is_reply, cap);
+                let event = r.record(stream, Bytes::copy_from_slice(frame), is_reply);
                 let slot = if is_reply { r.requests.remove(id) } else { None };
                 let sink = match &slot {
                     Some(s) => s.sink.clone(),
@@ -304,7 +325,7 @@ impl SessionWriter {
             }
             _ => {
                 // Standalone traffic (or traffic of a request already answered): GET stream.
-                let event = r.record(STANDALONE, Bytes::copy_from_slice(frame), false, cap);
+                let event = r.record(STANDALONE, Bytes::copy_from_slice(frame), false);
                 let delivered = match &r.standalone {
                     Some(sink) => sink.send(event.clone()).is_ok(),
                     None => false,
@@ -313,7 +334,7 @@ impl SessionWriter {
                     // No GET stream yet (or it broke): hold the event for the next one.
                     r.standalone = None;
                     r.undelivered.push_back(event);
-                    while r.undelivered.len() > cap {
+                    while r.undelivered.len() > 256 {
                         r.undelivered.pop_front();
                     }
                 }
