@@ -426,17 +426,7 @@ async fn post(state: &Arc<HttpState>, headers: &HeaderMap, body: Body) -> Respon
         Err(r) => return r,
     };
     match request_id {
-        Some(rid) => {
-            if session.in_flight(&rid) {
-                return rpc_error(
-                    StatusCode::BAD_REQUEST,
-                    ErrorCode::INVALID_REQUEST,
-                    "request id already in flight",
-                    Some(&rid),
-                );
-            }
-            answer(state, &session, rid, frame).await
-        }
+        Some(rid) => answer(state, &session, rid, frame).await,
         None => {
             session.deliver(frame);
             StatusCode::ACCEPTED.into_response()
@@ -487,7 +477,14 @@ async fn stateless(
 /// Forward a request to the engine and answer it: plain JSON when its reply is the first thing
 /// the handler sends, otherwise an SSE stream carrying everything up to the reply.
 async fn answer(state: &HttpState, session: &Arc<HttpSession>, id: RequestId, frame: Vec<u8>) -> Response {
-    let (mut rx, prime, stream) = session.open_request(id);
+    let Some((mut rx, prime, stream)) = session.open_request(id.clone()) else {
+        return rpc_error(
+            StatusCode::BAD_REQUEST,
+            ErrorCode::INVALID_REQUEST,
+            "request id already in flight",
+            Some(&id),
+        );
+    };
     if !session.deliver(frame) {
         return rpc_error(StatusCode::NOT_FOUND, ErrorCode::INVALID_REQUEST, "Session ended", None);
     }

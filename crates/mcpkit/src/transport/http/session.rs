@@ -168,29 +168,31 @@ impl HttpSession {
     /// How long the session has been idle: zero while anything is in flight or streaming,
     /// otherwise the time since its last request or event.
     pub(crate) fn idle(&self) -> Duration {
-        let r = lock(&self.routes);
+        let mut r = lock(&self.routes);
         if !r.requests.is_empty() || r.standalone.as_ref().is_some_and(|s| !s.is_closed()) {
+            // Busy now: idleness will count from here once it stops.
+            r.last_activity = Instant::now();
             return Duration::ZERO;
         }
         r.last_activity.elapsed()
     }
 
-    /// Whether `id` is already in flight on this session.
-    pub(crate) fn in_flight(&self, id: &RequestId) -> bool {
-        lock(&self.routes).requests.contains_key(id)
-    }
-
     /// Open the response stream of a request: its receiver, and its priming event (an id to
     /// resume from, no data), recorded first so a resume from it misses nothing.
-    pub(crate) fn open_request(&self, id: RequestId) -> (mpsc::UnboundedReceiver<Event>, Event, u64) {
+    /// `None` when `id` is already in flight on this session (checked and registered under one
+    /// lock, so two concurrent POSTs with the same id cannot both pass).
+    pub(crate) fn open_request(&self, id: RequestId) -> Option<(mpsc::UnboundedReceiver<Event>, Event, u64)> {
         let (tx, rx) = mpsc::unbounded_channel();
         let mut r = lock(&self.routes);
+        if r.requests.contains_key(&id) {
+            return None;
+        }
         let stream = r.next_stream;
         r.next_stream += 1;
         r.logs.insert(stream, StreamLog::default());
         let prime = r.record(stream, Bytes::new(), false);
         r.requests.insert(id, RequestStream { stream, sink: Some(tx) });
-        (rx, prime, stream)
+        Some((rx, prime, stream))
     }
 
     /// Hand a frame to the engine.
