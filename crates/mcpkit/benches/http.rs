@@ -3,7 +3,8 @@
 //! session — `tools/call echo` from 1 caller (latency) and from 16 concurrent callers
 //! (throughput). Before criterion runs, a plain measurement of the memory an idle session costs:
 //! 1,000 sessions opened with raw requests (initialize + initialized, no GET stream), the
-//! process's resident set size read from `/proc/self/statm` before and after.
+//! process's resident set size read from `/proc/self/statm` before and after; and per-call
+//! latency percentiles (p50/p90/p99) for 1 and 16 callers.
 #![allow(missing_docs, clippy::unwrap_used, clippy::expect_used)]
 
 use std::time::Duration;
@@ -184,8 +185,57 @@ fn tools_call_over_http(c: &mut Criterion) {
     rt.block_on(client.close()).unwrap();
 }
 
+/// Per-call latency percentiles, which criterion's means do not show: `callers` tasks each
+/// make `calls` sequential calls on one session; every call is timed.
+fn latency_percentiles(callers: usize, calls: usize) {
+    let rt = runtime();
+    let (url, _stop) = start(&rt);
+    let (mut lat, wall) = rt.block_on(async {
+        let client = Client::builder()
+            .connect(HttpClientTransport::new(&url).unwrap())
+            .await
+            .unwrap();
+        let args = serde_json::json!({"message": "hello, this is a typical tool argument of moderate length"});
+        client.call_tool("echo", &args).await.unwrap();
+        let started = std::time::Instant::now();
+        let tasks = (0..callers).map(|_| {
+            let (client, args) = (client.clone(), args.clone());
+            tokio::spawn(async move {
+                let mut lat = Vec::with_capacity(calls);
+                for _ in 0..calls {
+                    let t = std::time::Instant::now();
+                    client.call_tool("echo", &args).await.unwrap();
+                    lat.push(t.elapsed());
+                }
+                lat
+            })
+        });
+        let mut all = Vec::new();
+        for t in futures_util::future::join_all(tasks).await {
+            all.extend(t.unwrap());
+        }
+        let wall = started.elapsed();
+        client.close().await.unwrap();
+        (all, wall)
+    });
+    lat.sort();
+    let pct = |p: f64| lat[((lat.len() as f64 * p) as usize).min(lat.len() - 1)];
+    println!(
+        "http tools/call echo, {callers} caller(s): {:.0} calls/s, p50 {:?}, p90 {:?}, p99 {:?}, max {:?} ({} calls)",
+        lat.len() as f64 / wall.as_secs_f64(),
+        pct(0.50),
+        pct(0.90),
+        pct(0.99),
+        lat[lat.len() - 1],
+        lat.len()
+    );
+    rt.shutdown_timeout(Duration::from_secs(2));
+}
+
 fn main() {
     idle_session_memory();
+    latency_percentiles(1, 2000);
+    latency_percentiles(16, 250);
     let mut c = Criterion::default().configure_from_args();
     tools_call_over_http(&mut c);
     c.final_summary();
