@@ -6,7 +6,6 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
 
 use std::path::PathBuf;
-use std::process::Command;
 use std::time::Duration;
 
 use mcpkit::transport::child::{ChildTransport, Stderr};
@@ -31,23 +30,14 @@ fn repo() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..")
 }
 
-/// Run the Python client checks with `args` and assert every check passed.
+/// Run the Python SDK client checks with `args` and assert every check passed.
 fn run_checks(args: &[&str]) {
-    let out = Command::new(python())
-        .arg(repo().join("tests-interop/python/client_checks.py"))
-        .args(args)
-        .output()
-        .expect("run client_checks.py");
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    println!("{stdout}");
-    eprintln!("{}", String::from_utf8_lossy(&out.stderr));
-    let last = stdout.lines().last().unwrap_or_default();
-    assert!(
-        last.ends_with(" 0 failed"),
-        "the Python SDK client reported failures: {last}"
+    support::run_client_checks(
+        "Python",
+        &python(),
+        &repo().join("tests-interop/python/client_checks.py"),
+        args,
     );
-    assert!(!last.starts_with("0 passed"), "no check ran");
-    assert!(out.status.success());
 }
 
 #[test]

@@ -7,7 +7,6 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
 
 use std::path::PathBuf;
-use std::process::Command;
 use std::time::Duration;
 
 use mcpkit::transport::child::{ChildTransport, Stderr};
@@ -29,23 +28,14 @@ fn ts_dir() -> PathBuf {
     dir
 }
 
-/// Run the TS client checks with `args` and assert every check passed.
+/// Run the TypeScript SDK client checks with `args` and assert every check passed.
 fn run_checks(args: &[&str]) {
-    let out = Command::new("node")
-        .arg(ts_dir().join("client_checks.mjs"))
-        .args(args)
-        .output()
-        .expect("run node client_checks.mjs");
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    println!("{stdout}");
-    eprintln!("{}", String::from_utf8_lossy(&out.stderr));
-    let last = stdout.lines().last().unwrap_or_default();
-    assert!(
-        last.ends_with(" 0 failed"),
-        "the TypeScript SDK client reported failures: {last}"
+    support::run_client_checks(
+        "TypeScript",
+        std::path::Path::new("node"),
+        &ts_dir().join("client_checks.mjs"),
+        args,
     );
-    assert!(!last.starts_with("0 passed"), "no check ran");
-    assert!(out.status.success());
 }
 
 #[test]

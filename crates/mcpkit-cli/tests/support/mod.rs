@@ -128,3 +128,23 @@ pub(crate) async fn connect_http(url: &str) -> mcpkit::Client {
     .expect("connect timed out")
     .expect("connect")
 }
+
+/// Run an SDK's `client_checks` program (`program script args…`) and assert that it ran checks
+/// and that every one passed (its last line is `N passed, 0 failed`).
+pub(crate) fn run_client_checks(sdk: &str, program: &std::path::Path, script: &std::path::Path, args: &[&str]) {
+    let out = Command::new(program)
+        .arg(script)
+        .args(args)
+        .output()
+        .expect("run the client checks");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    println!("{stdout}");
+    eprintln!("{}", String::from_utf8_lossy(&out.stderr));
+    let last = stdout.lines().last().unwrap_or_default();
+    assert!(
+        last.ends_with(" 0 failed"),
+        "the {sdk} SDK client reported failures: {last}"
+    );
+    assert!(!last.starts_with("0 passed"), "no check ran");
+    assert!(out.status.success());
+}
