@@ -173,28 +173,24 @@ async fn sampling_is_answered_by_the_client_over_the_response_stream() {
 
 #[tokio::test]
 async fn a_closed_response_stream_is_resumed_until_the_result() {
-    // The server's `retry` (300 ms) must be waited for, and used instead of the 1 s default:
-    // the tool answers after 100 ms, so the result can only come from the resumed stream.
+    // The server's `retry` (1.5 s, longer than the client's 1 s default) must be waited for:
+    // the tool answers after 100 ms, so the result can only come from the resumed stream, and
+    // only a client that honours the server's value waits this long. Lower bounds only: a
+    // loaded machine makes calls slower, never faster.
     let config = HttpConfig {
-        sse_retry: Duration::from_millis(300),
+        sse_retry: Duration::from_millis(1500),
         ..HttpConfig::default()
     };
     let running = start(test_server(), config).await;
     let (client, _) = connect(&running.url, Client::builder()).await;
-    for _ in 0..2 {
-        let started = std::time::Instant::now();
-        let r = within("resumable", client.call_tool("resumable", ())).await.unwrap();
-        assert_eq!(text(&r), "resumed");
-        let took = started.elapsed();
-        assert!(
-            took >= Duration::from_millis(300),
-            "answered in {took:?}, without waiting for retry"
-        );
-        assert!(
-            took < Duration::from_millis(900),
-            "took {took:?}: the server's retry was not used"
-        );
-    }
+    let started = std::time::Instant::now();
+    let r = within("resumable", client.call_tool("resumable", ())).await.unwrap();
+    assert_eq!(text(&r), "resumed");
+    let took = started.elapsed();
+    assert!(
+        took >= Duration::from_millis(1500),
+        "answered in {took:?}: the server's retry was not honoured"
+    );
 }
 
 #[tokio::test]
