@@ -74,24 +74,24 @@ impl Service for ServerService {
                 "initialize" => initialize(&server, &session, raw),
                 "ping" => empty(),
                 "tools/list" => {
-                    require(server.capabilities().tools.is_some(), &req.method)?;
+                    require(server.offers_tools(&snap), &req.method)?;
                     let p: PaginatedParams = params(raw)?;
                     page(&snap.tool_pages, p.cursor.as_deref())
                 }
                 "tools/call" => call_tool(&server, &session, &snap, peer, req).await,
                 "resources/list" => {
-                    require(server.capabilities().resources.is_some(), &req.method)?;
+                    require(snap.offers_resources(), &req.method)?;
                     let p: PaginatedParams = params(raw)?;
                     page(&snap.resource_pages, p.cursor.as_deref())
                 }
                 "resources/templates/list" => {
-                    require(server.capabilities().resources.is_some(), &req.method)?;
+                    require(snap.offers_resources(), &req.method)?;
                     let p: PaginatedParams = params(raw)?;
                     page(&snap.template_pages, p.cursor.as_deref())
                 }
                 "resources/read" => read_resource(&server, &session, &snap, peer, req).await,
                 "resources/subscribe" => {
-                    require(server.capabilities().resources.is_some(), &req.method)?;
+                    require(snap.offers_resources(), &req.method)?;
                     let p: SubscribeParams = params(raw)?;
                     session
                         .subscriptions
@@ -101,7 +101,7 @@ impl Service for ServerService {
                     empty()
                 }
                 "resources/unsubscribe" => {
-                    require(server.capabilities().resources.is_some(), &req.method)?;
+                    require(snap.offers_resources(), &req.method)?;
                     let p: UnsubscribeParams = params(raw)?;
                     session
                         .subscriptions
@@ -111,7 +111,7 @@ impl Service for ServerService {
                     empty()
                 }
                 "prompts/list" => {
-                    require(server.capabilities().prompts.is_some(), &req.method)?;
+                    require(snap.offers_prompts(), &req.method)?;
                     let p: PaginatedParams = params(raw)?;
                     page(&snap.prompt_pages, p.cursor.as_deref())
                 }

@@ -149,6 +149,16 @@ pub(crate) fn page_of(cursor: &str) -> Option<usize> {
 }
 
 impl Snapshot {
+    /// Whether the resources capability is declared.
+    pub(crate) fn offers_resources(&self) -> bool {
+        !self.catalog.resources.is_empty() || !self.catalog.templates.is_empty()
+    }
+
+    /// Whether the prompts capability is declared.
+    pub(crate) fn offers_prompts(&self) -> bool {
+        !self.catalog.prompts.is_empty()
+    }
+
     fn build(catalog: Catalog, page_size: usize) -> Self {
         let index = |names: Vec<&str>| names.into_iter().enumerate().map(|(i, n)| (n.to_owned(), i)).collect();
         let tools: Vec<_> = catalog.tools.iter().map(|t| t.tool.clone()).collect();
@@ -342,34 +352,38 @@ impl Server {
     /// The capabilities, derived from what is registered.
     pub fn capabilities(&self) -> ServerCapabilities {
         let snap = self.snapshot();
-        let c = &snap.catalog;
         let mut caps = ServerCapabilities {
             logging: Some(JsonObject::new()),
             ..Default::default()
         };
-        if self.inner.always_tools || !c.tools.is_empty() {
+        if self.offers_tools(&snap) {
             caps.tools = Some(ToolsCapability {
                 list_changed: Some(true),
                 ..Default::default()
             });
         }
-        if !c.resources.is_empty() || !c.templates.is_empty() {
+        if snap.offers_resources() {
             caps.resources = Some(ResourcesCapability {
                 subscribe: Some(true),
                 list_changed: Some(true),
                 ..Default::default()
             });
         }
-        if !c.prompts.is_empty() {
+        if snap.offers_prompts() {
             caps.prompts = Some(PromptsCapability {
                 list_changed: Some(true),
                 ..Default::default()
             });
         }
-        if !c.prompts.is_empty() || !c.templates.is_empty() {
+        if snap.offers_prompts() || !snap.catalog.templates.is_empty() {
             caps.completions = Some(JsonObject::new());
         }
         caps
+    }
+
+    /// Whether the tools capability is declared (cheap: no capability struct is built).
+    pub(crate) fn offers_tools(&self, snap: &Snapshot) -> bool {
+        self.inner.always_tools || !snap.catalog.tools.is_empty()
     }
 
     pub(crate) fn snapshot(&self) -> Arc<Snapshot> {
@@ -402,73 +416,86 @@ impl Server {
         }
     }
 
+    /// Apply a change to one list of the catalogue and, if it changed anything, tell every
+    /// initialized client with `method` (a `list_changed` notification).
+    fn change_list<T>(
+        &self,
+        method: &str,
+        list: fn(&mut Catalog) -> &mut Vec<T>,
+        edit: impl FnOnce(&mut Vec<T>) -> bool,
+    ) -> bool {
+        let mut changed = false;
+        self.update(|c| changed = edit(list(c)));
+        if changed {
+            self.broadcast(method, None, |_| true);
+        }
+        changed
+    }
+
     /// Add or replace a tool at run time; connected clients get `notifications/tools/list_changed`.
     pub fn add_tool(&self, tool: ToolDef) {
-        self.update(|c| {
-            c.tools.retain(|t| t.tool.name != tool.tool.name);
-            c.tools.push(tool);
-        });
-        self.broadcast("notifications/tools/list_changed", None, |_| true);
+        self.change_list(
+            "notifications/tools/list_changed",
+            |c| &mut c.tools,
+            |tools| {
+                tools.retain(|t| t.tool.name != tool.tool.name);
+                tools.push(tool);
+                true
+            },
+        );
     }
 
     /// Remove a tool at run time. Returns whether it existed.
     pub fn remove_tool(&self, name: &str) -> bool {
-        let mut existed = false;
-        self.update(|c| {
-            let before = c.tools.len();
-            c.tools.retain(|t| t.tool.name != name);
-            existed = c.tools.len() != before;
-        });
-        if existed {
-            self.broadcast("notifications/tools/list_changed", None, |_| true);
-        }
-        existed
+        self.change_list(
+            "notifications/tools/list_changed",
+            |c| &mut c.tools,
+            |tools| remove(tools, |t| t.tool.name == name),
+        )
     }
 
     /// Add or replace a resource at run time (`notifications/resources/list_changed`).
     pub fn add_resource(&self, resource: ResourceDef) {
-        self.update(|c| {
-            c.resources.retain(|r| r.resource.uri != resource.resource.uri);
-            c.resources.push(resource);
-        });
-        self.broadcast("notifications/resources/list_changed", None, |_| true);
+        self.change_list(
+            "notifications/resources/list_changed",
+            |c| &mut c.resources,
+            |resources| {
+                resources.retain(|r| r.resource.uri != resource.resource.uri);
+                resources.push(resource);
+                true
+            },
+        );
     }
 
     /// Remove a resource at run time. Returns whether it existed.
     pub fn remove_resource(&self, uri: &str) -> bool {
-        let mut existed = false;
-        self.update(|c| {
-            let before = c.resources.len();
-            c.resources.retain(|r| r.resource.uri != uri);
-            existed = c.resources.len() != before;
-        });
-        if existed {
-            self.broadcast("notifications/resources/list_changed", None, |_| true);
-        }
-        existed
+        self.change_list(
+            "notifications/resources/list_changed",
+            |c| &mut c.resources,
+            |resources| remove(resources, |r| r.resource.uri == uri),
+        )
     }
 
     /// Add or replace a prompt at run time (`notifications/prompts/list_changed`).
     pub fn add_prompt(&self, prompt: PromptDef) {
-        self.update(|c| {
-            c.prompts.retain(|p| p.prompt.name != prompt.prompt.name);
-            c.prompts.push(prompt);
-        });
-        self.broadcast("notifications/prompts/list_changed", None, |_| true);
+        self.change_list(
+            "notifications/prompts/list_changed",
+            |c| &mut c.prompts,
+            |prompts| {
+                prompts.retain(|p| p.prompt.name != prompt.prompt.name);
+                prompts.push(prompt);
+                true
+            },
+        );
     }
 
     /// Remove a prompt at run time. Returns whether it existed.
     pub fn remove_prompt(&self, name: &str) -> bool {
-        let mut existed = false;
-        self.update(|c| {
-            let before = c.prompts.len();
-            c.prompts.retain(|p| p.prompt.name != name);
-            existed = c.prompts.len() != before;
-        });
-        if existed {
-            self.broadcast("notifications/prompts/list_changed", None, |_| true);
-        }
-        existed
+        self.change_list(
+            "notifications/prompts/list_changed",
+            |c| &mut c.prompts,
+            |prompts| remove(prompts, |p| p.prompt.name == name),
+        )
     }
 
     /// Tell every client subscribed to `uri` that it changed (`notifications/resources/updated`).
@@ -482,6 +509,13 @@ impl Server {
             s.is_subscribed(uri)
         });
     }
+}
+
+/// Remove the items matching `hit`; whether any was removed.
+fn remove<T>(items: &mut Vec<T>, hit: impl Fn(&T) -> bool) -> bool {
+    let before = items.len();
+    items.retain(|x| !hit(x));
+    items.len() != before
 }
 
 fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
