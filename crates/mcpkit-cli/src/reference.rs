@@ -8,13 +8,13 @@
 use std::time::Duration;
 
 use mcpkit::server::{
-    from_list, Args, Json, PromptDef, PromptRequest, RawArgs, RequestContext, ResourceDef, ResourceRequest,
+    from_list, Args, CacheHint, Json, PromptDef, PromptRequest, RawArgs, RequestContext, ResourceDef, ResourceRequest,
     ResourceTemplateDef, ToolDef,
 };
 use mcpkit::types::schema::{
-    CallToolResult, ContentBlock, CreateMessageParams, ElicitParams, ElicitResult, ElicitationSchema, GetPromptResult,
-    JsonObject, LoggingLevel, ProgressToken, PromptMessage, ReadResourceResult, ResourceContents, Role,
-    SamplingMessage,
+    CacheScope, CallToolResult, ContentBlock, CreateMessageParams, CreateMessageResult, ElicitParams, ElicitResult,
+    ElicitationSchema, GetPromptResult, InputRequest, InputResponse, JsonObject, ListRootsResult, LoggingLevel,
+    ProgressToken, PromptMessage, ReadResourceResult, ResourceContents, Role, SamplingMessage,
 };
 use mcpkit::types::ErrorObject;
 use mcpkit::Server;
@@ -92,13 +92,30 @@ pub fn server() -> Server {
         .tool(test_elicitation_sep1330_enums())
         .tool(test_reconnection())
         .tool(json_schema_2020_12_tool())
+        // Stateless-era (2026-07-28) fixtures; the same handlers serve handshake-era sessions.
+        .tool(test_missing_capability())
+        .tool(test_input_required_result_elicitation())
+        .tool(test_input_required_result_sampling())
+        .tool(test_input_required_result_list_roots())
+        .tool(test_input_required_result_request_state())
+        .tool(test_input_required_result_multiple_inputs())
+        .tool(test_input_required_result_multi_round())
+        .tool(test_input_required_result_tampered_state())
+        .tool(test_input_required_result_capabilities())
+        .tool(test_streaming_elicitation())
+        .tool(test_logging_tool())
+        .tool(test_trigger_tool_change())
+        .tool(test_trigger_prompt_change())
+        .tool(test_header_param())
+        .list_cache_hint(CacheHint::new(Duration::from_secs(60), CacheScope::Public))
         .resource(static_text())
         .resource(static_binary())
         .resource(watched_resource())
         .prompt(test_simple_prompt())
         .prompt(test_prompt_with_arguments())
         .prompt(test_prompt_with_embedded_resource())
-        .prompt(test_prompt_with_image());
+        .prompt(test_prompt_with_image())
+        .prompt(test_input_required_result_prompt());
     let builder = match template() {
         Ok(t) => builder.resource_template(t),
         Err(e) => {
@@ -459,6 +476,314 @@ fn json_schema_2020_12_tool() -> ToolDef {
     })
     .input_schema(json_schema_2020_12())
     .description("Tool with JSON Schema 2020-12 features for conformance testing (SEP-1613)")
+}
+
+// ---------------------------------------------------------------------------------------------
+// Multi round-trip fixtures (2026-07-28). On the stateless wire each input call is answered
+// from the retry's `inputResponses` (the request ends with `input_required` until it is); on a
+// handshake-era session the same call is a server→client request.
+// ---------------------------------------------------------------------------------------------
+
+/// A form asking for one field of `kind` (`string`, `boolean`) named `field`.
+fn one_field_form(message: &str, field: &str, kind: &str) -> ElicitParams {
+    ElicitParams::form(
+        message,
+        ElicitationSchema(object(json!({
+            "type": "object",
+            "properties": { field: { "type": kind } },
+            "required": [field]
+        }))),
+    )
+}
+
+/// The accepted value of `field` in an elicitation answer, as text.
+fn field_text(result: &ElicitResult, field: &str) -> String {
+    match result.content.as_ref().and_then(|c| c.get(field)) {
+        Some(Value::String(s)) => s.clone(),
+        Some(other) => other.to_string(),
+        None => format!("(no {field}; action {:?})", result.action).to_lowercase(),
+    }
+}
+
+fn sampled_text(result: &CreateMessageResult) -> String {
+    result
+        .content
+        .iter()
+        .find_map(|c| c.as_text())
+        .unwrap_or("(no text)")
+        .to_owned()
+}
+
+fn roots_text(result: &ListRootsResult) -> String {
+    let uris: Vec<&str> = result.roots.iter().map(|r| r.uri.as_str()).collect();
+    format!("Client roots: {}", uris.join(", "))
+}
+
+/// `test_missing_capability` → needs sampling; a client that did not declare it gets
+/// MissingRequiredClientCapability (-32021) on the stateless wire.
+fn test_missing_capability() -> ToolDef {
+    ToolDef::new("test_missing_capability", |cx: RequestContext| async move {
+        let params = CreateMessageParams::new(vec![SamplingMessage::user_text("Say hello")], 20);
+        let result = cx.sample(params).await?;
+        Ok::<_, mcpkit::Error>(format!("Sampled: {}", sampled_text(&result)))
+    })
+    .description("Requires the client's sampling capability (tests MissingRequiredClientCapability)")
+}
+
+/// `test_input_required_result_elicitation` → asks `user_name` ("What is your name?"), then
+/// `Hello, <name>!`.
+fn test_input_required_result_elicitation() -> ToolDef {
+    ToolDef::new(
+        "test_input_required_result_elicitation",
+        |cx: RequestContext| async move {
+            let answer = cx
+                .elicit_as("user_name", one_field_form("What is your name?", "name", "string"))
+                .await?;
+            Ok::<_, mcpkit::Error>(format!("Hello, {}!", field_text(&answer, "name")))
+        },
+    )
+    .description("Asks for the user's name through an input request, then greets them")
+}
+
+/// `test_input_required_result_sampling` → asks the client's LLM `capital_question`.
+fn test_input_required_result_sampling() -> ToolDef {
+    ToolDef::new("test_input_required_result_sampling", |cx: RequestContext| async move {
+        let params = CreateMessageParams::new(vec![SamplingMessage::user_text("What is the capital of France?")], 100);
+        let answer = cx.sample_as("capital_question", params).await?;
+        Ok::<_, mcpkit::Error>(format!("LLM response: {}", sampled_text(&answer)))
+    })
+    .description("Asks the client's LLM a question through an input request")
+}
+
+/// `test_input_required_result_list_roots` → asks for the client's roots (`client_roots`).
+fn test_input_required_result_list_roots() -> ToolDef {
+    ToolDef::new(
+        "test_input_required_result_list_roots",
+        |cx: RequestContext| async move {
+            let roots = cx.list_roots_as("client_roots").await?;
+            Ok::<_, mcpkit::Error>(roots_text(&roots))
+        },
+    )
+    .description("Asks for the client's roots through an input request")
+}
+
+/// `test_input_required_result_request_state` → keeps a note of its own in `requestState`
+/// across the rounds and asks `confirm`; the result says `state-ok` when the note came back.
+fn test_input_required_result_request_state() -> ToolDef {
+    ToolDef::new(
+        "test_input_required_result_request_state",
+        |cx: RequestContext| async move {
+            let note = cx.request_state();
+            if note.is_none() {
+                cx.set_request_state(json!({ "step": "confirm" }));
+            }
+            let answer = cx
+                .elicit_as("confirm", one_field_form("Please confirm", "ok", "boolean"))
+                .await?;
+            let state = match note {
+                Some(n) if n["step"] == "confirm" => "state-ok",
+                _ => "state-missing",
+            };
+            Ok::<_, mcpkit::Error>(format!("Confirmed ok={}: {state}", field_text(&answer, "ok")))
+        },
+    )
+    .description("Carries its own state across input rounds in requestState")
+}
+
+/// `test_input_required_result_multiple_inputs` → asks for a name, an LLM greeting and the
+/// roots at once.
+fn test_input_required_result_multiple_inputs() -> ToolDef {
+    ToolDef::new(
+        "test_input_required_result_multiple_inputs",
+        |cx: RequestContext| async move {
+            let greeting = CreateMessageParams::new(vec![SamplingMessage::user_text("Write a short greeting")], 50);
+            let answers = cx
+                .inputs(vec![
+                    (
+                        "user_name".to_owned(),
+                        InputRequest::Elicit(one_field_form("What is your name?", "name", "string")),
+                    ),
+                    ("greeting".to_owned(), InputRequest::Sample(greeting)),
+                    ("client_roots".to_owned(), InputRequest::ListRoots),
+                ])
+                .await?;
+            let parts: Vec<String> = answers
+                .iter()
+                .map(|a| match a {
+                    InputResponse::Elicit(r) => format!("name={}", field_text(r, "name")),
+                    InputResponse::Sample(r) => format!("greeting={}", sampled_text(r)),
+                    InputResponse::ListRoots(r) => roots_text(r),
+                })
+                .collect();
+            Ok::<_, mcpkit::Error>(parts.join("; "))
+        },
+    )
+    .description("Asks for several inputs in one round")
+}
+
+/// `test_input_required_result_multi_round` → `step1` (name), then `step2` (favourite colour).
+fn test_input_required_result_multi_round() -> ToolDef {
+    ToolDef::new(
+        "test_input_required_result_multi_round",
+        |cx: RequestContext| async move {
+            let name = cx
+                .elicit_as("step1", one_field_form("Step 1: What is your name?", "name", "string"))
+                .await?;
+            let color = cx
+                .elicit_as(
+                    "step2",
+                    one_field_form("Step 2: What is your favorite color?", "color", "string"),
+                )
+                .await?;
+            Ok::<_, mcpkit::Error>(format!(
+                "{} likes {}",
+                field_text(&name, "name"),
+                field_text(&color, "color")
+            ))
+        },
+    )
+    .description("Asks for input over two rounds")
+}
+
+/// `test_input_required_result_tampered_state` → one input round; its `requestState` is
+/// sealed, so an altered one is refused.
+fn test_input_required_result_tampered_state() -> ToolDef {
+    ToolDef::new(
+        "test_input_required_result_tampered_state",
+        |cx: RequestContext| async move {
+            let answer = cx
+                .elicit_as("confirm", one_field_form("Please confirm", "ok", "boolean"))
+                .await?;
+            Ok::<_, mcpkit::Error>(format!("Confirmed ok={}", field_text(&answer, "ok")))
+        },
+    )
+    .description("One input round whose requestState is integrity-protected")
+}
+
+/// `test_input_required_result_capabilities` → asks only for what the client declared.
+fn test_input_required_result_capabilities() -> ToolDef {
+    ToolDef::new(
+        "test_input_required_result_capabilities",
+        |cx: RequestContext| async move {
+            let caps = cx.client_capabilities();
+            let mut wanted = Vec::new();
+            if caps.sampling.is_some() {
+                let p = CreateMessageParams::new(vec![SamplingMessage::user_text("Say hello")], 20);
+                wanted.push(("sampling_request".to_owned(), InputRequest::Sample(p)));
+            }
+            if caps.elicitation.is_some() {
+                let form = one_field_form("What is your name?", "name", "string");
+                wanted.push(("elicitation_request".to_owned(), InputRequest::Elicit(form)));
+            }
+            if caps.roots.is_some() {
+                wanted.push(("roots_request".to_owned(), InputRequest::ListRoots));
+            }
+            let count = cx.inputs(wanted).await?.len();
+            Ok::<_, mcpkit::Error>(format!("Received {count} input(s) for the declared capabilities"))
+        },
+    )
+    .description("Asks only for the inputs the client's declared capabilities allow")
+}
+
+/// `test_streaming_elicitation` → reports progress, then asks for input: on the stateless wire
+/// the question travels in the result, never as a request on the response stream.
+fn test_streaming_elicitation() -> ToolDef {
+    ToolDef::new("test_streaming_elicitation", |cx: RequestContext| async move {
+        let _ = cx.progress(0.0, Some(1.0), Some("Preparing the question"));
+        let _ = cx.log(LoggingLevel::Info, Some(LOGGER), "Asking for input");
+        let answer = cx
+            .elicit_as(
+                "stream_input",
+                one_field_form("Please provide a value", "value", "string"),
+            )
+            .await?;
+        Ok::<_, mcpkit::Error>(format!("Received: {}", field_text(&answer, "value")))
+    })
+    .description("Streams progress, then asks for input")
+}
+
+/// `test_logging_tool` → logs three messages; only a request that set a log level gets them.
+fn test_logging_tool() -> ToolDef {
+    ToolDef::new("test_logging_tool", |cx: RequestContext| async move {
+        for message in LOG_MESSAGES {
+            let _ = cx.log(LoggingLevel::Info, Some(LOGGER), message);
+            tokio::time::sleep(STEP).await;
+        }
+        LOGGING_RESULT_TEXT
+    })
+    .description("Logs messages (sent only when the request asked for a log level)")
+}
+
+/// `test_trigger_tool_change` → adds `test_dynamic_tool`, or removes it when present:
+/// subscribers get `notifications/tools/list_changed`.
+fn test_trigger_tool_change() -> ToolDef {
+    ToolDef::new("test_trigger_tool_change", |cx: RequestContext| async move {
+        let server = cx.server();
+        if server.remove_tool("test_dynamic_tool") {
+            "Removed test_dynamic_tool"
+        } else {
+            server.add_tool(
+                ToolDef::new("test_dynamic_tool", || async { "Dynamic tool called" })
+                    .description("Added by test_trigger_tool_change"),
+            );
+            "Added test_dynamic_tool"
+        }
+    })
+    .description("Changes the tool list (adds or removes test_dynamic_tool)")
+}
+
+/// `test_trigger_prompt_change` → adds `test_dynamic_prompt`, or removes it when present.
+fn test_trigger_prompt_change() -> ToolDef {
+    ToolDef::new("test_trigger_prompt_change", |cx: RequestContext| async move {
+        let server = cx.server();
+        if server.remove_prompt("test_dynamic_prompt") {
+            "Removed test_dynamic_prompt"
+        } else {
+            server.add_prompt(
+                PromptDef::new("test_dynamic_prompt", |_: PromptRequest| async {
+                    Ok::<_, ErrorObject>(GetPromptResult::new(vec![PromptMessage::user_text("Dynamic prompt")]))
+                })
+                .description("Added by test_trigger_prompt_change"),
+            );
+            "Added test_dynamic_prompt"
+        }
+    })
+    .description("Changes the prompt list (adds or removes test_dynamic_prompt)")
+}
+
+/// `test_header_param {region, query}` → `region` is mirrored into the `Mcp-Param-Region`
+/// header on the 2026-07-28 HTTP wire (`x-mcp-header`).
+fn test_header_param() -> ToolDef {
+    ToolDef::new("test_header_param", |RawArgs(args): RawArgs| async move {
+        let text = |k: &str| args.get(k).and_then(Value::as_str).unwrap_or("").to_owned();
+        format!("region={}, query={}", text("region"), text("query"))
+    })
+    .input_schema(object(json!({
+        "type": "object",
+        "properties": {
+            "region": {"type": "string", "description": "Where to run", "x-mcp-header": "Region"},
+            "query": {"type": "string", "description": "What to run"}
+        },
+        "required": ["region", "query"]
+    })))
+    .description("Mirrors its region parameter into the Mcp-Param-Region header (x-mcp-header)")
+}
+
+/// `test_input_required_result_prompt` → asks `user_context`, then a prompt quoting it.
+fn test_input_required_result_prompt() -> PromptDef {
+    PromptDef::new("test_input_required_result_prompt", |r: PromptRequest| async move {
+        let answer =
+            r.cx.elicit_as(
+                "user_context",
+                one_field_form("Please provide context", "context", "string"),
+            )
+            .await?;
+        Ok::<_, ErrorObject>(GetPromptResult::new(vec![PromptMessage::user_text(format!(
+            "Context: {}",
+            field_text(&answer, "context")
+        ))]))
+    })
+    .description("A prompt that asks for context through an input request")
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -7,6 +7,7 @@
 //! - [`method`]: one descriptor type per method, for typed requests and routing.
 #![forbid(unsafe_code)]
 
+pub mod headers;
 pub mod jsonrpc;
 pub mod method;
 pub mod schema;

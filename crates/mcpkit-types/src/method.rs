@@ -140,6 +140,21 @@ request!(
     ListRoots, "roots/list", RequestParams, ListRootsResult
 );
 
+request!(
+    /// `server/discover` (2026-07-28; spec: `server/discover`).
+    Discover, "server/discover", RequestParams, DiscoverResult
+);
+request!(
+    /// `subscriptions/listen` (2026-07-28; spec: `basic/patterns/subscriptions`). The result
+    /// comes only when the server ends the subscription.
+    SubscriptionsListen, "subscriptions/listen", SubscriptionsListenParams, EmptyResult
+);
+
+notification!(
+    /// `notifications/subscriptions/acknowledged` (2026-07-28; spec:
+    /// `basic/patterns/subscriptions`).
+    SubscriptionsAcknowledged, "notifications/subscriptions/acknowledged", SubscriptionsAcknowledgedParams
+);
 notification!(
     /// `notifications/initialized` (client → server; spec: `basic/lifecycle`).
     Initialized, "notifications/initialized", InitializedParams

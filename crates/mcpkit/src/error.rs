@@ -45,6 +45,10 @@ pub enum Error {
     /// A value could not be serialized to JSON.
     #[error("could not serialize: {0}")]
     Serialize(String),
+    /// Stateless era: the client has not answered this input request yet. The handler should
+    /// return (with `?`); the client gets an `input_required` result and retries with the answer.
+    #[error("waiting for the client's input (the request ends with input_required and is retried)")]
+    InputRequired,
 }
 
 impl Error {
@@ -67,6 +71,34 @@ impl From<ErrorObject> for Error {
     fn from(e: ErrorObject) -> Self {
         Error::Rpc(e)
     }
+}
+
+/// A handler error as a JSON-RPC error: the peer's own error kept, a missing client capability
+/// as MissingRequiredClientCapability (-32021) naming it, anything else internal.
+impl From<Error> for ErrorObject {
+    fn from(e: Error) -> Self {
+        match e {
+            Error::Rpc(e) => e,
+            Error::MissingCapability(cap) => missing_capability(cap),
+            other => ErrorObject::internal(other.to_string()),
+        }
+    }
+}
+
+/// Spec: 2026-07-28 `MissingRequiredClientCapabilityError`; `cap` may be dotted
+/// (`elicitation.url`).
+pub(crate) fn missing_capability(cap: &str) -> ErrorObject {
+    let mut required = serde_json::Value::Object(Default::default());
+    for part in cap.split('.').rev() {
+        let mut m = serde_json::Map::new();
+        m.insert(part.to_owned(), required);
+        required = serde_json::Value::Object(m);
+    }
+    ErrorObject::new(
+        mcpkit_types::ErrorCode::MISSING_REQUIRED_CLIENT_CAPABILITY,
+        format!("This request needs the client's {cap} capability, which it did not declare"),
+    )
+    .with_data(serde_json::json!({ "requiredCapabilities": required }))
 }
 
 /// Convenience alias.

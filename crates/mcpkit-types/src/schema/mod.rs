@@ -17,6 +17,7 @@ pub mod prompts;
 pub mod resources;
 pub mod roots;
 pub mod sampling;
+pub mod stateless;
 pub mod tasks;
 pub mod tools;
 
@@ -32,5 +33,6 @@ pub use prompts::*;
 pub use resources::*;
 pub use roots::*;
 pub use sampling::*;
+pub use stateless::*;
 pub use tasks::*;
 pub use tools::*;

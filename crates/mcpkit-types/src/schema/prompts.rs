@@ -4,7 +4,7 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
-use super::common::{CacheScope, Cursor, Icon, Meta, RequestMeta, Role};
+use super::common::{CacheScope, Cursor, Icon, JsonObject, Meta, RequestMeta, Role};
 use super::content::ContentBlock;
 
 /// A prompt template the server offers (spec: `server/prompts`, `Prompt`).
@@ -139,6 +139,12 @@ pub struct GetPromptParams {
     /// Argument values (strings only).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub arguments: Option<BTreeMap<String, String>>,
+    /// Answers to earlier input requests (2026-07-28 `inputResponses`), kept verbatim.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub input_responses: Option<JsonObject>,
+    /// Opaque state echoed from an `input_required` result (2026-07-28 `requestState`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub request_state: Option<String>,
     /// Request metadata.
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
     pub meta: Option<RequestMeta>,

@@ -2,7 +2,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::common::{Annotations, CacheScope, Cursor, Icon, Meta, RequestMeta};
+use super::common::{Annotations, CacheScope, Cursor, Icon, JsonObject, Meta, RequestMeta};
 use super::content::ResourceContents;
 
 /// A resource the server can read (spec: `server/resources`, `Resource`). Also the body of a
@@ -204,6 +204,12 @@ impl ListResourceTemplatesResult {
 pub struct ReadResourceParams {
     /// The URI to read.
     pub uri: String,
+    /// Answers to earlier input requests (2026-07-28 `inputResponses`), kept verbatim.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub input_responses: Option<JsonObject>,
+    /// Opaque state echoed from an `input_required` result (2026-07-28 `requestState`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub request_state: Option<String>,
     /// Request metadata.
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
     pub meta: Option<RequestMeta>,
@@ -214,6 +220,8 @@ impl ReadResourceParams {
     pub fn new(uri: impl Into<String>) -> Self {
         ReadResourceParams {
             uri: uri.into(),
+            input_responses: None,
+            request_state: None,
             meta: None,
         }
     }

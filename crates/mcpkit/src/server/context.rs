@@ -6,13 +6,15 @@ use std::sync::Arc;
 use mcpkit_types::method::{CreateMessage, Elicit, ListRoots};
 use mcpkit_types::schema::{
     ClientCapabilities, CreateMessageParams, CreateMessageResult, ElicitParams, ElicitResult, Implementation,
-    ListRootsResult, LoggingLevel, LoggingMessageParams, ProgressParams, ProgressToken, RequestMeta,
+    InputRequest, InputResponse, ListRootsResult, LoggingLevel, LoggingMessageParams, ProgressParams, ProgressToken,
+    RequestMeta,
 };
-use mcpkit_types::{ProtocolVersion, RequestId};
+use mcpkit_types::{ErrorObject, ProtocolVersion, RequestId};
 use serde::Serialize;
 use tokio_util::sync::CancellationToken;
 
 use super::session::Session;
+use super::stateless::InputState;
 use super::Server;
 use crate::error::{Error, Result};
 use crate::peer::{Peer, RequestOptions};
@@ -26,6 +28,9 @@ pub struct RequestContext {
     pub(crate) id: RequestId,
     pub(crate) meta: Option<RequestMeta>,
     pub(crate) cancel: CancellationToken,
+    pub(crate) method: &'static str,
+    /// Stateless era: the inputs of this request (on methods that may ask for input).
+    pub(crate) input: Option<Arc<InputState>>,
 }
 
 impl RequestContext {
@@ -121,44 +126,188 @@ impl RequestContext {
     }
 
     /// Ask the client's LLM for a completion (spec: `client/sampling`).
+    ///
+    /// On a handshake-era session this is a server→client request. On the stateless wire
+    /// (2026-07-28) the answer comes from the retry's `inputResponses`; until it does, this
+    /// returns [`Error::InputRequired`] and the request ends with `input_required`, so a
+    /// handler must be repeatable up to its input calls (see [`RequestContext::input`]).
     pub async fn sample(&self, params: CreateMessageParams) -> Result<CreateMessageResult> {
-        if self.client_capabilities().sampling.is_none() {
-            return Err(Error::MissingCapability("sampling"));
+        match self.input(None, InputRequest::Sample(params)).await? {
+            InputResponse::Sample(r) => Ok(r),
+            _ => Err(Error::InvalidResponse("expected a sampling result".into())),
         }
-        let params = params.for_version(self.protocol_version());
-        self.peer.request_with::<CreateMessage>(&params, self.related()).await
     }
 
-    /// Ask the user for input through the client (spec: `client/elicitation`), in form or URL mode.
+    /// [`RequestContext::sample`] under a chosen input key (the key the client sees in
+    /// `inputRequests` on the stateless wire).
+    pub async fn sample_as(&self, key: &str, params: CreateMessageParams) -> Result<CreateMessageResult> {
+        match self.input(Some(key), InputRequest::Sample(params)).await? {
+            InputResponse::Sample(r) => Ok(r),
+            _ => Err(Error::InvalidResponse("expected a sampling result".into())),
+        }
+    }
+
+    /// Ask the user for input through the client (spec: `client/elicitation`), in form or URL
+    /// mode. Works on both eras like [`RequestContext::sample`].
     pub async fn elicit(&self, params: ElicitParams) -> Result<ElicitResult> {
-        let caps = self.client_capabilities();
-        let Some(e) = caps.elicitation.as_ref() else {
-            return Err(Error::MissingCapability("elicitation"));
-        };
-        let url_mode = matches!(params, ElicitParams::Url(_));
-        if url_mode && !e.supports_url() {
-            return Err(Error::MissingCapability("elicitation.url"));
+        match self.input(None, InputRequest::Elicit(params)).await? {
+            InputResponse::Elicit(r) => Ok(r),
+            _ => Err(Error::InvalidResponse("expected an elicitation result".into())),
         }
-        if self.protocol_version() < ProtocolVersion::V2025_06_18 {
-            return Err(Error::MissingCapability("elicitation"));
-        }
-        let Some(params) = params.for_version(self.protocol_version()) else {
-            return Err(Error::Protocol(format!(
-                "this elicitation cannot be expressed in protocol version {}",
-                self.protocol_version()
-            )));
-        };
-        self.peer.request_with::<Elicit>(&params, self.related()).await
     }
 
-    /// Ask the client for its roots (spec: `client/roots`).
-    pub async fn list_roots(&self) -> Result<ListRootsResult> {
-        if self.client_capabilities().roots.is_none() {
-            return Err(Error::MissingCapability("roots"));
+    /// [`RequestContext::elicit`] under a chosen input key.
+    pub async fn elicit_as(&self, key: &str, params: ElicitParams) -> Result<ElicitResult> {
+        match self.input(Some(key), InputRequest::Elicit(params)).await? {
+            InputResponse::Elicit(r) => Ok(r),
+            _ => Err(Error::InvalidResponse("expected an elicitation result".into())),
         }
-        self.peer
-            .request_with::<ListRoots>(&Default::default(), self.related())
-            .await
+    }
+
+    /// Ask the client for its roots (spec: `client/roots`). Works on both eras like
+    /// [`RequestContext::sample`].
+    pub async fn list_roots(&self) -> Result<ListRootsResult> {
+        match self.input(None, InputRequest::ListRoots).await? {
+            InputResponse::ListRoots(r) => Ok(r),
+            _ => Err(Error::InvalidResponse("expected a roots result".into())),
+        }
+    }
+
+    /// [`RequestContext::list_roots`] under a chosen input key.
+    pub async fn list_roots_as(&self, key: &str) -> Result<ListRootsResult> {
+        match self.input(Some(key), InputRequest::ListRoots).await? {
+            InputResponse::ListRoots(r) => Ok(r),
+            _ => Err(Error::InvalidResponse("expected a roots result".into())),
+        }
+    }
+
+    /// Ask for several inputs at once. On the stateless wire every missing answer goes out in
+    /// one `input_required` result (one round trip instead of one per input); on a
+    /// handshake-era session they are asked one after another. Answers come back in order.
+    pub async fn inputs(&self, requests: Vec<(String, InputRequest)>) -> Result<Vec<InputResponse>> {
+        if self.input.is_none() {
+            let mut out = Vec::with_capacity(requests.len());
+            for (key, request) in requests {
+                out.push(self.input(Some(&key), request).await?);
+            }
+            return Ok(out);
+        }
+        // Stateless: collect every answer or every missing request before failing.
+        let mut out = Vec::with_capacity(requests.len());
+        let mut first_error = None;
+        for (key, request) in requests {
+            match self.input(Some(&key), request).await {
+                Ok(r) => out.push(r),
+                Err(e) => {
+                    first_error.get_or_insert(e);
+                }
+            }
+        }
+        match first_error {
+            Some(e) => Err(e),
+            None => Ok(out),
+        }
+    }
+
+    /// Ask the client for one input: a server→client request on a handshake-era session, an
+    /// entry of `inputRequests` on the stateless wire (spec: 2026-07-28
+    /// `basic/patterns/mrtr`). `key` names it there; `None` numbers the calls in order, which
+    /// is stable as long as the handler makes the same calls in the same order on every run.
+    pub async fn input(&self, key: Option<&str>, request: InputRequest) -> Result<InputResponse> {
+        let caps = self.client_capabilities();
+        let missing = match &request {
+            InputRequest::Sample(_) => caps.sampling.is_none().then_some("sampling"),
+            InputRequest::ListRoots => caps.roots.is_none().then_some("roots"),
+            InputRequest::Elicit(p) => match caps.elicitation.as_ref() {
+                None => Some("elicitation"),
+                Some(e) if matches!(p, ElicitParams::Url(_)) && !e.supports_url() => Some("elicitation.url"),
+                Some(_) => None,
+            },
+        };
+        let version = self.protocol_version();
+        if version.era() == mcpkit_types::Era::Stateless {
+            let Some(state) = &self.input else {
+                return Err(Error::Protocol(format!(
+                    "input requests are only allowed on tools/call, prompts/get and resources/read (not on {})",
+                    self.method
+                )));
+            };
+            if let Some(cap) = missing {
+                state.fail(crate::error::missing_capability(cap));
+                return Err(Error::MissingCapability(cap));
+            }
+            let key = key.map_or_else(|| state.next_key(&request), str::to_owned);
+            let Some(answer) = state.answer(&key).cloned() else {
+                let request = match request {
+                    InputRequest::Elicit(p) => match p.for_version(version) {
+                        Some(p) => InputRequest::Elicit(p),
+                        None => return Err(Error::Protocol("this elicitation cannot be expressed".into())),
+                    },
+                    InputRequest::Sample(p) => InputRequest::Sample(p.for_version(version)),
+                    other => other,
+                };
+                state.ask(key, request);
+                return Err(Error::InputRequired);
+            };
+            return match request.parse_response(&answer) {
+                Ok(r) => {
+                    state.mark_used(&key, answer);
+                    Ok(r)
+                }
+                Err(e) => {
+                    let error = ErrorObject::invalid_params(format!(
+                        "inputResponses[{key:?}] is not a valid {} result: {e}",
+                        request.method()
+                    ))
+                    .with_data(serde_json::json!({ "path": format!("inputResponses.{key}") }));
+                    state.fail(error.clone());
+                    Err(Error::Rpc(error))
+                }
+            };
+        }
+        if let Some(cap) = missing {
+            return Err(Error::MissingCapability(cap));
+        }
+        match request {
+            InputRequest::Sample(params) => {
+                let params = params.for_version(version);
+                let r = self.peer.request_with::<CreateMessage>(&params, self.related()).await?;
+                Ok(InputResponse::Sample(r))
+            }
+            InputRequest::Elicit(params) => {
+                if version < ProtocolVersion::V2025_06_18 {
+                    return Err(Error::MissingCapability("elicitation"));
+                }
+                let Some(params) = params.for_version(version) else {
+                    return Err(Error::Protocol(format!(
+                        "this elicitation cannot be expressed in protocol version {version}"
+                    )));
+                };
+                let r = self.peer.request_with::<Elicit>(&params, self.related()).await?;
+                Ok(InputResponse::Elicit(r))
+            }
+            InputRequest::ListRoots => {
+                let r = self
+                    .peer
+                    .request_with::<ListRoots>(&Default::default(), self.related())
+                    .await?;
+                Ok(InputResponse::ListRoots(r))
+            }
+        }
+    }
+
+    /// Stateless era: the state this handler saved with [`RequestContext::set_request_state`]
+    /// in the previous round of this request, verified (it travels sealed in `requestState`).
+    pub fn request_state(&self) -> Option<serde_json::Value> {
+        self.input.as_ref().and_then(|s| s.handler_state())
+    }
+
+    /// Stateless era: state to find again in the next round of this request (sealed into the
+    /// `requestState` of the `input_required` result). Ignored when the request completes.
+    pub fn set_request_state(&self, value: serde_json::Value) {
+        if let Some(s) = &self.input {
+            s.set_handler_state(value);
+        }
     }
 
     fn related(&self) -> RequestOptions {

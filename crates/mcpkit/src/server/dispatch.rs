@@ -17,8 +17,10 @@ use serde_json::value::RawValue;
 use super::completion::CompletionInput;
 use super::context::RequestContext;
 use super::prompt::PromptRequest;
+use super::request_state;
 use super::resource::ResourceRequest;
 use super::session::Session;
+use super::stateless::{self, InputState, Settled};
 use super::tool::ToolCall;
 use super::{page_of, Server, Snapshot};
 use crate::peer::{BoxFuture, HandlerResult, IncomingRequest, Peer, Service};
@@ -55,6 +57,19 @@ impl Service for ServerService {
     fn handle_request(&self, peer: Peer, req: IncomingRequest) -> BoxFuture<HandlerResult> {
         let server = self.server.clone();
         let session = self.session.clone();
+        // A dual-era server picks the era per request: a handshake-era session stays one; any
+        // other request that carries the 2026-07-28 `_meta` fields is served statelessly.
+        if !session.is_negotiated() {
+            let meta = match stateless::read_meta(req.params.as_deref()) {
+                Ok(m) => m,
+                Err(e) if session.modern_only => return Box::pin(std::future::ready(Err(e))),
+                Err(_) => None,
+            };
+            let modern = session.modern_only || meta.as_ref().is_some_and(|m| m.protocol_version.is_some());
+            if modern {
+                return Box::pin(serve_modern(server, peer, req, meta));
+            }
+        }
         if req.method == "initialize" {
             // Negotiate now, in arrival order, so a request sent right behind `initialize`
             // already sees the session as initialized.
@@ -78,7 +93,7 @@ impl Service for ServerService {
                     let p: PaginatedParams = params(raw)?;
                     page(&snap.tool_pages, p.cursor.as_deref())
                 }
-                "tools/call" => call_tool(&server, &session, &snap, peer, req).await,
+                "tools/call" => call_tool(&server, &session, &snap, peer, req, false).await,
                 "resources/list" => {
                     require(snap.offers_resources(), &req.method)?;
                     let p: PaginatedParams = params(raw)?;
@@ -89,7 +104,7 @@ impl Service for ServerService {
                     let p: PaginatedParams = params(raw)?;
                     page(&snap.template_pages, p.cursor.as_deref())
                 }
-                "resources/read" => read_resource(&server, &session, &snap, peer, req).await,
+                "resources/read" => read_resource(&server, &session, &snap, peer, req, false).await,
                 "resources/subscribe" => {
                     require(snap.offers_resources(), &req.method)?;
                     let p: SubscribeParams = params(raw)?;
@@ -115,7 +130,7 @@ impl Service for ServerService {
                     let p: PaginatedParams = params(raw)?;
                     page(&snap.prompt_pages, p.cursor.as_deref())
                 }
-                "prompts/get" => get_prompt(&server, &session, &snap, peer, req).await,
+                "prompts/get" => get_prompt(&server, &session, &snap, peer, req, false).await,
                 "completion/complete" => complete(&snap, raw),
                 "logging/setLevel" => {
                     let p: SetLevelParams = params(raw)?;
@@ -135,7 +150,16 @@ impl Service for ServerService {
                 "notifications/initialized" => session.initialized.store(true, Ordering::Relaxed),
                 "notifications/roots/list_changed" => {
                     if let Some(f) = server.inner.on_roots_changed.clone() {
-                        let cx = context(&server, &session, peer, None, Default::default(), None);
+                        let cx = context(
+                            &server,
+                            &session,
+                            peer,
+                            None,
+                            Default::default(),
+                            None,
+                            "notifications/roots/list_changed",
+                            None,
+                        );
                         f(cx);
                     }
                 }
@@ -153,6 +177,7 @@ fn require(offered: bool, method: &str) -> Result<(), ErrorObject> {
     }
 }
 
+#[allow(clippy::too_many_arguments)]
 fn context(
     server: &Server,
     session: &Arc<Session>,
@@ -160,6 +185,8 @@ fn context(
     id: Option<mcpkit_types::RequestId>,
     cancel: tokio_util::sync::CancellationToken,
     meta: Option<mcpkit_types::schema::RequestMeta>,
+    method: &'static str,
+    input: Option<Arc<InputState>>,
 ) -> RequestContext {
     RequestContext {
         peer,
@@ -168,7 +195,70 @@ fn context(
         id: id.unwrap_or(mcpkit_types::RequestId::Number(-1)),
         meta,
         cancel,
+        method,
+        input,
     }
+}
+
+/// Serve one stateless-era request (spec: 2026-07-28): its `_meta` is its whole session.
+async fn serve_modern(
+    server: Server,
+    peer: Peer,
+    req: IncomingRequest,
+    meta: Option<mcpkit_types::schema::ProtocolMeta>,
+) -> HandlerResult {
+    let m = stateless::validate(meta)?;
+    let session = Arc::new(Session::per_request(
+        m.version,
+        m.capabilities,
+        m.client_info,
+        m.log_level,
+    ));
+    let snap = server.snapshot();
+    let raw = req.params.as_deref();
+    let info = &server.inner.info_json;
+    let lists = Some(server.inner.cache.lists);
+    let listed = |pages: &[Box<RawValue>], offered: bool| -> HandlerResult {
+        require(offered, &req.method)?;
+        let p: PaginatedParams = params(raw)?;
+        stateless::finish(&page(pages, p.cursor.as_deref())?, info, lists)
+    };
+    match req.method.as_str() {
+        "server/discover" => stateless::discover(&server),
+        "tools/list" => listed(&snap.tool_pages, server.offers_tools(&snap)),
+        "resources/list" => listed(&snap.resource_pages, snap.offers_resources()),
+        "resources/templates/list" => listed(&snap.template_pages, snap.offers_resources()),
+        "prompts/list" => listed(&snap.prompt_pages, snap.offers_prompts()),
+        "tools/call" => call_tool(&server, &session, &snap, peer, req, true).await,
+        "resources/read" => read_resource(&server, &session, &snap, peer, req, true).await,
+        "prompts/get" => get_prompt(&server, &session, &snap, peer, req, true).await,
+        "completion/complete" => stateless::finish(&complete(&snap, raw)?, info, None),
+        "subscriptions/listen" => stateless::listen(server.clone(), peer, req.id, req.params, req.cancel).await,
+        // Removed in 2026-07-28 (`initialize`, `ping`, `logging/setLevel`,
+        // `resources/subscribe`, `resources/unsubscribe`) or unknown.
+        other => Err(ErrorObject::method_not_found(other)),
+    }
+}
+
+/// The input state of a stateless request that may ask for input, or `None` otherwise.
+fn open_inputs(
+    server: &Server,
+    modern: bool,
+    method: &str,
+    digest: impl FnOnce() -> String,
+    state: Option<&str>,
+    responses: Option<mcpkit_types::schema::JsonObject>,
+) -> Result<Option<Arc<InputState>>, ErrorObject> {
+    if !modern {
+        return Ok(None);
+    }
+    InputState::open(&server.inner.state_keys, method, digest, state, responses).map(|s| Some(Arc::new(s)))
+}
+
+/// Digest of a request's salient params, binding its `requestState` to it.
+fn digest_of(parts: &[&str], arguments: Option<&RawValue>) -> String {
+    let args: Option<serde_json::Value> = arguments.and_then(|a| serde_json::from_str(a.get()).ok());
+    request_state::digest(parts, args.as_ref())
 }
 
 /// Spec: `basic/lifecycle` "Version Negotiation": answer with the client's version when we speak
@@ -197,6 +287,7 @@ async fn call_tool(
     snap: &Snapshot,
     peer: Peer,
     req: IncomingRequest,
+    modern: bool,
 ) -> HandlerResult {
     let p: CallToolParams = params(req.params.as_deref())?;
     // The schema types `arguments` as an object; anything else is malformed params, not a
@@ -211,16 +302,70 @@ async fn call_tool(
         return Err(ErrorObject::invalid_params(format!("Unknown tool: {}", p.name)));
     };
     if let Some(invalid) = def.check_arguments(p.arguments.as_deref()) {
-        return to_raw(&invalid);
+        let raw = to_raw(&invalid.for_version(session.version()))?;
+        return finish_if(modern, server, raw, None);
     }
-    let cx = context(server, session, peer, Some(req.id), req.cancel, p.meta);
+    let digest = || digest_of(&["tools/call", &p.name], p.arguments.as_deref());
+    let input = open_inputs(
+        server,
+        modern,
+        "tools/call",
+        digest,
+        p.request_state.as_deref(),
+        p.input_responses,
+    )?;
+    let cx = context(
+        server,
+        session,
+        peer,
+        Some(req.id),
+        req.cancel,
+        p.meta,
+        "tools/call",
+        input.clone(),
+    );
     let call = ToolCall {
-        name: p.name.into(),
-        arguments: p.arguments,
+        name: p.name.clone().into(),
+        arguments: p.arguments.clone(),
         cx,
     };
-    let result = (def.handler)(call).await?;
-    to_raw(&result.for_version(session.version()))
+    let outcome = (def.handler)(call).await;
+    let failed = outcome.as_ref().map_or(true, |r| r.is_error == Some(true));
+    let outcome = outcome.and_then(|r| to_raw(&r.for_version(session.version())));
+    let settled = match &input {
+        Some(state) => state.settle(
+            outcome,
+            failed,
+            &server.inner.state_keys,
+            "tools/call",
+            || digest_of(&["tools/call", &p.name], p.arguments.as_deref()),
+            &server.inner.info_json,
+        )?,
+        None => Settled::Complete(outcome?),
+    };
+    finish_settled(modern, server, settled, None)
+}
+
+fn finish_settled(
+    modern: bool,
+    server: &Server,
+    settled: Settled,
+    cache: Option<stateless::CacheHint>,
+) -> HandlerResult {
+    match settled {
+        Settled::Complete(raw) => finish_if(modern, server, raw, cache),
+        Settled::InputRequired(raw) => Ok(raw),
+    }
+}
+
+/// On the stateless wire, complete a result (`resultType`, server identity, caching hints);
+/// `input_required` results are already complete.
+fn finish_if(modern: bool, server: &Server, raw: Box<RawValue>, cache: Option<stateless::CacheHint>) -> HandlerResult {
+    if modern {
+        stateless::finish(&raw, &server.inner.info_json, cache)
+    } else {
+        Ok(raw)
+    }
 }
 
 async fn read_resource(
@@ -229,34 +374,81 @@ async fn read_resource(
     snap: &Snapshot,
     peer: Peer,
     req: IncomingRequest,
+    modern: bool,
 ) -> HandlerResult {
     let p: ReadResourceParams = params(req.params.as_deref())?;
-    let cx = context(server, session, peer, Some(req.id), req.cancel, p.meta);
-    if let Some(def) = snap
+    let uri = p.uri.clone();
+    let digest = || digest_of(&["resources/read", &uri], None);
+    let input = open_inputs(
+        server,
+        modern,
+        "resources/read",
+        digest,
+        p.request_state.as_deref(),
+        p.input_responses,
+    )?;
+    let cx = context(
+        server,
+        session,
+        peer,
+        Some(req.id),
+        req.cancel,
+        p.meta,
+        "resources/read",
+        input.clone(),
+    );
+    let read = if let Some(def) = snap
         .resource_index
         .get(&p.uri)
         .map(|&i| snap.catalog.resources[i].clone())
     {
-        let result = (def.read)(ResourceRequest {
+        def.read.clone()
+    } else if let Some((t, variables)) = snap
+        .catalog
+        .templates
+        .iter()
+        .find_map(|t| t.matcher.matches(&p.uri).map(|v| (t, v)))
+    {
+        let read = t.read.clone();
+        let request = ResourceRequest {
             uri: p.uri,
-            variables: BTreeMap::new(),
+            variables,
             cx,
-        })
-        .await?;
-        return to_raw(&result.for_version(session.version()));
-    }
-    for t in &snap.catalog.templates {
-        if let Some(variables) = t.matcher.matches(&p.uri) {
-            let result = (t.read)(ResourceRequest {
-                uri: p.uri,
-                variables,
-                cx,
-            })
-            .await?;
-            return to_raw(&result.for_version(session.version()));
-        }
-    }
-    Err(resource_not_found(&p.uri, session.version()))
+        };
+        return settle_read(server, session, modern, input, &uri, read(request).await);
+    } else {
+        return Err(resource_not_found(&p.uri, session.version()));
+    };
+    let request = ResourceRequest {
+        uri: p.uri,
+        variables: BTreeMap::new(),
+        cx,
+    };
+    settle_read(server, session, modern, input, &uri, read(request).await)
+}
+
+fn settle_read(
+    server: &Server,
+    session: &Session,
+    modern: bool,
+    input: Option<Arc<InputState>>,
+    uri: &str,
+    outcome: Result<mcpkit_types::schema::ReadResourceResult, ErrorObject>,
+) -> HandlerResult {
+    let failed = outcome.is_err();
+    let outcome = outcome.and_then(|r| to_raw(&r.for_version(session.version())));
+    let settled = match &input {
+        Some(state) => state.settle(
+            outcome,
+            failed,
+            &server.inner.state_keys,
+            "resources/read",
+            || digest_of(&["resources/read", uri], None),
+            &server.inner.info_json,
+        )?,
+        None => Settled::Complete(outcome?),
+    };
+    finish_settled(modern, server, settled, Some(server.inner.cache.reads))
 }
 
 /// Spec: `server/resources` "Error Handling" (-32002 up to 2025-11-25, -32602 from 2026-07-28).
@@ -275,6 +467,7 @@ async fn get_prompt(
     snap: &Snapshot,
     peer: Peer,
     req: IncomingRequest,
+    modern: bool,
 ) -> HandlerResult {
     let p: GetPromptParams = params(req.params.as_deref())?;
     let Some(def) = snap.prompt_index.get(&p.name).map(|&i| snap.catalog.prompts[i].clone()) else {
@@ -287,9 +480,41 @@ async fn get_prompt(
             p.name
         )));
     }
-    let cx = context(server, session, peer, Some(req.id), req.cancel, p.meta);
-    let result = (def.get)(PromptRequest { arguments, cx }).await?;
-    to_raw(&result.for_version(session.version()))
+    let args_json = serde_json::to_value(&arguments).ok();
+    let digest = || request_state::digest(&["prompts/get", &p.name], args_json.as_ref());
+    let input = open_inputs(
+        server,
+        modern,
+        "prompts/get",
+        digest,
+        p.request_state.as_deref(),
+        p.input_responses,
+    )?;
+    let cx = context(
+        server,
+        session,
+        peer,
+        Some(req.id),
+        req.cancel,
+        p.meta,
+        "prompts/get",
+        input.clone(),
+    );
+    let outcome = (def.get)(PromptRequest { arguments, cx }).await;
+    let failed = outcome.is_err();
+    let outcome = outcome.and_then(|r| to_raw(&r.for_version(session.version())));
+    let settled = match &input {
+        Some(state) => state.settle(
+            outcome,
+            failed,
+            &server.inner.state_keys,
+            "prompts/get",
+            || request_state::digest(&["prompts/get", &p.name], args_json.as_ref()),
+            &server.inner.info_json,
+        )?,
+        None => Settled::Complete(outcome?),
+    };
+    finish_settled(modern, server, settled, None)
 }
 
 /// Spec: `server/utilities/completion`: at most 100 values, with `total` and `hasMore`.

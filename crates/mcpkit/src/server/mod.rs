@@ -8,8 +8,10 @@ mod completion;
 mod context;
 mod dispatch;
 mod prompt;
+mod request_state;
 mod resource;
 mod session;
+mod stateless;
 mod tool;
 pub mod uri_template;
 
@@ -27,11 +29,17 @@ use serde_json::value::RawValue;
 pub use completion::{from_list, Completer, CompletionInput};
 pub use context::RequestContext;
 pub use prompt::{PromptDef, PromptRequest};
+pub use request_state::{RequestStateKeys, StateError};
 pub use resource::{ResourceDef, ResourceRequest, ResourceTemplateDef};
+pub use stateless::CacheHint;
 pub use tool::{
     object_schema, schema_object, Args, FromToolCall, IntoToolResult, Json, RawArgs, Rejection, State, ToolCall,
     ToolDef, ToolHandler,
 };
+
+use mcpkit_types::schema::CacheScope;
+use stateless::Change;
+use tokio_util::sync::CancellationToken;
 
 use crate::error::Result;
 use crate::peer::{self, Connection, PeerOptions};
@@ -59,6 +67,35 @@ pub struct ServerBuilder {
     state: HashMap<TypeId, Arc<dyn Any + Send + Sync>>,
     always_tools: bool,
     on_roots_changed: Option<RootsChanged>,
+    cache: CacheHints,
+    state_keys: Option<RequestStateKeys>,
+}
+
+/// Caching hints put on cacheable stateless-era results that do not set their own
+/// (spec: 2026-07-28 `server/utilities/caching`).
+#[derive(Debug, Clone, Copy)]
+struct CacheHints {
+    /// `server/discover` and the list methods.
+    lists: CacheHint,
+    /// `resources/read`.
+    reads: CacheHint,
+}
+
+impl Default for CacheHints {
+    fn default() -> Self {
+        // Fresh on every use unless the server says otherwise: correct for any server, and list
+        // results are the same for everyone, so shared caches may keep them.
+        CacheHints {
+            lists: CacheHint {
+                ttl_ms: 0,
+                scope: CacheScope::Public,
+            },
+            reads: CacheHint {
+                ttl_ms: 0,
+                scope: CacheScope::Private,
+            },
+        }
+    }
 }
 
 impl std::fmt::Debug for ServerBuilder {
@@ -95,6 +132,14 @@ struct Inner {
     catalog: RwLock<Arc<Snapshot>>,
     sessions: Mutex<Vec<Weak<Session>>>,
     on_roots_changed: Option<RootsChanged>,
+    /// `serverInfo` serialized once, for the `_meta` of every stateless-era result.
+    info_json: Box<RawValue>,
+    cache: CacheHints,
+    state_keys: RequestStateKeys,
+    /// Catalogue changes, for `subscriptions/listen` streams.
+    changes: tokio::sync::broadcast::Sender<Change>,
+    /// Fires when the server ends its subscriptions (shutdown).
+    ending: CancellationToken,
 }
 
 /// What the server offers, as registered.
@@ -117,6 +162,9 @@ pub(crate) struct Snapshot {
     resource_pages: Vec<Box<RawValue>>,
     template_pages: Vec<Box<RawValue>>,
     prompt_pages: Vec<Box<RawValue>>,
+    /// Tool parameters mirrored into `Mcp-Param-*` headers (2026-07-28), by tool name; a tool
+    /// whose annotations are invalid has none.
+    tool_headers: HashMap<String, Vec<mcpkit_types::headers::HeaderParam>>,
 }
 
 fn pages<T: Clone, R: Serialize>(
@@ -165,7 +213,16 @@ impl Snapshot {
         let resources: Vec<_> = catalog.resources.iter().map(|r| r.resource.clone()).collect();
         let templates: Vec<_> = catalog.templates.iter().map(|t| t.template.clone()).collect();
         let prompts: Vec<_> = catalog.prompts.iter().map(|p| p.prompt.clone()).collect();
+        let tool_headers = catalog
+            .tools
+            .iter()
+            .filter_map(|t| {
+                let params = mcpkit_types::headers::header_params(&t.tool.input_schema).ok()?;
+                (!params.is_empty()).then(|| (t.tool.name.clone(), params))
+            })
+            .collect();
         Snapshot {
+            tool_headers,
             tool_index: index(catalog.tools.iter().map(|t| t.tool.name.as_str()).collect()),
             resource_index: index(catalog.resources.iter().map(|r| r.resource.uri.as_str()).collect()),
             prompt_index: index(catalog.prompts.iter().map(|p| p.prompt.name.as_str()).collect()),
@@ -207,6 +264,8 @@ impl Default for ServerBuilder {
             state: HashMap::new(),
             always_tools: false,
             on_roots_changed: None,
+            cache: CacheHints::default(),
+            state_keys: None,
         }
     }
 }
@@ -283,9 +342,32 @@ impl ServerBuilder {
         self
     }
 
+    /// Caching hints for `server/discover` and list results on the stateless wire (default:
+    /// `ttlMs` 0, `public`).
+    pub fn list_cache_hint(mut self, hint: CacheHint) -> Self {
+        self.cache.lists = hint;
+        self
+    }
+
+    /// Caching hints for `resources/read` results that set none themselves (default: `ttlMs` 0,
+    /// `private`).
+    pub fn read_cache_hint(mut self, hint: CacheHint) -> Self {
+        self.cache.reads = hint;
+        self
+    }
+
+    /// The keys that seal `requestState` in multi round-trip requests. Servers behind one load
+    /// balancer share them so any instance can continue a request. Default: a random key of
+    /// this server's own.
+    pub fn request_state_keys(mut self, keys: RequestStateKeys) -> Self {
+        self.state_keys = Some(keys);
+        self
+    }
+
     /// Finish.
     pub fn build(self) -> Server {
         let snapshot = Snapshot::build(self.catalog, self.page_size);
+        let info_json = serde_json::value::to_raw_value(&self.info).unwrap_or_default();
         Server {
             inner: Arc::new(Inner {
                 info: self.info,
@@ -297,6 +379,11 @@ impl ServerBuilder {
                 catalog: RwLock::new(Arc::new(snapshot)),
                 sessions: Mutex::new(Vec::new()),
                 on_roots_changed: self.on_roots_changed,
+                info_json,
+                cache: self.cache,
+                state_keys: self.state_keys.unwrap_or_else(RequestStateKeys::random),
+                changes: tokio::sync::broadcast::channel(256).0,
+                ending: CancellationToken::new(),
             }),
         }
     }
@@ -322,6 +409,22 @@ impl Server {
     /// a handshake, such as stateless HTTP): no `initialize` is expected.
     pub fn start_preset<T: Transport>(&self, transport: T, preset: Preset) -> Connection {
         self.start_with(transport, Some(preset))
+    }
+
+    /// Start serving a connection on which every request must be a stateless-era request
+    /// (one HTTP POST that declared 2026-07-28).
+    pub(crate) fn start_modern<T: Transport>(&self, transport: T) -> Connection {
+        let session = Arc::new(Session::modern_only());
+        let service = Arc::new(dispatch::ServerService {
+            server: self.clone(),
+            session,
+        });
+        peer::start(transport, service, self.inner.peer_options.clone())
+    }
+
+    /// End every `subscriptions/listen` stream with a graceful final result (for shutdown).
+    pub fn end_subscriptions(&self) {
+        self.inner.ending.cancel();
     }
 
     fn start_with<T: Transport>(&self, transport: T, preset: Option<Preset>) -> Connection {
@@ -381,6 +484,12 @@ impl Server {
         caps
     }
 
+    /// The parameters of tool `name` mirrored into `Mcp-Param-*` headers.
+    #[cfg(feature = "http-server")]
+    pub(crate) fn tool_header_params(&self, name: &str) -> Vec<mcpkit_types::headers::HeaderParam> {
+        self.snapshot().tool_headers.get(name).cloned().unwrap_or_default()
+    }
+
     /// Whether the tools capability is declared (cheap: no capability struct is built).
     pub(crate) fn offers_tools(&self, snap: &Snapshot) -> bool {
         self.inner.always_tools || !snap.catalog.tools.is_empty()
@@ -405,7 +514,10 @@ impl Server {
         *guard = Arc::new(Snapshot::build(catalog, self.inner.page_size));
     }
 
-    fn broadcast(&self, method: &str, params: Option<&serde_json::Value>, filter: impl Fn(&Session) -> bool) {
+    fn broadcast(&self, change: Change, params: Option<&serde_json::Value>, filter: impl Fn(&Session) -> bool) {
+        let method = change.method();
+        // Stateless-era listeners; no receiver is not an error.
+        let _ = self.inner.changes.send(change);
         let sessions: Vec<Arc<Session>> = lock(&self.inner.sessions).iter().filter_map(Weak::upgrade).collect();
         for s in sessions {
             if s.initialized.load(std::sync::atomic::Ordering::Relaxed) && filter(&s) {
@@ -420,14 +532,14 @@ impl Server {
     /// initialized client with `method` (a `list_changed` notification).
     fn change_list<T>(
         &self,
-        method: &str,
+        change: Change,
         list: fn(&mut Catalog) -> &mut Vec<T>,
         edit: impl FnOnce(&mut Vec<T>) -> bool,
     ) -> bool {
         let mut changed = false;
         self.update(|c| changed = edit(list(c)));
         if changed {
-            self.broadcast(method, None, |_| true);
+            self.broadcast(change, None, |_| true);
         }
         changed
     }
@@ -435,7 +547,7 @@ impl Server {
     /// Add or replace a tool at run time; connected clients get `notifications/tools/list_changed`.
     pub fn add_tool(&self, tool: ToolDef) {
         self.change_list(
-            "notifications/tools/list_changed",
+            Change::Tools,
             |c| &mut c.tools,
             |tools| {
                 tools.retain(|t| t.tool.name != tool.tool.name);
@@ -448,7 +560,7 @@ impl Server {
     /// Remove a tool at run time. Returns whether it existed.
     pub fn remove_tool(&self, name: &str) -> bool {
         self.change_list(
-            "notifications/tools/list_changed",
+            Change::Tools,
             |c| &mut c.tools,
             |tools| remove(tools, |t| t.tool.name == name),
         )
@@ -457,7 +569,7 @@ impl Server {
     /// Add or replace a resource at run time (`notifications/resources/list_changed`).
     pub fn add_resource(&self, resource: ResourceDef) {
         self.change_list(
-            "notifications/resources/list_changed",
+            Change::Resources,
             |c| &mut c.resources,
             |resources| {
                 resources.retain(|r| r.resource.uri != resource.resource.uri);
@@ -470,7 +582,7 @@ impl Server {
     /// Remove a resource at run time. Returns whether it existed.
     pub fn remove_resource(&self, uri: &str) -> bool {
         self.change_list(
-            "notifications/resources/list_changed",
+            Change::Resources,
             |c| &mut c.resources,
             |resources| remove(resources, |r| r.resource.uri == uri),
         )
@@ -479,7 +591,7 @@ impl Server {
     /// Add or replace a prompt at run time (`notifications/prompts/list_changed`).
     pub fn add_prompt(&self, prompt: PromptDef) {
         self.change_list(
-            "notifications/prompts/list_changed",
+            Change::Prompts,
             |c| &mut c.prompts,
             |prompts| {
                 prompts.retain(|p| p.prompt.name != prompt.prompt.name);
@@ -492,7 +604,7 @@ impl Server {
     /// Remove a prompt at run time. Returns whether it existed.
     pub fn remove_prompt(&self, name: &str) -> bool {
         self.change_list(
-            "notifications/prompts/list_changed",
+            Change::Prompts,
             |c| &mut c.prompts,
             |prompts| remove(prompts, |p| p.prompt.name == name),
         )
@@ -505,7 +617,7 @@ impl Server {
             meta: None,
         })
         .ok();
-        self.broadcast("notifications/resources/updated", params.as_ref(), |s| {
+        self.broadcast(Change::ResourceUpdated(uri.into()), params.as_ref(), |s| {
             s.is_subscribed(uri)
         });
     }

@@ -10,6 +10,8 @@ use mcpkit_types::ProtocolVersion;
 use crate::peer::Peer;
 
 const LOG_UNSET: u8 = u8::MAX;
+/// No log messages at all (a stateless request that set no `logLevel`).
+const LOG_OFF: u8 = u8::MAX - 1;
 
 /// What one client negotiated, and what it subscribed to.
 #[derive(Debug, Default)]
@@ -19,6 +21,9 @@ pub(crate) struct Session {
     pub(crate) initialized: AtomicBool,
     log_level: AtomicLevel,
     pub(crate) subscriptions: Mutex<HashSet<String>>,
+    /// Every request on this connection must be a stateless-era request (an HTTP POST that
+    /// declared 2026-07-28): no handshake is accepted.
+    pub(crate) modern_only: bool,
 }
 
 #[derive(Debug)]
@@ -31,6 +36,29 @@ impl Default for AtomicLevel {
 }
 
 impl Session {
+    /// A connection that accepts only stateless-era requests.
+    pub(crate) fn modern_only() -> Session {
+        Session {
+            modern_only: true,
+            ..Default::default()
+        }
+    }
+
+    /// The state of one stateless-era request: negotiated from its `_meta`, logging only at the
+    /// level it asked for (spec: 2026-07-28 `server/utilities/logging`).
+    pub(crate) fn per_request(
+        v: ProtocolVersion,
+        caps: ClientCapabilities,
+        info: Option<Implementation>,
+        log: Option<LoggingLevel>,
+    ) -> Session {
+        let s = Session::default();
+        s.negotiate(v, caps, info.unwrap_or_default());
+        s.initialized.store(true, Ordering::Relaxed);
+        s.log_level.0.store(log.map_or(LOG_OFF, |l| l as u8), Ordering::Relaxed);
+        s
+    }
+
     pub(crate) fn negotiate(&self, v: ProtocolVersion, caps: ClientCapabilities, info: Implementation) -> bool {
         self.negotiated.set((v, caps, info)).is_ok()
     }
@@ -58,7 +86,7 @@ impl Session {
     /// Until the client sets a level, everything is sent (the spec leaves the default to us).
     pub(crate) fn log_enabled(&self, level: LoggingLevel) -> bool {
         let min = self.log_level.0.load(Ordering::Relaxed);
-        min == LOG_UNSET || level as u8 >= min
+        min == LOG_UNSET || (min != LOG_OFF && level as u8 >= min)
     }
 
     pub(crate) fn is_subscribed(&self, uri: &str) -> bool {

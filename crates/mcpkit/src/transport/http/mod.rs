@@ -13,6 +13,8 @@ pub mod event_store;
 #[cfg(feature = "http-server")]
 pub mod legacy_server;
 #[cfg(feature = "http-server")]
+mod modern;
+#[cfg(feature = "http-server")]
 mod security;
 #[cfg(feature = "http-server")]
 pub mod server;

@@ -28,6 +28,7 @@ use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
 use super::event_store::{EventStore, MemoryEventStore};
+use super::modern;
 use super::security::{self, Refusal, LOCALHOST_NAMES};
 use super::session::{Event, HttpSession};
 use super::{LAST_EVENT_ID_HEADER, PROTOCOL_VERSION_HEADER, SESSION_HEADER};
@@ -364,6 +365,9 @@ async fn post(state: &Arc<HttpState>, headers: &HeaderMap, body: Body) -> Respon
         _ => (None, false),
     };
     drop(message);
+    if modern::is_modern(headers, headers.contains_key(SESSION_HEADER)) {
+        return modern_post(state, headers, frame, request_id).await;
+    }
     let version = match protocol_version(headers, request_id.as_ref()) {
         Ok(v) => v,
         Err(r) => return r,
@@ -404,14 +408,14 @@ async fn post(state: &Arc<HttpState>, headers: &HeaderMap, body: Body) -> Respon
                     request_id.as_ref(),
                 );
             }
-            let s = HttpSession::start(id.clone(), &state.server, state.config.event_store.clone(), None);
+            let s = HttpSession::start(id.clone(), &state.server, state.config.event_store.clone(), None, false);
             sessions.insert(id.clone(), s.clone());
             s
         };
         let Some(rid) = request_id else {
             return StatusCode::ACCEPTED.into_response();
         };
-        let mut response = answer(state, &session, rid, frame).await;
+        let mut response = answer(state, &session, rid, frame, false).await;
         if let Ok(v) = HeaderValue::from_str(&session.id) {
             response.headers_mut().insert(SESSION_HEADER, v);
         }
@@ -426,7 +430,7 @@ async fn post(state: &Arc<HttpState>, headers: &HeaderMap, body: Body) -> Respon
         Err(r) => return r,
     };
     match request_id {
-        Some(rid) => answer(state, &session, rid, frame).await,
+        Some(rid) => answer(state, &session, rid, frame, false).await,
         None => {
             session.deliver(frame);
             StatusCode::ACCEPTED.into_response()
@@ -465,18 +469,69 @@ async fn stateless(
             None,
         );
     };
-    let session = HttpSession::start(id, &state.server, state.config.event_store.clone(), preset);
+    let session = HttpSession::start(id, &state.server, state.config.event_store.clone(), preset, false);
     let response = match request_id {
-        Some(rid) => answer(state, &session, rid, frame).await,
+        Some(rid) => answer(state, &session, rid, frame, false).await,
         None => StatusCode::ACCEPTED.into_response(),
     };
     session.close();
     response
 }
 
+/// Serve one stateless-era request (spec: 2026-07-28): no session; the mirrored headers are
+/// checked against the body; errors carry their HTTP status; the request lives as long as its
+/// response stream (closing the stream cancels it).
+async fn modern_post(
+    state: &Arc<HttpState>,
+    headers: &HeaderMap,
+    frame: Vec<u8>,
+    request_id: Option<RequestId>,
+) -> Response {
+    let Some(rid) = request_id else {
+        // No client-to-server notification is defined on this wire; accept and ignore.
+        return StatusCode::ACCEPTED.into_response();
+    };
+    if let Err(e) = modern::check_headers(headers, &frame, &state.server) {
+        let body = serde_json::to_vec(&OutgoingError::new(Some(&rid), &e)).unwrap_or_default();
+        return (
+            StatusCode::BAD_REQUEST,
+            [(header::CONTENT_TYPE, "application/json")],
+            body,
+        )
+            .into_response();
+    }
+    let Some(id) = new_session_id() else {
+        return rpc_error(
+            StatusCode::INTERNAL_SERVER_ERROR,
+            ErrorCode::INTERNAL_ERROR,
+            "no randomness",
+            None,
+        );
+    };
+    let session = HttpSession::start(id, &state.server, state.config.event_store.clone(), None, true);
+    answer(state, &session, rid, frame, true).await
+}
+
+/// Ends a stateless-era request's engine when its response is done or dropped.
+struct CloseOnDrop(Arc<HttpSession>);
+
+impl Drop for CloseOnDrop {
+    fn drop(&mut self) {
+        self.0.close();
+    }
+}
+
 /// Forward a request to the engine and answer it: plain JSON when its reply is the first thing
-/// the handler sends, otherwise an SSE stream carrying everything up to the reply.
-async fn answer(state: &HttpState, session: &Arc<HttpSession>, id: RequestId, frame: Vec<u8>) -> Response {
+/// the handler sends, otherwise an SSE stream carrying everything up to the reply. A `modern`
+/// (2026-07-28) request gets no resumable stream, its errors' HTTP statuses, and its engine is
+/// closed with the response.
+async fn answer(
+    state: &HttpState,
+    session: &Arc<HttpSession>,
+    id: RequestId,
+    frame: Vec<u8>,
+    modern: bool,
+) -> Response {
     let Some((mut rx, prime, stream)) = session.open_request(id.clone()) else {
         return rpc_error(
             StatusCode::BAD_REQUEST,
@@ -496,24 +551,45 @@ async fn answer(state: &HttpState, session: &Arc<HttpSession>, id: RequestId, fr
         match tokio::time::timeout(state.config.json_wait, rx.recv()).await {
             Ok(Some(ev)) if ev.is_reply => {
                 session.forget_stream(stream);
-                return ([(header::CONTENT_TYPE, "application/json")], ev.data).into_response();
+                let status = if modern {
+                    session.close();
+                    modern::status_of(&ev.data)
+                } else {
+                    StatusCode::OK
+                };
+                return (status, [(header::CONTENT_TYPE, "application/json")], ev.data).into_response();
             }
             Ok(ev) => ev,
             Err(_) => None,
         }
     };
+    if modern {
+        let guard = CloseOnDrop(session.clone());
+        return sse_stream(
+            first.into_iter().collect(),
+            Some(rx),
+            None,
+            true,
+            &state.shutdown,
+            false,
+            Some(guard),
+        );
+    }
     let mut head = vec![prime];
     head.extend(first);
     sse(head, Some(rx), Some(state.config.sse_retry), false, &state.shutdown)
 }
 
 /// One event in SSE wire form. The priming event (no data) still gets an empty `data:` line:
-/// common SSE parsers drop events without one.
-fn encode(e: &Event, retry: Option<Duration>) -> Bytes {
+/// common SSE parsers drop events without one. Without `with_id` (2026-07-28 streams are not
+/// resumable) the event has no id.
+fn encode(e: &Event, retry: Option<Duration>, with_id: bool) -> Bytes {
     let mut out = Vec::with_capacity(e.data.len() + e.id.len() + 24);
-    out.extend_from_slice(b"id: ");
-    out.extend_from_slice(e.id.as_bytes());
-    out.push(b'\n');
+    if with_id {
+        out.extend_from_slice(b"id: ");
+        out.extend_from_slice(e.id.as_bytes());
+        out.push(b'\n');
+    }
     if let Some(r) = retry {
         out.extend_from_slice(format!("retry: {}\n", r.as_millis()).as_bytes());
     }
@@ -533,21 +609,35 @@ fn sse(
     keep_alive: bool,
     stop: &CancellationToken,
 ) -> Response {
+    sse_stream(head, live, retry, keep_alive, stop, true, None)
+}
+
+/// [`sse`] with the choice of event ids, and a guard dropped when the stream ends or the
+/// client goes away.
+fn sse_stream(
+    head: Vec<Event>,
+    live: Option<mpsc::UnboundedReceiver<Event>>,
+    retry: Option<Duration>,
+    keep_alive: bool,
+    stop: &CancellationToken,
+    with_ids: bool,
+    guard: Option<CloseOnDrop>,
+) -> Response {
     let stop = stop.clone();
     let head: Vec<Bytes> = head
         .iter()
         .enumerate()
-        .map(|(i, e)| encode(e, if i == 0 { retry } else { None }))
+        .map(|(i, e)| encode(e, if i == 0 { retry } else { None }, with_ids))
         .collect();
-    let tail = stream::unfold(live, move |live| {
+    let tail = stream::unfold((live, guard), move |(live, guard)| {
         let stop = stop.clone();
         async move {
             let mut rx = live?;
             tokio::select! {
                 _ = stop.cancelled() => None,
-                e = rx.recv() => e.map(|e| (encode(&e, None), Some(rx))),
+                e = rx.recv() => e.map(|e| (encode(&e, None, with_ids), (Some(rx), guard))),
                 _ = tokio::time::sleep(Duration::from_secs(15)), if keep_alive => {
-                    Some((Bytes::from_static(b": keep-alive\n\n"), Some(rx)))
+                    Some((Bytes::from_static(b": keep-alive\n\n"), (Some(rx), guard)))
                 }
             }
         }
@@ -557,6 +647,7 @@ fn sse(
         [
             (header::CONTENT_TYPE, "text/event-stream"),
             (header::CACHE_CONTROL, "no-cache"),
+            (header::HeaderName::from_static("x-accel-buffering"), "no"),
         ],
         body,
     )
@@ -564,7 +655,9 @@ fn sse(
 }
 
 fn get(state: &Arc<HttpState>, headers: &HeaderMap) -> Response {
-    if state.config.stateless || !state.config.enable_get_stream {
+    // Spec: 2026-07-28 has no GET stream.
+    let modern = modern::is_modern(headers, headers.contains_key(SESSION_HEADER));
+    if modern || state.config.stateless || !state.config.enable_get_stream {
         return method_not_allowed(state);
     }
     if !accepts(headers, "text/event-stream") {
@@ -602,7 +695,7 @@ fn get(state: &Arc<HttpState>, headers: &HeaderMap) -> Response {
 }
 
 fn delete(state: &Arc<HttpState>, headers: &HeaderMap) -> Response {
-    if state.config.stateless {
+    if state.config.stateless || modern::is_modern(headers, headers.contains_key(SESSION_HEADER)) {
         return method_not_allowed(state);
     }
     let session = match session_of(state, headers) {
