@@ -3,6 +3,7 @@
 //! roots); server notifications arrive on a broadcast stream.
 
 mod dispatch;
+mod modern;
 
 use std::collections::HashMap;
 use std::future::Future;
@@ -11,22 +12,25 @@ use std::sync::{Arc, Mutex, RwLock};
 use std::time::Duration;
 
 use mcpkit_types::method::{
-    CallTool, Complete, GetPrompt, Initialize, ListPrompts, ListResourceTemplates, ListResources, ListTools, Ping,
-    ReadResource, SetLevel, Subscribe, Unsubscribe,
+    CallTool, Complete, Discover, GetPrompt, Initialize, ListPrompts, ListResourceTemplates, ListResources, ListTools,
+    Method, Ping, ReadResource, SetLevel, Subscribe, Unsubscribe,
 };
 use mcpkit_types::schema::{
     CallToolParams, CallToolResult, ClientCapabilities, CompleteParams, CompleteResult, CompletionArgument,
-    CompletionReference, CreateMessageParams, CreateMessageResult, ElicitParams, ElicitResult, ElicitationCapability,
-    GetPromptParams, GetPromptResult, Implementation, InitializeParams, InitializeResult, ListPromptsResult,
-    ListResourceTemplatesResult, ListResourcesResult, ListToolsResult, LoggingLevel, PaginatedParams, ProgressParams,
-    ProgressToken, Prompt, ReadResourceParams, ReadResourceResult, RequestMeta, Resource, ResourceTemplate, Root,
-    RootsCapability, SamplingCapability, ServerCapabilities, SetLevelParams, SubscribeParams, Tool, UnsubscribeParams,
+    CompletionReference, CreateMessageParams, CreateMessageResult, DiscoverResult, ElicitParams, ElicitResult,
+    ElicitationCapability, GetPromptParams, GetPromptResult, Implementation, InitializeParams, InitializeResult,
+    ListPromptsResult, ListResourceTemplatesResult, ListResourcesResult, ListToolsResult, LoggingLevel,
+    PaginatedParams, ProgressParams, ProgressToken, Prompt, ReadResourceParams, ReadResourceResult, RequestMeta,
+    Resource, ResourceTemplate, Root, RootsCapability, SamplingCapability, ServerCapabilities, SetLevelParams,
+    SubscribeParams, Tool, UnsubscribeParams,
 };
 use mcpkit_types::{ErrorObject, ProtocolVersion};
 use serde::Serialize;
 use tokio::sync::{broadcast, mpsc};
 
 pub use dispatch::ServerNotification;
+pub use modern::ConnectMode;
+use modern::{Handlers, Modern, Round};
 
 use crate::error::{Error, Result};
 use crate::peer::{self, BoxFuture, Connection, Peer, PeerOptions, RequestOptions};
@@ -39,6 +43,8 @@ type ElicitFn = Arc<dyn Fn(ElicitParams) -> BoxFuture<Result<ElicitResult, Error
 pub struct ClientBuilder {
     info: Implementation,
     version: ProtocolVersion,
+    mode: ConnectMode,
+    max_input_rounds: usize,
     capabilities: ClientCapabilities,
     sampling: Option<SamplingFn>,
     elicitation: Option<ElicitFn>,
@@ -60,6 +66,8 @@ impl Default for ClientBuilder {
         ClientBuilder {
             info: Implementation::new("mcpkit-client", env!("CARGO_PKG_VERSION")),
             version: ProtocolVersion::LATEST_HANDSHAKE,
+            mode: ConnectMode::default(),
+            max_input_rounds: 8,
             capabilities: ClientCapabilities::default(),
             sampling: None,
             elicitation: None,
@@ -81,9 +89,24 @@ impl ClientBuilder {
         self.info(Implementation::new(name, version))
     }
 
-    /// The protocol revision to ask for (default: the newest handshake-era revision).
+    /// The handshake-era revision to ask for in `initialize` (default: the newest, 2025-11-25).
     pub fn protocol_version(mut self, v: ProtocolVersion) -> Self {
         self.version = v;
+        self
+    }
+
+    /// How to pick the protocol era: [`ConnectMode::Legacy`] (default, the `initialize`
+    /// handshake), [`ConnectMode::Auto`] (probe with `server/discover`, stateless when the server
+    /// speaks 2026-07-28, handshake otherwise) or a pinned stateless revision.
+    pub fn mode(mut self, mode: ConnectMode) -> Self {
+        self.mode = mode;
+        self
+    }
+
+    /// Stateless era: how many `input_required` rounds one request may take before the client
+    /// gives up (default 8).
+    pub fn max_input_rounds(mut self, rounds: usize) -> Self {
+        self.max_input_rounds = rounds;
         self
     }
 
@@ -141,6 +164,36 @@ impl ClientBuilder {
         });
         let connection = peer::start(transport, service, self.peer_options.clone());
         let peer = connection.peer().clone();
+        let handlers = Handlers {
+            sampling: self.sampling.clone(),
+            elicitation: self.elicitation.clone(),
+            roots: self.roots.is_some().then(|| roots.clone()),
+        };
+        let shared = |init, version, modern| ClientInner {
+            peer: peer.clone(),
+            connection: Mutex::new(None),
+            init,
+            version,
+            notifications: notify_tx.clone(),
+            roots: roots.clone(),
+            output_schemas: RwLock::new(HashMap::new()),
+            next_progress: AtomicI64::new(1),
+            modern,
+            handlers: handlers.clone(),
+        };
+        match self.discover(&peer).await {
+            Ok(Some((modern, init))) => {
+                let version = modern.version;
+                let inner = shared(init, version, Some(modern));
+                *inner.connection.lock().unwrap_or_else(|e| e.into_inner()) = Some(connection);
+                return Ok(Client { inner: Arc::new(inner) });
+            }
+            Ok(None) => {}
+            Err(e) => {
+                peer.close();
+                return Err(e);
+            }
+        }
         let params = InitializeParams::new(self.version.as_str(), self.capabilities.clone(), self.info.clone());
         let init = match peer.request::<Initialize>(&params).await {
             Ok(r) => r,
@@ -159,18 +212,65 @@ impl ClientBuilder {
             }
         };
         peer.notify_raw("notifications/initialized", None::<&()>)?;
-        Ok(Client {
-            inner: Arc::new(ClientInner {
-                peer,
-                connection: Mutex::new(Some(connection)),
-                init,
-                version,
-                notifications: notify_tx,
-                roots,
-                output_schemas: RwLock::new(HashMap::new()),
-                next_progress: AtomicI64::new(1),
-            }),
-        })
+        let inner = shared(init, version, None);
+        *inner.connection.lock().unwrap_or_else(|e| e.into_inner()) = Some(connection);
+        Ok(Client { inner: Arc::new(inner) })
+    }
+
+    /// The stateless-era opening (spec: 2026-07-28 `basic/versioning`): `server/discover` with
+    /// the per-request `_meta`. `Ok(None)` means: use the handshake.
+    async fn discover(&self, peer: &Peer) -> Result<Option<(Modern, InitializeResult)>> {
+        let (version, auto) = match self.mode {
+            ConnectMode::Legacy => return Ok(None),
+            ConnectMode::Auto => (ProtocolVersion::LATEST, true),
+            ConnectMode::Version(v) if v.era() == mcpkit_types::Era::Stateless => (v, false),
+            ConnectMode::Version(v) => {
+                return Err(Error::Protocol(format!(
+                    "{v} is a handshake-era revision: use ConnectMode::Legacy with protocol_version({v})"
+                )))
+            }
+        };
+        let modern = Modern::new(version, &self.capabilities, &self.info, self.max_input_rounds);
+        let params = modern.params(serde_json::Value::Null)?;
+        let options = RequestOptions {
+            timeout: auto.then_some(modern::PROBE_TIMEOUT),
+            ..Default::default()
+        };
+        let outcome = peer.request_raw(Discover::NAME, Some(&params), options).await;
+        let speaks_handshake = |versions: &[String]| {
+            versions.iter().any(|v| {
+                v.parse::<ProtocolVersion>()
+                    .is_ok_and(|v| v.era() == mcpkit_types::Era::Handshake)
+            })
+        };
+        let discovered: DiscoverResult = match outcome {
+            Ok(raw) => serde_json::from_str(raw.get()).map_err(|e| Error::InvalidResponse(e.to_string()))?,
+            Err(e @ (Error::ConnectionClosed | Error::Transport(_))) => return Err(e),
+            Err(e) if modern::is_modern_error(&e) => {
+                // A modern server that does not speak our revision: the handshake only if it
+                // says it speaks a handshake-era one.
+                if auto && speaks_handshake(&modern::supported_of(&e)) {
+                    return Ok(None);
+                }
+                return Err(e);
+            }
+            Err(_) if auto => return Ok(None),
+            Err(e) => return Err(e),
+        };
+        if !discovered.supported_versions.iter().any(|v| v == version.as_str()) {
+            if auto && speaks_handshake(&discovered.supported_versions) {
+                return Ok(None);
+            }
+            return Err(crate::error::unsupported(
+                discovered.supported_versions.first().map_or("", String::as_str),
+            ));
+        }
+        let info = discovered.server_info().unwrap_or_default();
+        let mut init = InitializeResult::new(version.as_str(), discovered.capabilities, info);
+        if let Some(i) = discovered.instructions {
+            init = init.with_instructions(i);
+        }
+        Ok(Some((modern, init)))
     }
 }
 
@@ -189,6 +289,9 @@ struct ClientInner {
     roots: Arc<RwLock<Vec<Root>>>,
     output_schemas: RwLock<HashMap<String, Arc<jsonschema::Validator>>>,
     next_progress: AtomicI64,
+    /// Stateless era: what every request carries (`None` on a handshake-era session).
+    modern: Option<Modern>,
+    handlers: Handlers,
 }
 
 impl std::fmt::Debug for Client {
@@ -253,14 +356,85 @@ impl Client {
         self.inner.notifications.subscribe()
     }
 
-    /// `ping`.
+    /// The stateless era this connection speaks, if it is not a handshake-era session.
+    pub fn is_stateless(&self) -> bool {
+        self.inner.modern.is_some()
+    }
+
+    /// Send one request the way the connection's era wants: as is on a handshake-era session;
+    /// with the protocol `_meta` on the stateless wire, answering `input_required` rounds with
+    /// this client's handlers and retrying (a fresh request id each time).
+    async fn call<M: Method>(&self, params: &M::Params, options: RequestOptions) -> Result<M::Result> {
+        let Some(modern) = &self.inner.modern else {
+            return self.inner.peer.request_with::<M>(params, options).await;
+        };
+        let value = serde_json::to_value(params).map_err(|e| Error::Serialize(e.to_string()))?;
+        let mut params = modern.params(value)?;
+        let may_ask = matches!(M::NAME, "tools/call" | "prompts/get" | "resources/read");
+        for _ in 0..=modern.max_rounds {
+            let round_options = RequestOptions {
+                timeout: options.timeout,
+                reset_timeout_on_progress: options.reset_timeout_on_progress,
+                progress: options.progress.clone(),
+                related: None,
+            };
+            let raw = self
+                .inner
+                .peer
+                .request_raw(M::NAME, Some(&params), round_options)
+                .await?;
+            match modern::round_of(&raw)? {
+                Round::Complete => {
+                    return serde_json::from_str(raw.get()).map_err(|e| Error::InvalidResponse(e.to_string()))
+                }
+                Round::InputRequired { .. } if !may_ask => {
+                    return Err(Error::InvalidResponse(format!(
+                        "{} answered input_required, which only tools/call, prompts/get and resources/read may",
+                        M::NAME
+                    )))
+                }
+                Round::InputRequired { requests, state } => {
+                    let answers = self.inner.handlers.answer(requests).await?;
+                    params.insert("inputResponses".into(), serde_json::Value::Object(answers));
+                    match state {
+                        Some(s) => params.insert("requestState".into(), serde_json::Value::String(s)),
+                        None => params.remove("requestState"),
+                    };
+                }
+            }
+        }
+        Err(Error::Protocol(format!(
+            "{} still needed input after {} rounds",
+            M::NAME,
+            modern.max_rounds
+        )))
+    }
+
+    /// `server/discover` (stateless era; spec: 2026-07-28 `server/discover`).
+    pub async fn discover(&self) -> Result<DiscoverResult> {
+        if self.inner.modern.is_none() {
+            return Err(Error::Protocol(
+                "server/discover belongs to the stateless era; this is a handshake-era session".into(),
+            ));
+        }
+        self.call::<Discover>(&Default::default(), RequestOptions::default())
+            .await
+    }
+
+    /// `ping` (handshake era). On the stateless wire, where `ping` was removed, a
+    /// `server/discover` round trip checks the server instead.
     pub async fn ping(&self) -> Result<()> {
+        if self.inner.modern.is_some() {
+            return self.discover().await.map(|_| ());
+        }
         self.inner.peer.request::<Ping>(&Default::default()).await.map(|_| ())
     }
 
     /// One page of `tools/list`. Remembers output schemas to validate later calls.
     pub async fn list_tools(&self, cursor: Option<String>) -> Result<ListToolsResult> {
-        let r = self.inner.peer.request::<ListTools>(&paginated(cursor)).await?;
+        let r = self
+            .call::<ListTools>(&paginated(cursor), RequestOptions::default())
+            .await?;
         self.remember_output_schemas(&r.tools);
         Ok(r)
     }
@@ -300,14 +474,15 @@ impl Client {
             params = params.with_meta(RequestMeta::with_progress_token(token.clone()));
             request.progress = Some((token, sink));
         }
-        let result = self.inner.peer.request_with::<CallTool>(&params, request).await?;
+        let result = self.call::<CallTool>(&params, request).await?;
         self.check_output(name, &result)?;
         Ok(result)
     }
 
     /// One page of `resources/list`.
     pub async fn list_resources(&self, cursor: Option<String>) -> Result<ListResourcesResult> {
-        self.inner.peer.request::<ListResources>(&paginated(cursor)).await
+        self.call::<ListResources>(&paginated(cursor), RequestOptions::default())
+            .await
     }
 
     /// Every resource.
@@ -317,9 +492,7 @@ impl Client {
 
     /// One page of `resources/templates/list`.
     pub async fn list_resource_templates(&self, cursor: Option<String>) -> Result<ListResourceTemplatesResult> {
-        self.inner
-            .peer
-            .request::<ListResourceTemplates>(&paginated(cursor))
+        self.call::<ListResourceTemplates>(&paginated(cursor), RequestOptions::default())
             .await
     }
 
@@ -335,9 +508,7 @@ impl Client {
 
     /// `resources/read`.
     pub async fn read_resource(&self, uri: &str) -> Result<ReadResourceResult> {
-        self.inner
-            .peer
-            .request::<ReadResource>(&ReadResourceParams::new(uri))
+        self.call::<ReadResource>(&ReadResourceParams::new(uri), RequestOptions::default())
             .await
     }
 
@@ -361,7 +532,8 @@ impl Client {
 
     /// One page of `prompts/list`.
     pub async fn list_prompts(&self, cursor: Option<String>) -> Result<ListPromptsResult> {
-        self.inner.peer.request::<ListPrompts>(&paginated(cursor)).await
+        self.call::<ListPrompts>(&paginated(cursor), RequestOptions::default())
+            .await
     }
 
     /// Every prompt.
@@ -380,7 +552,7 @@ impl Client {
         for (k, v) in arguments {
             p = p.with_argument(k, v);
         }
-        self.inner.peer.request::<GetPrompt>(&p).await
+        self.call::<GetPrompt>(&p, RequestOptions::default()).await
     }
 
     /// `completion/complete` for an argument of a prompt or resource template.
@@ -399,18 +571,27 @@ impl Client {
             context: None,
             meta: None,
         };
-        self.inner.peer.request::<Complete>(&p).await
+        self.call::<Complete>(&p, RequestOptions::default()).await
     }
 
-    /// `logging/setLevel`.
+    /// `logging/setLevel`. On the stateless wire the level travels in every later request's
+    /// `_meta` instead (`io.modelcontextprotocol/logLevel`).
     pub async fn set_log_level(&self, level: LoggingLevel) -> Result<()> {
+        if let Some(modern) = &self.inner.modern {
+            *modern.log_level.write().unwrap_or_else(|e| e.into_inner()) = Some(level);
+            return Ok(());
+        }
         let p = SetLevelParams { level, meta: None };
         self.inner.peer.request::<SetLevel>(&p).await.map(|_| ())
     }
 
-    /// Replace the roots offered to the server and tell it (`notifications/roots/list_changed`).
+    /// Replace the roots offered to the server and tell it (`notifications/roots/list_changed`;
+    /// on the stateless wire the server asks for roots when it needs them).
     pub fn set_roots(&self, roots: Vec<Root>) -> Result<()> {
         *self.inner.roots.write().unwrap_or_else(|e| e.into_inner()) = roots;
+        if self.inner.modern.is_some() {
+            return Ok(());
+        }
         self.inner
             .peer
             .notify_raw("notifications/roots/list_changed", None::<&()>)

@@ -42,6 +42,7 @@
 //! ended.
 
 mod legacy;
+mod modern;
 
 use std::collections::HashMap;
 use std::future::Future;
@@ -354,7 +355,10 @@ impl FrameWriter for HttpClientWriter {
                 "the HTTP transport is closed",
             ));
         }
-        let kind = Kind::of(frame);
+        let kind = {
+            let state = lock(&self.inner.state);
+            Kind::of(frame, &state.tool_headers)
+        };
         self.inner.clone().send(Bytes::copy_from_slice(frame), kind).await;
         Ok(())
     }
@@ -377,18 +381,34 @@ impl Drop for HttpClientWriter {
 /// What an outgoing message is, as far as the transport cares.
 #[derive(Debug)]
 enum Kind {
-    Request { id: RequestId, initialize: bool },
+    Request {
+        id: RequestId,
+        initialize: bool,
+    },
+    /// A 2026-07-28 request: no session, and these mirrored headers.
+    Modern {
+        id: RequestId,
+        tools_list: bool,
+        headers: Vec<(HeaderName, HeaderValue)>,
+    },
     Initialized,
     Cancelled(Option<RequestId>),
     Other,
 }
 
 impl Kind {
-    fn of(frame: &[u8]) -> Kind {
+    fn of(frame: &[u8], tools: &HashMap<String, Vec<mcpkit_types::headers::HeaderParam>>) -> Kind {
         match jsonrpc::parse(frame) {
-            Ok(MessageRef::Request(r)) => Kind::Request {
-                initialize: r.method == "initialize",
-                id: r.id,
+            Ok(MessageRef::Request(r)) => match modern::headers_for(&r.method, r.params, tools) {
+                Some(headers) => Kind::Modern {
+                    tools_list: r.method == "tools/list",
+                    id: r.id,
+                    headers,
+                },
+                None => Kind::Request {
+                    initialize: r.method == "initialize",
+                    id: r.id,
+                },
             },
             Ok(MessageRef::Notification(n)) => match &*n.method {
                 "notifications/initialized" => Kind::Initialized,
@@ -430,6 +450,10 @@ struct State {
     standalone: Option<CancellationToken>,
     /// Stops the POST (and its response stream) of each request in flight.
     requests: HashMap<RequestId, CancellationToken>,
+    /// 2026-07-28: tool parameters to mirror into `Mcp-Param-*` headers, by tool.
+    tool_headers: HashMap<String, Vec<mcpkit_types::headers::HeaderParam>>,
+    /// 2026-07-28: `tools/list` requests in flight, whose results teach `tool_headers`.
+    tool_lists: std::collections::HashSet<RequestId>,
 }
 
 fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
@@ -590,7 +614,23 @@ impl Inner {
             }
             return;
         }
+        self.learn_tool_headers(&frame);
         let _ = self.tx.send(Ok(Frame::Message(frame)));
+    }
+
+    /// A `tools/list` result of the stateless era teaches which parameters become headers.
+    fn learn_tool_headers(&self, frame: &[u8]) {
+        let mut s = lock(&self.state);
+        if s.tool_lists.is_empty() {
+            return;
+        }
+        if let Ok(MessageRef::Response(r)) = jsonrpc::parse(frame) {
+            if s.tool_lists.remove(&r.id) {
+                if let Ok(result) = r.outcome {
+                    modern::learn_tools(result, &mut s.tool_headers);
+                }
+            }
+        }
     }
 
     /// Pass an error response for `id` to the reader, so its caller fails instead of waiting.
@@ -671,6 +711,27 @@ impl Inner {
                 if self.standalone_stream {
                     self.start_standalone();
                 }
+            }
+            Kind::Modern {
+                id,
+                tools_list,
+                headers,
+            } => {
+                let token = self.shutdown.child_token();
+                {
+                    let mut s = lock(&self.state);
+                    s.requests.insert(id.clone(), token.clone());
+                    if tools_list {
+                        s.tool_lists.insert(id.clone());
+                    }
+                }
+                let this = self.clone();
+                self.spawn(token, async move {
+                    this.post_modern(frame, id.clone(), headers).await;
+                    let mut s = lock(&this.state);
+                    s.requests.remove(&id);
+                    s.tool_lists.remove(&id);
+                });
             }
             Kind::Request { id, initialize: false } => {
                 let token = self.shutdown.child_token();
@@ -822,6 +883,36 @@ impl Inner {
                 }
             }
             return;
+        }
+    }
+
+    /// POST one 2026-07-28 request: no session; its reply (or its JSON-RPC error, whatever the
+    /// HTTP status) goes to the reader. Dropping the stream is the cancellation.
+    async fn post_modern(self: &Arc<Self>, frame: Bytes, id: RequestId, headers: Vec<(HeaderName, HeaderValue)>) {
+        let mut req = self
+            .http
+            .post(self.url.clone())
+            .headers(self.headers.clone())
+            .header(header::CONTENT_TYPE, "application/json")
+            .header(header::ACCEPT, ACCEPT_POST)
+            .body(frame);
+        for (name, value) in headers {
+            req = req.header(name, value);
+        }
+        let response = match req.send().await {
+            Ok(r) => r,
+            Err(e) => {
+                return self.fail_request(
+                    Some(&id),
+                    &format!("could not reach the MCP server at {}: {e}", self.url),
+                )
+            }
+        };
+        if !response.status().is_success() {
+            return self.http_error(response, Some(&id)).await;
+        }
+        if let Err(reason) = self.read_reply(response, &id, Delivery::Forward).await {
+            self.fail_request(Some(&id), &reason);
         }
     }
 

@@ -119,7 +119,7 @@ impl Inner {
                 self.legacy_post(&endpoint, frame, Some(&id)).await;
             }
             Kind::Initialized => self.legacy_post(&endpoint, frame, None).await,
-            Kind::Request { id, .. } => {
+            Kind::Request { id, .. } | Kind::Modern { id, .. } => {
                 let this = self.clone();
                 self.spawn(self.shutdown.clone(), async move {
                     this.legacy_post(&endpoint, frame, Some(&id)).await;

@@ -1,0 +1,95 @@
+//! The 2026-07-28 side of the HTTP client (spec: 2026-07-28 `basic/transports/streamable-http`
+//! "Request Metadata"): a stateless request is POSTed without a session, with the headers that
+//! mirror its body — `MCP-Protocol-Version`, `Mcp-Method`, `Mcp-Name`, and `Mcp-Param-*` for the
+//! tool parameters annotated with `x-mcp-header` (learned from the `tools/list` results that
+//! pass through).
+
+use std::collections::HashMap;
+
+use mcpkit_types::headers::{self, HeaderParam};
+use mcpkit_types::schema::{ProtocolMetaOf, Tool};
+use mcpkit_types::ProtocolVersion;
+use reqwest::header::{HeaderName, HeaderValue};
+use serde::Deserialize;
+use serde_json::value::RawValue;
+use serde_json::Value;
+
+use super::super::PROTOCOL_VERSION_HEADER;
+
+#[derive(Deserialize, Default)]
+struct Mirrored {
+    #[serde(default)]
+    name: Option<String>,
+    #[serde(default)]
+    uri: Option<String>,
+    #[serde(default)]
+    arguments: Option<Value>,
+}
+
+/// The headers of a stateless-era request, or `None` when `params` are not a 2026-07-28
+/// request's.
+pub(super) fn headers_for(
+    method: &str,
+    params: Option<&RawValue>,
+    tools: &HashMap<String, Vec<HeaderParam>>,
+) -> Option<Vec<(HeaderName, HeaderValue)>> {
+    let text = params.map_or("{}", RawValue::get);
+    let meta = serde_json::from_str::<ProtocolMetaOf>(text).ok()?.meta?;
+    let version = meta.protocol_version?;
+    if !matches!(version.parse::<ProtocolVersion>(), Ok(v) if v.era() == mcpkit_types::Era::Stateless) {
+        return None;
+    }
+    let mut out = Vec::with_capacity(4);
+    let mut push = |name: &str, value: &str| {
+        if let (Ok(n), Ok(v)) = (HeaderName::from_bytes(name.as_bytes()), HeaderValue::from_str(value)) {
+            out.push((n, v));
+        }
+    };
+    push(PROTOCOL_VERSION_HEADER, &version);
+    push(headers::MCP_METHOD, method);
+    let body: Mirrored = serde_json::from_str(text).unwrap_or_default();
+    if let Some(member) = headers::name_member(method) {
+        let value = if member == "uri" { &body.uri } else { &body.name };
+        if let Some(v) = value {
+            push(headers::MCP_NAME, &headers::encode_value(v));
+        }
+    }
+    if method == "tools/call" {
+        let params = body.name.as_ref().and_then(|n| tools.get(n));
+        let args = body.arguments.unwrap_or(Value::Null);
+        for p in params.into_iter().flatten() {
+            let text = headers::value_at(&args, &p.path).and_then(|v| headers::param_text(v, p.kind));
+            if let Some(text) = text {
+                push(&p.header(), &headers::encode_value(&text));
+            }
+        }
+    }
+    Some(out)
+}
+
+#[derive(Deserialize)]
+struct ToolsPage {
+    #[serde(default)]
+    tools: Vec<Tool>,
+}
+
+/// Learn the mirrored parameters of the tools in a `tools/list` result.
+pub(super) fn learn_tools(result: &RawValue, into: &mut HashMap<String, Vec<HeaderParam>>) {
+    let Ok(page) = serde_json::from_str::<ToolsPage>(result.get()) else {
+        return;
+    };
+    for tool in page.tools {
+        match headers::header_params(&tool.input_schema) {
+            Ok(p) if !p.is_empty() => {
+                into.insert(tool.name, p);
+            }
+            Ok(_) => {
+                into.remove(&tool.name);
+            }
+            Err(reason) => {
+                tracing::warn!("tool {:?} has invalid x-mcp-header annotations: {reason}", tool.name);
+                into.remove(&tool.name);
+            }
+        }
+    }
+}
