@@ -8,9 +8,10 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
+use mcpkit::client::ConnectMode;
 use mcpkit::transport::child::{ChildTransport, Stderr};
 use mcpkit::Client;
-use support::{connect_http, exercise_echo_server, HttpServer, PeerServer};
+use support::{connect_http, connect_http_mode, exercise_echo_server, HttpServer, PeerServer};
 
 mod support;
 
@@ -85,6 +86,39 @@ async fn mcpkit_client_calls_a_python_sdk_server_over_legacy_sse() {
     let script = repo().join("tests-interop/python/echo_server.py");
     let server = PeerServer::start(&python(), &[script.to_str().unwrap(), "sse"]);
     let client = connect_http(&format!("{}/sse", server.base)).await;
+    exercise_echo_server(&client).await;
+    client.close().await.unwrap();
+}
+
+/// The Python SDK's server is dual-era: the mcpkit client in auto mode finds it modern
+/// (`server/discover`) and speaks 2026-07-28 to it.
+#[tokio::test]
+async fn mcpkit_client_in_auto_mode_speaks_2026_07_28_to_a_python_sdk_server_over_stdio() {
+    let mut cmd = tokio::process::Command::new(python());
+    cmd.arg(repo().join("tests-interop/python/echo_server.py"));
+    let transport = ChildTransport::from_command(cmd, Stderr::Trace).unwrap();
+    let client = tokio::time::timeout(
+        Duration::from_secs(30),
+        Client::builder()
+            .mode(ConnectMode::Auto)
+            .probe_timeout(Duration::from_secs(30))
+            .connect(transport),
+    )
+    .await
+    .expect("connect timed out")
+    .expect("connect");
+    assert!(client.is_stateless());
+    assert_eq!(client.protocol_version(), mcpkit::types::ProtocolVersion::V2026_07_28);
+    exercise_echo_server(&client).await;
+    client.close().await.unwrap();
+}
+
+#[tokio::test]
+async fn mcpkit_client_in_auto_mode_speaks_2026_07_28_to_a_python_sdk_server_over_streamable_http() {
+    let script = repo().join("tests-interop/python/echo_server.py");
+    let server = PeerServer::start(&python(), &[script.to_str().unwrap(), "http"]);
+    let client = connect_http_mode(&format!("{}/mcp", server.base), ConnectMode::Auto).await;
+    assert!(client.is_stateless());
     exercise_echo_server(&client).await;
     client.close().await.unwrap();
 }

@@ -9,9 +9,10 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
+use mcpkit::client::ConnectMode;
 use mcpkit::transport::child::{ChildTransport, Stderr};
 use mcpkit::Client;
-use support::{connect_http, exercise_echo_server, HttpServer, PeerServer};
+use support::{connect_http, connect_http_mode, exercise_echo_server, HttpServer, PeerServer};
 
 mod support;
 
@@ -86,6 +87,38 @@ async fn mcpkit_client_calls_a_typescript_sdk_server_over_legacy_sse() {
     let script = ts_dir().join("echo_server.mjs");
     let server = PeerServer::start(&node(), &[script.to_str().unwrap(), "sse"]);
     let client = connect_http(&format!("{}/sse", server.base)).await;
+    exercise_echo_server(&client).await;
+    client.close().await.unwrap();
+}
+
+/// The 1.x TypeScript SDK speaks only the handshake era: the mcpkit client in auto mode probes
+/// with `server/discover`, gets a non-modern error, and falls back to `initialize`.
+#[tokio::test]
+async fn mcpkit_client_in_auto_mode_falls_back_to_the_handshake_with_a_typescript_sdk_1x_server() {
+    let mut cmd = tokio::process::Command::new("node");
+    cmd.arg(ts_dir().join("echo_server.mjs")).arg("stdio");
+    let transport = ChildTransport::from_command(cmd, Stderr::Trace).unwrap();
+    let client = tokio::time::timeout(
+        Duration::from_secs(30),
+        Client::builder()
+            .mode(ConnectMode::Auto)
+            .probe_timeout(Duration::from_secs(30))
+            .connect(transport),
+    )
+    .await
+    .expect("connect timed out")
+    .expect("connect");
+    assert!(!client.is_stateless());
+    exercise_echo_server(&client).await;
+    client.close().await.unwrap();
+}
+
+#[tokio::test]
+async fn mcpkit_client_in_auto_mode_falls_back_to_the_handshake_with_a_typescript_sdk_1x_server_over_http() {
+    let script = ts_dir().join("echo_server.mjs");
+    let server = PeerServer::start(&node(), &[script.to_str().unwrap(), "http"]);
+    let client = connect_http_mode(&format!("{}/mcp", server.base), ConnectMode::Auto).await;
+    assert!(!client.is_stateless());
     exercise_echo_server(&client).await;
     client.close().await.unwrap();
 }

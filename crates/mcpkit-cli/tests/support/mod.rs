@@ -148,3 +148,15 @@ pub(crate) fn run_client_checks(sdk: &str, program: &std::path::Path, script: &s
     assert!(!last.starts_with("0 passed"), "no check ran");
     assert!(out.status.success());
 }
+
+/// Connect the mcpkit client to `url` (Streamable HTTP) with `mode`.
+pub(crate) async fn connect_http_mode(url: &str, mode: mcpkit::client::ConnectMode) -> mcpkit::Client {
+    let transport = mcpkit::transport::http::client::HttpClientTransport::new(url).unwrap();
+    tokio::time::timeout(
+        std::time::Duration::from_secs(30),
+        mcpkit::Client::builder().mode(mode).connect(transport),
+    )
+    .await
+    .expect("connect timed out")
+    .expect("connect")
+}

@@ -45,6 +45,7 @@ pub struct ClientBuilder {
     version: ProtocolVersion,
     mode: ConnectMode,
     max_input_rounds: usize,
+    probe_timeout: Duration,
     capabilities: ClientCapabilities,
     sampling: Option<SamplingFn>,
     elicitation: Option<ElicitFn>,
@@ -68,6 +69,7 @@ impl Default for ClientBuilder {
             version: ProtocolVersion::LATEST_HANDSHAKE,
             mode: ConnectMode::default(),
             max_input_rounds: 8,
+            probe_timeout: modern::PROBE_TIMEOUT,
             capabilities: ClientCapabilities::default(),
             sampling: None,
             elicitation: None,
@@ -100,6 +102,13 @@ impl ClientBuilder {
     /// speaks 2026-07-28, handshake otherwise) or a pinned stateless revision.
     pub fn mode(mut self, mode: ConnectMode) -> Self {
         self.mode = mode;
+        self
+    }
+
+    /// [`ConnectMode::Auto`]: how long to wait for the `server/discover` probe before treating
+    /// a silent server as a handshake-era one (default 10 s).
+    pub fn probe_timeout(mut self, timeout: Duration) -> Self {
+        self.probe_timeout = timeout;
         self
     }
 
@@ -233,7 +242,7 @@ impl ClientBuilder {
         let modern = Modern::new(version, &self.capabilities, &self.info, self.max_input_rounds);
         let params = modern.params(serde_json::Value::Null)?;
         let options = RequestOptions {
-            timeout: auto.then_some(modern::PROBE_TIMEOUT),
+            timeout: auto.then_some(self.probe_timeout),
             ..Default::default()
         };
         let outcome = peer.request_raw(Discover::NAME, Some(&params), options).await;

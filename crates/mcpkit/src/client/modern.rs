@@ -191,5 +191,7 @@ pub(crate) fn supported_of(e: &Error) -> Vec<String> {
         .unwrap_or_default()
 }
 
-/// How long the `server/discover` probe waits before deciding the server is a silent legacy one.
-pub(crate) const PROBE_TIMEOUT: Duration = Duration::from_secs(5);
+/// How long the `server/discover` probe waits by default before deciding the server is a silent
+/// legacy one. Generous: a server process that is still starting (an interpreter loading its
+/// modules on a busy machine) must not be mistaken for a legacy one.
+pub(crate) const PROBE_TIMEOUT: Duration = Duration::from_secs(10);
