@@ -159,3 +159,70 @@ async fn http_stateless_client_mirrors_x_mcp_header_parameters() {
         assert_eq!(text(&r), format!("region={region}, query=q"));
     }
 }
+
+async fn wait_for_tools_changed(notes: &mut tokio::sync::broadcast::Receiver<mcpkit::client::ServerNotification>) {
+    loop {
+        let n = tokio::time::timeout(std::time::Duration::from_secs(10), notes.recv())
+            .await
+            .expect("no tools/list_changed within 10 s")
+            .unwrap();
+        if matches!(n, mcpkit::client::ServerNotification::ToolListChanged) {
+            return;
+        }
+    }
+}
+
+/// `subscriptions/listen` and the response cache, on the stateless wire: a cached `tools/list`
+/// (the reference server says it stays fresh for 60 s) is served again until a
+/// `tools/list_changed` from an open subscription makes it stale.
+async fn listen_and_cache(client: &Client) {
+    use mcpkit::types::schema::SubscriptionFilter;
+    let has_dynamic = |tools: &[mcpkit::types::schema::Tool]| tools.iter().any(|t| t.name == "test_dynamic_tool");
+    let before = client.list_all_tools().await.unwrap();
+    assert!(!has_dynamic(&before));
+    // No subscription yet: the change is not seen, the cached list is still fresh.
+    client.call_tool("test_trigger_tool_change", ()).await.unwrap();
+    assert!(
+        !has_dynamic(&client.list_all_tools().await.unwrap()),
+        "served from the cache"
+    );
+
+    let mut notes = client.notifications();
+    let sub = client
+        .listen(SubscriptionFilter {
+            tools_list_changed: Some(true),
+            ..Default::default()
+        })
+        .await
+        .unwrap();
+    assert_eq!(sub.acknowledged().tools_list_changed, Some(true));
+    assert_eq!(sub.acknowledged().prompts_list_changed, None);
+    // Removes the tool again (it was added above) and tells the subscription.
+    client.call_tool("test_trigger_tool_change", ()).await.unwrap();
+    wait_for_tools_changed(&mut notes).await;
+    // The notification invalidated the cache: this list is fetched anew.
+    client.call_tool("test_trigger_tool_change", ()).await.unwrap();
+    wait_for_tools_changed(&mut notes).await;
+    assert!(
+        has_dynamic(&client.list_all_tools().await.unwrap()),
+        "refetched after list_changed"
+    );
+    drop(sub);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn stateless_client_listens_and_caches_over_stdio() {
+    let transport = ChildTransport::spawn(BIN, ["serve"]).expect("spawn mcpkit serve");
+    let client = builder(ConnectMode::Auto).connect(transport).await.unwrap();
+    listen_and_cache(&client).await;
+    client.close().await.unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn stateless_client_listens_and_caches_over_http() {
+    let server = HttpServer::start();
+    let transport = HttpClientTransport::new(format!("{}/mcp", server.base)).unwrap();
+    let client = builder(ConnectMode::Auto).connect(transport).await.unwrap();
+    listen_and_cache(&client).await;
+    client.close().await.unwrap();
+}

@@ -40,6 +40,7 @@ pub enum ServerNotification {
 }
 
 pub(crate) struct ClientService {
+    pub(crate) cache: Arc<super::cache::ResponseCache>,
     pub(crate) sampling: Option<SamplingFn>,
     pub(crate) elicitation: Option<ElicitFn>,
     pub(crate) roots: Option<Arc<RwLock<Vec<Root>>>>,
@@ -93,6 +94,17 @@ impl Service for ClientService {
                 method,
             }),
         };
+        // Change notifications make cached results stale at once.
+        match &n {
+            Some(ServerNotification::ToolListChanged) => self.cache.invalidate("tools/list"),
+            Some(ServerNotification::PromptListChanged) => self.cache.invalidate("prompts/list"),
+            Some(ServerNotification::ResourceListChanged) => {
+                self.cache.invalidate("resources/list");
+                self.cache.invalidate("resources/templates/list");
+            }
+            Some(ServerNotification::ResourceUpdated(p)) => self.cache.invalidate_read(&p.uri),
+            _ => {}
+        }
         if let Some(n) = n {
             // No receivers is fine: nobody is listening.
             let _ = self.notifications.send(n);

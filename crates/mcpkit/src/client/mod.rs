@@ -2,6 +2,7 @@
 //! call it with typed methods. Handlers answer the server's own requests (sampling, elicitation,
 //! roots); server notifications arrive on a broadcast stream.
 
+mod cache;
 mod dispatch;
 mod modern;
 
@@ -22,7 +23,8 @@ use mcpkit_types::schema::{
     ListPromptsResult, ListResourceTemplatesResult, ListResourcesResult, ListToolsResult, LoggingLevel,
     PaginatedParams, ProgressParams, ProgressToken, Prompt, ReadResourceParams, ReadResourceResult, RequestMeta,
     Resource, ResourceTemplate, Root, RootsCapability, SamplingCapability, ServerCapabilities, SetLevelParams,
-    SubscribeParams, Tool, UnsubscribeParams,
+    SubscribeParams, SubscriptionFilter, SubscriptionsAcknowledgedParams, SubscriptionsListenParams, Tool,
+    UnsubscribeParams,
 };
 use mcpkit_types::{ErrorObject, ProtocolVersion};
 use serde::Serialize;
@@ -165,7 +167,9 @@ impl ClientBuilder {
     pub async fn connect<T: Transport>(self, transport: T) -> Result<Client> {
         let (notify_tx, _) = broadcast::channel(1024);
         let roots = Arc::new(RwLock::new(self.roots.clone().unwrap_or_default()));
+        let response_cache = Arc::new(cache::ResponseCache::default());
         let service = Arc::new(dispatch::ClientService {
+            cache: response_cache.clone(),
             sampling: self.sampling.clone(),
             elicitation: self.elicitation.clone(),
             roots: self.roots.is_some().then(|| roots.clone()),
@@ -189,6 +193,8 @@ impl ClientBuilder {
             next_progress: AtomicI64::new(1),
             modern,
             handlers: handlers.clone(),
+            cache: response_cache.clone(),
+            listening: tokio::sync::Mutex::new(()),
         };
         match self.discover(&peer).await {
             Ok(Some((modern, init))) => {
@@ -301,6 +307,12 @@ struct ClientInner {
     /// Stateless era: what every request carries (`None` on a handshake-era session).
     modern: Option<Modern>,
     handlers: Handlers,
+    /// Stateless era: fresh results of cacheable methods (shared with the notification handler,
+    /// which invalidates them).
+    cache: Arc<cache::ResponseCache>,
+    /// One `subscriptions/listen` opening at a time, so each acknowledgement is matched to its
+    /// request.
+    listening: tokio::sync::Mutex<()>,
 }
 
 impl std::fmt::Debug for Client {
@@ -309,6 +321,27 @@ impl std::fmt::Debug for Client {
             .field("server", &self.inner.init.server_info)
             .field("version", &self.inner.version)
             .finish_non_exhaustive()
+    }
+}
+
+/// An open `subscriptions/listen` stream; dropping it ends the subscription (the request is
+/// cancelled: the stream is closed on HTTP, `notifications/cancelled` is sent on stdio).
+#[derive(Debug)]
+pub struct Subscription {
+    acknowledged: SubscriptionFilter,
+    request: tokio::task::AbortHandle,
+}
+
+impl Subscription {
+    /// The notification kinds the server agreed to send.
+    pub fn acknowledged(&self) -> &SubscriptionFilter {
+        &self.acknowledged
+    }
+}
+
+impl Drop for Subscription {
+    fn drop(&mut self) {
+        self.request.abort();
     }
 }
 
@@ -378,9 +411,17 @@ impl Client {
             return self.inner.peer.request_with::<M>(params, options).await;
         };
         let value = serde_json::to_value(params).map_err(|e| Error::Serialize(e.to_string()))?;
+        // Spec: 2026-07-28 `server/utilities/caching` "Cache Key": the method and the params
+        // that shape the result (not `_meta`).
+        let cache_key = cache::cacheable(M::NAME).then(|| value.to_string());
+        if let Some(key) = &cache_key {
+            if let Some(raw) = self.inner.cache.get(M::NAME, key) {
+                return serde_json::from_str(raw.get()).map_err(|e| Error::InvalidResponse(e.to_string()));
+            }
+        }
         let mut params = modern.params(value)?;
         let may_ask = matches!(M::NAME, "tools/call" | "prompts/get" | "resources/read");
-        for _ in 0..=modern.max_rounds {
+        for round in 0..=modern.max_rounds {
             let round_options = RequestOptions {
                 timeout: options.timeout,
                 reset_timeout_on_progress: options.reset_timeout_on_progress,
@@ -394,7 +435,11 @@ impl Client {
                 .await?;
             match modern::round_of(&raw)? {
                 Round::Complete => {
-                    return serde_json::from_str(raw.get()).map_err(|e| Error::InvalidResponse(e.to_string()))
+                    // A result that took input rounds depends on the answers: never cached.
+                    if let (Some(key), 0) = (&cache_key, round) {
+                        self.inner.cache.put(M::NAME, key, &raw);
+                    }
+                    return serde_json::from_str(raw.get()).map_err(|e| Error::InvalidResponse(e.to_string()));
                 }
                 Round::InputRequired { .. } if !may_ask => {
                     return Err(Error::InvalidResponse(format!(
@@ -417,6 +462,57 @@ impl Client {
             M::NAME,
             modern.max_rounds
         )))
+    }
+
+    /// Open a `subscriptions/listen` stream (stateless era; spec: 2026-07-28
+    /// `basic/patterns/subscriptions`). Returns once the server acknowledged it, with the part of
+    /// `filter` it honours; the notifications then arrive on [`Client::notifications`], each
+    /// tagged with the subscription id in `_meta`. Dropping the [`Subscription`] ends it.
+    pub async fn listen(&self, filter: SubscriptionFilter) -> Result<Subscription> {
+        let Some(modern) = &self.inner.modern else {
+            return Err(Error::Protocol(
+                "subscriptions/listen belongs to the stateless era; use subscribe() on this session".into(),
+            ));
+        };
+        let _one_at_a_time = self.inner.listening.lock().await;
+        let mut notes = self.notifications();
+        let value = serde_json::to_value(SubscriptionsListenParams {
+            notifications: filter,
+            meta: None,
+        })
+        .map_err(|e| Error::Serialize(e.to_string()))?;
+        let params = modern.params(value)?;
+        let peer = self.inner.peer.clone();
+        let mut request = tokio::spawn(async move {
+            peer.request_raw("subscriptions/listen", Some(&params), RequestOptions::default())
+                .await
+        });
+        let acknowledged = loop {
+            tokio::select! {
+                ended = &mut request => {
+                    return Err(match ended {
+                        Ok(Err(e)) => e,
+                        _ => Error::Protocol("the subscription ended before it was acknowledged".into()),
+                    });
+                }
+                note = notes.recv() => match note {
+                    Ok(ServerNotification::Other { method, params })
+                        if method == "notifications/subscriptions/acknowledged" =>
+                    {
+                        let ack: SubscriptionsAcknowledgedParams = params
+                            .and_then(|p| serde_json::from_value(p).ok())
+                            .ok_or_else(|| Error::InvalidResponse("malformed subscription acknowledgement".into()))?;
+                        break ack.notifications;
+                    }
+                    Ok(_) | Err(broadcast::error::RecvError::Lagged(_)) => {}
+                    Err(broadcast::error::RecvError::Closed) => return Err(Error::ConnectionClosed),
+                },
+            }
+        };
+        Ok(Subscription {
+            acknowledged,
+            request: request.abort_handle(),
+        })
     }
 
     /// `server/discover` (stateless era; spec: 2026-07-28 `server/discover`).
