@@ -110,6 +110,9 @@ struct Shared {
     closed: CancellationToken,
     close_reason: Mutex<Option<Error>>,
     options: PeerOptions,
+    /// No connection loop reads answers (see [`Peer::detached`]): requests to the other side
+    /// fail at once instead of waiting forever.
+    detached: bool,
 }
 
 fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
@@ -165,6 +168,7 @@ pub fn start<T: Transport>(transport: T, service: Arc<dyn Service>, options: Pee
         closed: CancellationToken::new(),
         close_reason: Mutex::new(None),
         options,
+        detached: false,
     });
     let peer = Peer { shared };
     let writer_task = tokio::spawn(write_loop(writer, out_rx, peer.shared.closed.clone()));
@@ -324,6 +328,31 @@ async fn read_loop<R: FrameReader>(mut reader: R, peer: Peer, service: Arc<dyn S
     }
 }
 
+/// Answer one request without a connection loop (the stateless HTTP path): run the handler with
+/// the same panic and cancellation rules as the engine, and return the reply frame (`None` when
+/// the request was cancelled: no reply).
+pub(crate) async fn serve_one(service: &dyn Service, peer: Peer, request: IncomingRequest) -> Option<Vec<u8>> {
+    let id = request.id.clone();
+    let cancel = request.cancel.clone();
+    let handler = service.handle_request(peer, request);
+    let outcome = tokio::select! {
+        r = AssertUnwindSafe(handler).catch_unwind() => r,
+        _ = cancel.cancelled() => return None,
+    };
+    let bytes = match outcome {
+        Ok(Ok(result)) => serde_json::to_vec(&OutgoingResult::new(&id, &*result)),
+        Ok(Err(e)) => serde_json::to_vec(&OutgoingError::new(Some(&id), &e)),
+        Err(_panic) => {
+            tracing::error!("the handler for request {id} panicked");
+            let e = ErrorObject::internal("internal error: the request handler panicked");
+            serde_json::to_vec(&OutgoingError::new(Some(&id), &e))
+        }
+    };
+    bytes
+        .map_err(|e| tracing::error!("could not serialize a reply: {e}"))
+        .ok()
+}
+
 async fn run_request(
     peer: Peer,
     id: RequestId,
@@ -356,6 +385,25 @@ async fn run_request(
 }
 
 impl Peer {
+    /// A peer without a connection: what handlers send through it (notifications, with their
+    /// routes) comes out of the returned receiver, and requests to the other side fail at once.
+    /// For serving one stateless request directly.
+    pub(crate) fn detached(options: PeerOptions) -> (Peer, mpsc::UnboundedReceiver<(Vec<u8>, Route)>) {
+        let (out_tx, out_rx) = mpsc::unbounded_channel();
+        let shared = Arc::new(Shared {
+            pending: Mutex::new(HashMap::new()),
+            inflight: Mutex::new(HashMap::new()),
+            progress: Mutex::new(HashMap::new()),
+            next_id: AtomicI64::new(0),
+            out: out_tx,
+            closed: CancellationToken::new(),
+            close_reason: Mutex::new(None),
+            options,
+            detached: true,
+        });
+        (Peer { shared }, out_rx)
+    }
+
     fn send_frame<T: Serialize + ?Sized>(&self, frame: &T, route: Route) {
         match serde_json::to_vec(frame) {
             Ok(bytes) => {
@@ -470,6 +518,11 @@ impl Peer {
         params: Option<&P>,
         options: RequestOptions,
     ) -> Result<Box<RawValue>> {
+        if self.shared.detached {
+            return Err(Error::Protocol(format!(
+                "{method}: this connection carries no requests to the other side (a stateless request)"
+            )));
+        }
         let id = RequestId::Number(self.shared.next_id.fetch_add(1, Ordering::Relaxed));
         let bytes = serde_json::to_vec(&OutgoingRequest::new(&id, method, params))
             .map_err(|e| Error::Serialize(e.to_string()))?;

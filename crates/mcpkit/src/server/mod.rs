@@ -411,15 +411,20 @@ impl Server {
         self.start_with(transport, Some(preset))
     }
 
-    /// Start serving a connection on which every request must be a stateless-era request
-    /// (one HTTP POST that declared 2026-07-28).
-    pub(crate) fn start_modern<T: Transport>(&self, transport: T) -> Connection {
-        let session = Arc::new(Session::modern_only());
-        let service = Arc::new(dispatch::ServerService {
+    /// The handler table for stateless-era requests served one at a time without a connection
+    /// (HTTP POSTs that declared 2026-07-28): no handshake is accepted.
+    #[cfg(feature = "http-server")]
+    pub(crate) fn modern_service(&self) -> Arc<dyn peer::Service> {
+        Arc::new(dispatch::ServerService {
             server: self.clone(),
-            session,
-        });
-        peer::start(transport, service, self.inner.peer_options.clone())
+            session: Arc::new(Session::modern_only()),
+        })
+    }
+
+    /// Connection limits of this server's connections.
+    #[cfg(feature = "http-server")]
+    pub(crate) fn peer_options(&self) -> PeerOptions {
+        self.inner.peer_options.clone()
     }
 
     /// End every `subscriptions/listen` stream with a graceful final result (for shutdown).

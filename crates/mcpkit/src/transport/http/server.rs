@@ -32,6 +32,7 @@ use super::modern;
 use super::security::{self, Refusal, LOCALHOST_NAMES};
 use super::session::{Event, HttpSession};
 use super::{LAST_EVENT_ID_HEADER, PROTOCOL_VERSION_HEADER, SESSION_HEADER};
+use crate::peer::{self, IncomingRequest, Peer, Service};
 use crate::server::{Preset, Server};
 
 /// Limits and policies of the HTTP endpoint.
@@ -88,6 +89,8 @@ struct HttpState {
     config: HttpConfig,
     sessions: Mutex<HashMap<Arc<str>, Arc<HttpSession>>>,
     shutdown: CancellationToken,
+    /// The handler table stateless-era POSTs are answered with, directly (no engine per request).
+    modern: Arc<dyn Service>,
 }
 
 fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
@@ -104,6 +107,7 @@ pub fn router(server: Server, config: HttpConfig, path: &str) -> Router {
 /// waits for open responses, and a stream would otherwise never end).
 pub fn router_with_shutdown(server: Server, config: HttpConfig, path: &str, shutdown: CancellationToken) -> Router {
     let state = Arc::new(HttpState {
+        modern: server.modern_service(),
         server,
         config,
         sessions: Mutex::new(HashMap::new()),
@@ -408,14 +412,14 @@ async fn post(state: &Arc<HttpState>, headers: &HeaderMap, body: Body) -> Respon
                     request_id.as_ref(),
                 );
             }
-            let s = HttpSession::start(id.clone(), &state.server, state.config.event_store.clone(), None, false);
+            let s = HttpSession::start(id.clone(), &state.server, state.config.event_store.clone(), None);
             sessions.insert(id.clone(), s.clone());
             s
         };
         let Some(rid) = request_id else {
             return StatusCode::ACCEPTED.into_response();
         };
-        let mut response = answer(state, &session, rid, frame, false).await;
+        let mut response = answer(state, &session, rid, frame).await;
         if let Ok(v) = HeaderValue::from_str(&session.id) {
             response.headers_mut().insert(SESSION_HEADER, v);
         }
@@ -430,7 +434,7 @@ async fn post(state: &Arc<HttpState>, headers: &HeaderMap, body: Body) -> Respon
         Err(r) => return r,
     };
     match request_id {
-        Some(rid) => answer(state, &session, rid, frame, false).await,
+        Some(rid) => answer(state, &session, rid, frame).await,
         None => {
             session.deliver(frame);
             StatusCode::ACCEPTED.into_response()
@@ -469,9 +473,9 @@ async fn stateless(
             None,
         );
     };
-    let session = HttpSession::start(id, &state.server, state.config.event_store.clone(), preset, false);
+    let session = HttpSession::start(id, &state.server, state.config.event_store.clone(), preset);
     let response = match request_id {
-        Some(rid) => answer(state, &session, rid, frame, false).await,
+        Some(rid) => answer(state, &session, rid, frame).await,
         None => StatusCode::ACCEPTED.into_response(),
     };
     session.close();
@@ -500,38 +504,110 @@ async fn modern_post(
         )
             .into_response();
     }
-    let Some(id) = new_session_id() else {
+    let Ok(MessageRef::Request(r)) = jsonrpc::parse(&frame) else {
         return rpc_error(
-            StatusCode::INTERNAL_SERVER_ERROR,
-            ErrorCode::INTERNAL_ERROR,
-            "no randomness",
-            None,
+            StatusCode::BAD_REQUEST,
+            ErrorCode::INVALID_REQUEST,
+            "Invalid request",
+            Some(&rid),
         );
     };
-    let session = HttpSession::start(id, &state.server, state.config.event_store.clone(), None, true);
-    answer(state, &session, rid, frame, true).await
+    let cancel = CancellationToken::new();
+    let request = IncomingRequest {
+        id: rid,
+        method: r.method.into_owned(),
+        params: r.params.map(ToOwned::to_owned),
+        cancel: cancel.clone(),
+    };
+    let (peer, mut sent) = Peer::detached(state.server.peer_options());
+    let service = state.modern.clone();
+    let mut reply = Box::pin(async move { peer::serve_one(&*service, peer, request).await });
+    // Plain JSON when the reply comes first and soon; otherwise an SSE stream (not resumable in
+    // 2026-07-28, so no event ids) that carries the request's notifications, then its reply.
+    let first = if state.config.always_sse {
+        None
+    } else {
+        tokio::select! {
+            biased;
+            note = sent.recv() => note,
+            reply = &mut reply => {
+                let Some(frame) = reply else {
+                    return StatusCode::ACCEPTED.into_response();
+                };
+                let status = modern::status_of(&frame);
+                return (status, [(header::CONTENT_TYPE, "application/json")], frame).into_response();
+            }
+            _ = tokio::time::sleep(state.config.json_wait) => None,
+        }
+    };
+    let (tx, rx) = mpsc::unbounded_channel::<Event>();
+    let event = |frame: Vec<u8>| Event {
+        id: String::new(),
+        data: Bytes::from(frame),
+        is_reply: false,
+    };
+    if let Some((frame, _)) = first.filter(|(f, _)| !f.is_empty()) {
+        let _ = tx.send(event(frame));
+    }
+    let stop = cancel.clone();
+    tokio::spawn(async move {
+        loop {
+            tokio::select! {
+                biased;
+                _ = stop.cancelled() => break,
+                note = sent.recv() => match note {
+                    Some((frame, _)) if !frame.is_empty() => {
+                        if tx.send(event(frame)).is_err() {
+                            break;
+                        }
+                    }
+                    Some(_) => {}
+                    // Every sender is gone: only the reply can still come.
+                    None => {
+                        if let Some(frame) = (&mut reply).await {
+                            let _ = tx.send(event(frame));
+                        }
+                        break;
+                    }
+                },
+                r = &mut reply => {
+                    while let Ok((frame, _)) = sent.try_recv() {
+                        if !frame.is_empty() {
+                            let _ = tx.send(event(frame));
+                        }
+                    }
+                    if let Some(frame) = r {
+                        let _ = tx.send(event(frame));
+                    }
+                    break;
+                }
+            }
+        }
+    });
+    sse_stream(
+        Vec::new(),
+        Some(rx),
+        None,
+        true,
+        &state.shutdown,
+        false,
+        Some(CancelOnDrop(cancel)),
+    )
 }
 
-/// Ends a stateless-era request's engine when its response is done or dropped.
-struct CloseOnDrop(Arc<HttpSession>);
+/// Cancels a stateless-era request when its response stream ends or the client goes away
+/// (spec: 2026-07-28 `basic/transports/streamable-http` "Cancellation").
+struct CancelOnDrop(CancellationToken);
 
-impl Drop for CloseOnDrop {
+impl Drop for CancelOnDrop {
     fn drop(&mut self) {
-        self.0.close();
+        self.0.cancel();
     }
 }
 
 /// Forward a request to the engine and answer it: plain JSON when its reply is the first thing
-/// the handler sends, otherwise an SSE stream carrying everything up to the reply. A `modern`
-/// (2026-07-28) request gets no resumable stream, its errors' HTTP statuses, and its engine is
-/// closed with the response.
-async fn answer(
-    state: &HttpState,
-    session: &Arc<HttpSession>,
-    id: RequestId,
-    frame: Vec<u8>,
-    modern: bool,
-) -> Response {
+/// the handler sends, otherwise an SSE stream carrying everything up to the reply.
+async fn answer(state: &HttpState, session: &Arc<HttpSession>, id: RequestId, frame: Vec<u8>) -> Response {
     let Some((mut rx, prime, stream)) = session.open_request(id.clone()) else {
         return rpc_error(
             StatusCode::BAD_REQUEST,
@@ -551,30 +627,12 @@ async fn answer(
         match tokio::time::timeout(state.config.json_wait, rx.recv()).await {
             Ok(Some(ev)) if ev.is_reply => {
                 session.forget_stream(stream);
-                let status = if modern {
-                    session.close();
-                    modern::status_of(&ev.data)
-                } else {
-                    StatusCode::OK
-                };
-                return (status, [(header::CONTENT_TYPE, "application/json")], ev.data).into_response();
+                return ([(header::CONTENT_TYPE, "application/json")], ev.data).into_response();
             }
             Ok(ev) => ev,
             Err(_) => None,
         }
     };
-    if modern {
-        let guard = CloseOnDrop(session.clone());
-        return sse_stream(
-            first.into_iter().collect(),
-            Some(rx),
-            None,
-            true,
-            &state.shutdown,
-            false,
-            Some(guard),
-        );
-    }
     let mut head = vec![prime];
     head.extend(first);
     sse(head, Some(rx), Some(state.config.sse_retry), false, &state.shutdown)
@@ -621,7 +679,7 @@ fn sse_stream(
     keep_alive: bool,
     stop: &CancellationToken,
     with_ids: bool,
-    guard: Option<CloseOnDrop>,
+    guard: Option<CancelOnDrop>,
 ) -> Response {
     let stop = stop.clone();
     let head: Vec<Bytes> = head

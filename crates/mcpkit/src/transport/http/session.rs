@@ -130,7 +130,6 @@ impl HttpSession {
         server: &crate::server::Server,
         store: Arc<dyn EventStore>,
         preset: Option<crate::server::Preset>,
-        modern: bool,
     ) -> Arc<HttpSession> {
         let (inbound, rx) = mpsc::unbounded_channel();
         let routes = Arc::new(Mutex::new(Routes {
@@ -149,7 +148,6 @@ impl HttpSession {
             routes: routes.clone(),
         };
         let connection = match preset {
-            _ if modern => server.start_modern(transport),
             Some(p) => server.start_preset(transport, p),
             None => server.start(transport),
         };

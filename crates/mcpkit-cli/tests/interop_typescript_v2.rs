@@ -1,0 +1,164 @@
+//! Interop with the official TypeScript SDK v2 (npm `@modelcontextprotocol/server` and
+//! `@modelcontextprotocol/client`, pinned in tests-interop/ts2), which speaks protocol revision
+//! 2026-07-28 next to the 2025-era handshake: the mcpkit client in auto mode talks statelessly
+//! to a v2 server over stdio and Streamable HTTP (and in legacy mode through the handshake), and
+//! the v2 client in 2026-07-28 mode drives `mcpkit serve` over stdio and Streamable HTTP.
+//!
+//! `scripts/test.sh` installs the SDK (scripts/setup-interop-ts.sh); without it these tests
+//! fail (they never skip silently). The SDK needs Node >= 20: `node` on the PATH, or the binary
+//! named by `MCPKIT_NODE`.
+#![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use mcpkit::client::ConnectMode;
+use mcpkit::transport::child::{ChildTransport, Stderr};
+use mcpkit::types::ProtocolVersion;
+use mcpkit::Client;
+use support::{connect_http_mode, exercise_echo_server, HttpServer, PeerServer};
+
+mod support;
+
+fn repo() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+fn ts2_dir() -> PathBuf {
+    let dir = repo().join("tests-interop/ts2");
+    for package in ["server", "client", "node"] {
+        assert!(
+            dir.join("node_modules/@modelcontextprotocol").join(package).exists(),
+            "the TypeScript SDK v2 is not installed: run scripts/setup-interop-ts.sh (scripts/test.sh does)"
+        );
+    }
+    dir
+}
+
+/// The Node binary: `MCPKIT_NODE` when set, else `node` from the PATH; checked once to be a
+/// Node >= 20 (the v2 SDK's `engines`), so an old Node fails with a clear message.
+fn node() -> PathBuf {
+    static NODE: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
+    NODE.get_or_init(|| {
+        let node = std::env::var_os("MCPKIT_NODE").map_or_else(|| PathBuf::from("node"), PathBuf::from);
+        let out = std::process::Command::new(&node)
+            .arg("--version")
+            .output()
+            .unwrap_or_else(|e| panic!("cannot run {} (Node >= 20 is needed): {e}", node.display()));
+        let version = String::from_utf8_lossy(&out.stdout).trim().to_owned();
+        let major: u32 = version
+            .trim_start_matches('v')
+            .split('.')
+            .next()
+            .and_then(|m| m.parse().ok())
+            .unwrap_or(0);
+        assert!(
+            major >= 20,
+            "{} is Node {version}; the TypeScript SDK v2 needs Node >= 20 (set MCPKIT_NODE)",
+            node.display()
+        );
+        node
+    })
+    .clone()
+}
+
+fn echo_server() -> String {
+    ts2_dir().join("echo_server.mjs").to_str().unwrap().to_owned()
+}
+
+/// Connect the mcpkit client with `mode` to the v2 echo server over stdio.
+async fn connect_stdio(mode: ConnectMode) -> Client {
+    let mut cmd = tokio::process::Command::new(node());
+    cmd.arg(echo_server()).arg("stdio");
+    let transport = ChildTransport::from_command(cmd, Stderr::Trace).unwrap();
+    tokio::time::timeout(
+        Duration::from_secs(30),
+        Client::builder()
+            .mode(mode)
+            .probe_timeout(Duration::from_secs(30))
+            .connect(transport),
+    )
+    .await
+    .expect("connect timed out")
+    .expect("connect")
+}
+
+/// The v2 server answers `server/discover`: the mcpkit client in auto mode speaks 2026-07-28.
+#[tokio::test]
+async fn mcpkit_client_in_auto_mode_speaks_2026_07_28_to_a_typescript_sdk_v2_server_over_stdio() {
+    let client = connect_stdio(ConnectMode::Auto).await;
+    assert!(client.is_stateless());
+    assert_eq!(client.protocol_version(), ProtocolVersion::V2026_07_28);
+    exercise_echo_server(&client).await;
+    client.close().await.unwrap();
+}
+
+#[tokio::test]
+async fn mcpkit_client_in_auto_mode_speaks_2026_07_28_to_a_typescript_sdk_v2_server_over_streamable_http() {
+    let server = PeerServer::start(&node(), &[&echo_server(), "http"]);
+    let client = connect_http_mode(&format!("{}/mcp", server.base), ConnectMode::Auto).await;
+    assert!(client.is_stateless());
+    assert_eq!(client.protocol_version(), ProtocolVersion::V2026_07_28);
+    exercise_echo_server(&client).await;
+    client.close().await.unwrap();
+}
+
+/// Pinned to 2026-07-28 (no fallback possible) it works too.
+#[tokio::test]
+async fn mcpkit_client_pinned_to_2026_07_28_calls_a_typescript_sdk_v2_server_over_stdio() {
+    let client = connect_stdio(ConnectMode::Version(ProtocolVersion::V2026_07_28)).await;
+    assert!(client.is_stateless());
+    exercise_echo_server(&client).await;
+    client.close().await.unwrap();
+}
+
+/// The v2 server still serves the 2025-era handshake from the same factory (a pinned session on
+/// stdio, stateless per-request serving over HTTP).
+#[tokio::test]
+async fn mcpkit_client_in_legacy_mode_calls_a_typescript_sdk_v2_server_over_stdio() {
+    let client = connect_stdio(ConnectMode::Legacy).await;
+    assert!(!client.is_stateless());
+    assert_eq!(client.protocol_version(), ProtocolVersion::V2025_11_25);
+    exercise_echo_server(&client).await;
+    client.close().await.unwrap();
+}
+
+#[tokio::test]
+async fn mcpkit_client_in_legacy_mode_calls_a_typescript_sdk_v2_server_over_streamable_http() {
+    let server = PeerServer::start(&node(), &[&echo_server(), "http"]);
+    let client = connect_http_mode(&format!("{}/mcp", server.base), ConnectMode::Legacy).await;
+    assert!(!client.is_stateless());
+    assert_eq!(client.protocol_version(), ProtocolVersion::V2025_11_25);
+    exercise_echo_server(&client).await;
+    client.close().await.unwrap();
+}
+
+/// Run the v2 SDK client checks (`client_checks_v2.mjs MODE …`) and assert every check passed.
+fn run_checks(args: &[&str]) {
+    support::run_client_checks("TypeScript v2", &node(), &ts2_dir().join("client_checks_v2.mjs"), args);
+}
+
+/// The v2 client pinned to 2026-07-28 drives `mcpkit serve` over stdio: tools, resources,
+/// prompts, and sampling + elicitation through `input_required` rounds.
+#[test]
+fn typescript_sdk_v2_client_pinned_to_2026_07_28_over_stdio() {
+    run_checks(&["2026-07-28", "stdio", "--", env!("CARGO_BIN_EXE_mcpkit"), "serve"]);
+}
+
+#[test]
+fn typescript_sdk_v2_client_pinned_to_2026_07_28_over_streamable_http() {
+    let server = HttpServer::start();
+    run_checks(&["2026-07-28", "http", &format!("{}/mcp", server.base)]);
+}
+
+/// In auto mode the v2 client probes `server/discover` and must settle on 2026-07-28 too.
+#[test]
+fn typescript_sdk_v2_client_in_auto_mode_over_stdio() {
+    run_checks(&["auto", "stdio", "--", env!("CARGO_BIN_EXE_mcpkit"), "serve"]);
+}
+
+#[test]
+fn typescript_sdk_v2_client_in_auto_mode_over_streamable_http() {
+    let server = HttpServer::start();
+    run_checks(&["auto", "http", &format!("{}/mcp", server.base)]);
+}
