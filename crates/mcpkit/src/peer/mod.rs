@@ -158,19 +158,7 @@ impl Connection {
 /// Start the engine on a transport with the given handler table.
 pub fn start<T: Transport>(transport: T, service: Arc<dyn Service>, options: PeerOptions) -> Connection {
     let (reader, writer) = transport.split();
-    let (out_tx, out_rx) = mpsc::unbounded_channel();
-    let shared = Arc::new(Shared {
-        pending: Mutex::new(HashMap::new()),
-        inflight: Mutex::new(HashMap::new()),
-        progress: Mutex::new(HashMap::new()),
-        next_id: AtomicI64::new(0),
-        out: out_tx,
-        closed: CancellationToken::new(),
-        close_reason: Mutex::new(None),
-        options,
-        detached: false,
-    });
-    let peer = Peer { shared };
+    let (peer, out_rx) = Peer::with_outbox(options, false);
     let writer_task = tokio::spawn(write_loop(writer, out_rx, peer.shared.closed.clone()));
     let reader_peer = peer.clone();
     let done = tokio::spawn(async move {
@@ -388,7 +376,12 @@ impl Peer {
     /// A peer without a connection: what handlers send through it (notifications, with their
     /// routes) comes out of the returned receiver, and requests to the other side fail at once.
     /// For serving one stateless request directly.
-    pub(crate) fn detached(options: PeerOptions) -> (Peer, mpsc::UnboundedReceiver<(Vec<u8>, Route)>) {
+    pub(crate) fn detached(options: PeerOptions) -> (Peer, mpsc::UnboundedReceiver<Outbound>) {
+        Peer::with_outbox(options, true)
+    }
+
+    /// A peer and the receiving end of everything it sends.
+    fn with_outbox(options: PeerOptions, detached: bool) -> (Peer, mpsc::UnboundedReceiver<Outbound>) {
         let (out_tx, out_rx) = mpsc::unbounded_channel();
         let shared = Arc::new(Shared {
             pending: Mutex::new(HashMap::new()),
@@ -399,7 +392,7 @@ impl Peer {
             closed: CancellationToken::new(),
             close_reason: Mutex::new(None),
             options,
-            detached: true,
+            detached,
         });
         (Peer { shared }, out_rx)
     }

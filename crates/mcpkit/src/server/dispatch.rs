@@ -240,19 +240,55 @@ async fn serve_modern(
     }
 }
 
-/// The input state of a stateless request that may ask for input, or `None` otherwise.
-fn open_inputs(
-    server: &Server,
+/// The multi round-trip side of one request that may ask for input (`tools/call`,
+/// `prompts/get`, `resources/read`): nothing on a handshake-era session.
+struct Mrtr<'a> {
+    server: &'a Server,
     modern: bool,
-    method: &str,
-    digest: impl FnOnce() -> String,
-    state: Option<&str>,
-    responses: Option<mcpkit_types::schema::JsonObject>,
-) -> Result<Option<Arc<InputState>>, ErrorObject> {
-    if !modern {
-        return Ok(None);
+    method: &'static str,
+    /// Digest of the request's salient params, computed only when a state is opened or sealed.
+    digest: &'a (dyn Fn() -> String + Sync),
+}
+
+impl Mrtr<'_> {
+    /// Open the request's `requestState` and `inputResponses` (stateless era only).
+    fn open(
+        &self,
+        state: Option<&str>,
+        responses: Option<mcpkit_types::schema::JsonObject>,
+    ) -> Result<Option<Arc<InputState>>, ErrorObject> {
+        if !self.modern {
+            return Ok(None);
+        }
+        let keys = &self.server.inner.state_keys;
+        InputState::open(keys, self.method, self.digest, state, responses).map(|s| Some(Arc::new(s)))
     }
-    InputState::open(&server.inner.state_keys, method, digest, state, responses).map(|s| Some(Arc::new(s)))
+
+    /// The reply: `input_required` while inputs are missing, otherwise the outcome, completed
+    /// for the stateless wire.
+    fn settle(
+        &self,
+        input: Option<&InputState>,
+        outcome: HandlerResult,
+        failed: bool,
+        cache: Option<stateless::CacheHint>,
+    ) -> HandlerResult {
+        let settled = match input {
+            Some(state) => state.settle(
+                outcome,
+                failed,
+                &self.server.inner.state_keys,
+                self.method,
+                self.digest,
+                &self.server.inner.info_json,
+            )?,
+            None => Settled::Complete(outcome?),
+        };
+        match settled {
+            Settled::Complete(raw) => finish_if(self.modern, self.server, raw, cache),
+            Settled::InputRequired(raw) => Ok(raw),
+        }
+    }
 }
 
 /// Digest of a request's salient params, binding its `requestState` to it.
@@ -305,15 +341,15 @@ async fn call_tool(
         let raw = to_raw(&invalid.for_version(session.version()))?;
         return finish_if(modern, server, raw, None);
     }
-    let digest = || digest_of(&["tools/call", &p.name], p.arguments.as_deref());
-    let input = open_inputs(
+    let (name, arguments) = (p.name.clone(), p.arguments.clone());
+    let digest = || digest_of(&["tools/call", &name], arguments.as_deref());
+    let mrtr = Mrtr {
         server,
         modern,
-        "tools/call",
-        digest,
-        p.request_state.as_deref(),
-        p.input_responses,
-    )?;
+        method: "tools/call",
+        digest: &digest,
+    };
+    let input = mrtr.open(p.request_state.as_deref(), p.input_responses)?;
     let cx = context(
         server,
         session,
@@ -321,41 +357,18 @@ async fn call_tool(
         Some(req.id),
         req.cancel,
         p.meta,
-        "tools/call",
+        mrtr.method,
         input.clone(),
     );
     let call = ToolCall {
-        name: p.name.clone().into(),
-        arguments: p.arguments.clone(),
+        name: p.name.into(),
+        arguments: p.arguments,
         cx,
     };
     let outcome = (def.handler)(call).await;
     let failed = outcome.as_ref().map_or(true, |r| r.is_error == Some(true));
     let outcome = outcome.and_then(|r| to_raw(&r.for_version(session.version())));
-    let settled = match &input {
-        Some(state) => state.settle(
-            outcome,
-            failed,
-            &server.inner.state_keys,
-            "tools/call",
-            || digest_of(&["tools/call", &p.name], p.arguments.as_deref()),
-            &server.inner.info_json,
-        )?,
-        None => Settled::Complete(outcome?),
-    };
-    finish_settled(modern, server, settled, None)
-}
-
-fn finish_settled(
-    modern: bool,
-    server: &Server,
-    settled: Settled,
-    cache: Option<stateless::CacheHint>,
-) -> HandlerResult {
-    match settled {
-        Settled::Complete(raw) => finish_if(modern, server, raw, cache),
-        Settled::InputRequired(raw) => Ok(raw),
-    }
+    mrtr.settle(input.as_deref(), outcome, failed, None)
 }
 
 /// On the stateless wire, complete a result (`resultType`, server identity, caching hints);
@@ -379,14 +392,13 @@ async fn read_resource(
     let p: ReadResourceParams = params(req.params.as_deref())?;
     let uri = p.uri.clone();
     let digest = || digest_of(&["resources/read", &uri], None);
-    let input = open_inputs(
+    let mrtr = Mrtr {
         server,
         modern,
-        "resources/read",
-        digest,
-        p.request_state.as_deref(),
-        p.input_responses,
-    )?;
+        method: "resources/read",
+        digest: &digest,
+    };
+    let input = mrtr.open(p.request_state.as_deref(), p.input_responses)?;
     let cx = context(
         server,
         session,
@@ -394,7 +406,7 @@ async fn read_resource(
         Some(req.id),
         req.cancel,
         p.meta,
-        "resources/read",
+        mrtr.method,
         input.clone(),
     );
     let read = if let Some(def) = snap
@@ -415,7 +427,8 @@ async fn read_resource(
             variables,
             cx,
         };
-        return settle_read(server, session, modern, input, &uri, read(request).await);
+        let outcome = read(request).await;
+        return settle_read(&mrtr, session, input.as_deref(), outcome);
     } else {
         return Err(resource_not_found(&p.uri, session.version()));
     };
@@ -424,31 +437,19 @@ async fn read_resource(
         variables: BTreeMap::new(),
         cx,
     };
-    settle_read(server, session, modern, input, &uri, read(request).await)
+    let outcome = read(request).await;
+    settle_read(&mrtr, session, input.as_deref(), outcome)
 }
 
 fn settle_read(
-    server: &Server,
+    mrtr: &Mrtr<'_>,
     session: &Session,
-    modern: bool,
-    input: Option<Arc<InputState>>,
-    uri: &str,
+    input: Option<&InputState>,
     outcome: Result<mcpkit_types::schema::ReadResourceResult, ErrorObject>,
 ) -> HandlerResult {
     let failed = outcome.is_err();
     let outcome = outcome.and_then(|r| to_raw(&r.for_version(session.version())));
-    let settled = match &input {
-        Some(state) => state.settle(
-            outcome,
-            failed,
-            &server.inner.state_keys,
-            "resources/read",
-            || digest_of(&["resources/read", uri], None),
-            &server.inner.info_json,
-        )?,
-        None => Settled::Complete(outcome?),
-    };
-    finish_settled(modern, server, settled, Some(server.inner.cache.reads))
+    mrtr.settle(input, outcome, failed, Some(mrtr.server.inner.cache.reads))
 }
 
 /// Spec: `server/resources` "Error Handling" (-32002 up to 2025-11-25, -32602 from 2026-07-28).
@@ -482,14 +483,13 @@ async fn get_prompt(
     }
     let args_json = serde_json::to_value(&arguments).ok();
     let digest = || request_state::digest(&["prompts/get", &p.name], args_json.as_ref());
-    let input = open_inputs(
+    let mrtr = Mrtr {
         server,
         modern,
-        "prompts/get",
-        digest,
-        p.request_state.as_deref(),
-        p.input_responses,
-    )?;
+        method: "prompts/get",
+        digest: &digest,
+    };
+    let input = mrtr.open(p.request_state.as_deref(), p.input_responses)?;
     let cx = context(
         server,
         session,
@@ -497,24 +497,13 @@ async fn get_prompt(
         Some(req.id),
         req.cancel,
         p.meta,
-        "prompts/get",
+        mrtr.method,
         input.clone(),
     );
     let outcome = (def.get)(PromptRequest { arguments, cx }).await;
     let failed = outcome.is_err();
     let outcome = outcome.and_then(|r| to_raw(&r.for_version(session.version())));
-    let settled = match &input {
-        Some(state) => state.settle(
-            outcome,
-            failed,
-            &server.inner.state_keys,
-            "prompts/get",
-            || request_state::digest(&["prompts/get", &p.name], args_json.as_ref()),
-            &server.inner.info_json,
-        )?,
-        None => Settled::Complete(outcome?),
-    };
-    finish_settled(modern, server, settled, None)
+    mrtr.settle(input.as_deref(), outcome, failed, None)
 }
 
 /// Spec: `server/utilities/completion`: at most 100 values, with `total` and `hasMore`.

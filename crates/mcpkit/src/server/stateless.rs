@@ -221,7 +221,7 @@ impl InputState {
     pub(crate) fn open(
         keys: &RequestStateKeys,
         method: &str,
-        digest: impl FnOnce() -> String,
+        digest: &dyn Fn() -> String,
         state: Option<&str>,
         responses: Option<JsonObject>,
     ) -> Result<InputState, ErrorObject> {
@@ -280,7 +280,7 @@ impl InputState {
         failed: bool,
         keys: &RequestStateKeys,
         method: &str,
-        digest: impl FnOnce() -> String,
+        digest: &dyn Fn() -> String,
         server_info: &RawValue,
     ) -> Result<Settled, ErrorObject> {
         let pending = std::mem::take(&mut *lock(&self.pending));
