@@ -537,9 +537,21 @@ impl Client {
 
     /// One page of `tools/list`. Remembers output schemas to validate later calls.
     pub async fn list_tools(&self, cursor: Option<String>) -> Result<ListToolsResult> {
-        let r = self
+        let mut r = self
             .call::<ListTools>(&paginated(cursor), RequestOptions::default())
             .await?;
+        if self.inner.modern.is_some() {
+            // Spec: 2026-07-28 `basic/transports/streamable-http` "Custom Headers from Tool
+            // Parameters": a tool whose `x-mcp-header` annotations are invalid is left out.
+            r.tools
+                .retain(|t| match mcpkit_types::headers::header_params(&t.input_schema) {
+                    Ok(_) => true,
+                    Err(reason) => {
+                        tracing::warn!("leaving out tool {:?}: {reason}", t.name);
+                        false
+                    }
+                });
+        }
         self.remember_output_schemas(&r.tools);
         Ok(r)
     }
