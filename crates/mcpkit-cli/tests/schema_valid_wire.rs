@@ -213,13 +213,27 @@ async fn every_catalogue_method_is_schema_valid_in_both_directions() {
             "test_elicitation_sep1330_enums",
             "test_embedded_resource",
             "test_error_handling",
+            "test_header_param",
             "test_image_content",
+            "test_input_required_result_capabilities",
+            "test_input_required_result_elicitation",
+            "test_input_required_result_list_roots",
+            "test_input_required_result_multi_round",
+            "test_input_required_result_multiple_inputs",
+            "test_input_required_result_request_state",
+            "test_input_required_result_sampling",
+            "test_input_required_result_tampered_state",
+            "test_logging_tool",
+            "test_missing_capability",
             "test_multiple_content_types",
             "test_reconnection",
             "test_sampling",
             "test_simple_text",
+            "test_streaming_elicitation",
             "test_tool_with_logging",
             "test_tool_with_progress",
+            "test_trigger_prompt_change",
+            "test_trigger_tool_change",
         ]
     );
     for t in &tools.tools {
@@ -557,13 +571,14 @@ async fn every_catalogue_method_is_schema_valid_in_both_directions() {
         "updates went to a URI nobody subscribed to"
     );
 
-    // prompts/list, prompts/get (all four)
+    // prompts/list, prompts/get (the four 2025 fixtures; the 2026 one asks for input)
     let prompts = within("prompts/list", client.list_prompts(None)).await.unwrap();
     let mut names: Vec<&str> = prompts.prompts.iter().map(|p| p.name.as_str()).collect();
     names.sort_unstable();
     assert_eq!(
         names,
         [
+            "test_input_required_result_prompt",
             "test_prompt_with_arguments",
             "test_prompt_with_embedded_resource",
             "test_prompt_with_image",
@@ -999,7 +1014,23 @@ async fn older_revisions_get_frames_valid_in_their_own_schema() {
                 .flatten()
                 .map(|a| (a.name.clone(), "test://x".to_owned()))
                 .collect();
-            within("prompt", c.get_prompt(&p.name, args)).await.unwrap();
+            let got = within("prompt", c.get_prompt(&p.name, args)).await;
+            // This prompt asks the user through elicitation, which these revisions' clients do
+            // not all have: a client without the capability is told what is missing.
+            match got {
+                Err(Error::Rpc(e))
+                    if p.name == "test_input_required_result_prompt" && version < ProtocolVersion::V2025_06_18 =>
+                {
+                    assert_eq!(
+                        e.code,
+                        ErrorCode::MISSING_REQUIRED_CLIENT_CAPABILITY,
+                        "{version}: {e:?}"
+                    );
+                }
+                other => {
+                    other.unwrap_or_else(|e| panic!("{version}: prompts/get {} failed: {e}", p.name));
+                }
+            }
         }
         within(
             "complete",
@@ -1033,4 +1064,264 @@ async fn older_revisions_get_frames_valid_in_their_own_schema() {
         failures.len(),
         failures.join("\n")
     );
+}
+
+/// The raw client end of an in-memory connection to a server, keeping a transcript of both
+/// directions (for the stateless wire, which has no mcpkit client here).
+struct RawWire {
+    reader: <mcpkit::transport::memory::MemoryTransport as mcpkit::transport::Transport>::Reader,
+    writer: <mcpkit::transport::memory::MemoryTransport as mcpkit::transport::Transport>::Writer,
+    _connection: mcpkit::peer::Connection,
+    sent: Vec<String>,
+    received: Vec<String>,
+}
+
+impl RawWire {
+    fn serve(server: &Server) -> RawWire {
+        use mcpkit::transport::Transport;
+        let (a, b) = mcpkit::transport::memory::pair();
+        let connection = server.start(a);
+        let (reader, writer) = b.split();
+        RawWire {
+            reader,
+            writer,
+            _connection: connection,
+            sent: Vec::new(),
+            received: Vec::new(),
+        }
+    }
+
+    async fn send(&mut self, frame: &Value) {
+        use mcpkit::transport::FrameWriter;
+        let line = frame.to_string();
+        within("write", self.writer.write_frame(line.as_bytes())).await.unwrap();
+        within("flush", self.writer.flush()).await.unwrap();
+        self.sent.push(line);
+    }
+
+    async fn recv(&mut self) -> Value {
+        use mcpkit::transport::{Frame, FrameReader};
+        match within("a frame from the server", self.reader.read_frame()).await {
+            Ok(Some(Frame::Message(bytes))) => {
+                let line = String::from_utf8(bytes.to_vec()).unwrap();
+                let v = serde_json::from_str(&line).unwrap();
+                self.received.push(line);
+                v
+            }
+            other => panic!("no frame from the server: {other:?}"),
+        }
+    }
+
+    /// Send a request and read up to its reply (notifications before it are kept in the
+    /// transcript); the reply.
+    async fn request(&mut self, frame: &Value) -> Value {
+        self.send(frame).await;
+        loop {
+            let v = self.recv().await;
+            if v.get("id") == frame.get("id") && v.get("method").is_none() {
+                return v;
+            }
+        }
+    }
+}
+
+/// The `_meta` every 2026-07-28 request carries: every client capability declared.
+fn modern_meta() -> Value {
+    json!({
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientCapabilities": {
+            "sampling": {}, "elicitation": {"form": {}, "url": {}}, "roots": {}
+        },
+        "io.modelcontextprotocol/clientInfo": {"name": "schema-test", "version": "0"},
+        "io.modelcontextprotocol/logLevel": "debug"
+    })
+}
+
+/// A client's answer to one input request of an `input_required` result.
+fn answer_input(request: &Value) -> Value {
+    match request["method"].as_str().unwrap() {
+        "sampling/createMessage" => json!({
+            "role": "assistant", "content": {"type": "text", "text": SAMPLING_REPLY}, "model": "test-model"
+        }),
+        "roots/list" => json!({"roots": [{"uri": "file:///workspace", "name": "workspace"}]}),
+        "elicitation/create" => {
+            let mut content = serde_json::Map::new();
+            let props = request["params"]["requestedSchema"]["properties"].as_object();
+            for (name, p) in props.into_iter().flatten() {
+                let v = if let Some(first) = p["enum"].get(0) {
+                    first.clone()
+                } else if let Some(first) = p["oneOf"].get(0) {
+                    first["const"].clone()
+                } else {
+                    match p["type"].as_str() {
+                        Some("boolean") => json!(true),
+                        Some("integer") | Some("number") => json!(1),
+                        Some("array") => json!([]),
+                        _ => json!("text"),
+                    }
+                };
+                content.insert(name.clone(), v);
+            }
+            json!({"action": "accept", "content": content})
+        }
+        other => panic!("unexpected input request {other}"),
+    }
+}
+
+/// Everything the reference server does on the stateless wire — discover, every list, every
+/// tool (input rounds answered), reads, prompts, completion, a subscription, refusals — and
+/// every frame either side wrote validates against the 2026-07-28 schema.
+#[tokio::test]
+async fn the_stateless_wire_is_schema_valid_at_2026_07_28() {
+    let server = reference::server();
+    let mut w = RawWire::serve(&server);
+    let mut next_id = 0i64;
+    let mut frame = |method: &str, mut params: Value| {
+        next_id += 1;
+        params["_meta"] = match params.get("_meta") {
+            Some(Value::Object(extra)) => {
+                let mut m = modern_meta();
+                m.as_object_mut().unwrap().extend(extra.clone());
+                m
+            }
+            _ => modern_meta(),
+        };
+        json!({"jsonrpc": "2.0", "id": next_id, "method": method, "params": params})
+    };
+
+    let discover = w.request(&frame("server/discover", json!({}))).await;
+    assert_eq!(discover["result"]["supportedVersions"][0], "2026-07-28", "{discover}");
+    let tools = w.request(&frame("tools/list", json!({}))).await;
+    for method in ["resources/list", "resources/templates/list", "prompts/list"] {
+        let r = w.request(&frame(method, json!({}))).await;
+        assert!(r.get("result").is_some(), "{method}: {r}");
+    }
+
+    let mut input_rounds = 0;
+    for tool in tools["result"]["tools"].as_array().unwrap() {
+        let name = tool["name"].as_str().unwrap();
+        let args = match name {
+            "echo" => json!({"message": "m"}),
+            "add" => json!({"a": 1, "b": 2}),
+            "test_sampling" => json!({"prompt": "p"}),
+            "test_elicitation" => json!({"message": "m"}),
+            "json_schema_2020_12_tool" => json!({"email": "e"}),
+            "test_header_param" => json!({"region": "r", "query": "q"}),
+            _ => json!({}),
+        };
+        let mut params = json!({"name": name, "arguments": args, "_meta": {"progressToken": name}});
+        let mut done = false;
+        for _ in 0..5 {
+            let reply = w.request(&frame("tools/call", params.clone())).await;
+            let result = reply.get("result").unwrap_or_else(|| panic!("{name}: {reply}"));
+            if result["resultType"] != "input_required" {
+                assert_eq!(result["resultType"], "complete", "{name}: {reply}");
+                done = true;
+                break;
+            }
+            input_rounds += 1;
+            let answers: serde_json::Map<String, Value> = result["inputRequests"]
+                .as_object()
+                .into_iter()
+                .flatten()
+                .map(|(k, r)| (k.clone(), answer_input(r)))
+                .collect();
+            params["inputResponses"] = Value::Object(answers);
+            params["requestState"] = result["requestState"].clone();
+        }
+        assert!(done, "{name} did not complete within five rounds");
+    }
+    assert!(input_rounds >= 8, "only {input_rounds} input rounds");
+
+    for uri in ["test://static-text", "test://static-binary", "test://template/7/data"] {
+        let r = w.request(&frame("resources/read", json!({"uri": uri}))).await;
+        assert!(r.get("result").is_some(), "{uri}: {r}");
+    }
+    let r = w
+        .request(&frame(
+            "prompts/get",
+            json!({"name": "test_prompt_with_arguments", "arguments": {"arg1": "a", "arg2": "b"}}),
+        ))
+        .await;
+    assert!(r.get("result").is_some(), "{r}");
+    let r = w
+        .request(&frame(
+            "prompts/get",
+            json!({"name": "test_input_required_result_prompt"}),
+        ))
+        .await;
+    let state = &r["result"]["requestState"];
+    let answer = answer_input(&r["result"]["inputRequests"]["user_context"]);
+    let r = w
+        .request(&frame(
+            "prompts/get",
+            json!({"name": "test_input_required_result_prompt",
+                   "inputResponses": {"user_context": answer}, "requestState": state}),
+        ))
+        .await;
+    assert_eq!(r["result"]["resultType"], "complete", "{r}");
+    let r = w
+        .request(&frame(
+            "completion/complete",
+            json!({"ref": {"type": "ref/prompt", "name": "test_prompt_with_arguments"},
+                   "argument": {"name": "arg1", "value": "t"}}),
+        ))
+        .await;
+    assert!(r.get("result").is_some(), "{r}");
+
+    // Refusals: unknown resource, removed method, unsupported version.
+    let r = w.request(&frame("resources/read", json!({"uri": "test://nope"}))).await;
+    assert_eq!(r["error"]["code"], -32602, "{r}");
+    let r = w.request(&frame("ping", json!({}))).await;
+    assert_eq!(r["error"]["code"], -32601, "{r}");
+
+    // A subscription: acknowledged, a change, then cancelled.
+    let listen = frame(
+        "subscriptions/listen",
+        json!({"notifications": {"toolsListChanged": true, "resourceSubscriptions": ["test://watched-resource"]}}),
+    );
+    w.send(&listen).await;
+    let ack = w.recv().await;
+    assert_eq!(ack["method"], "notifications/subscriptions/acknowledged", "{ack}");
+    server.notify_resource_updated("test://watched-resource");
+    let n = w.recv().await;
+    assert_eq!(n["method"], "notifications/resources/updated", "{n}");
+    let r = w
+        .request(&frame(
+            "tools/call",
+            json!({"name": "test_trigger_tool_change", "arguments": {}}),
+        ))
+        .await;
+    assert!(r.get("result").is_some(), "{r}");
+    w.send(&json!({"jsonrpc": "2.0", "method": "notifications/cancelled",
+                   "params": {"requestId": listen["id"], "reason": "done"}}))
+        .await;
+    let r = w.request(&frame("tools/list", json!({}))).await;
+    assert!(r.get("result").is_some(), "{r}");
+
+    let v = SchemaValidator::revision("2026-07-28");
+    let report = v.check_transcript(&w.received, &w.sent);
+    report.assert_valid();
+    for kind in [
+        "result server/discover",
+        "input_required tools/call",
+        "input_required prompts/get",
+        "notification notifications/progress",
+        "notification notifications/message",
+        "notification notifications/subscriptions/acknowledged",
+        "notification notifications/resources/updated",
+        "notification notifications/tools/list_changed",
+        "error -32602",
+        "error -32601",
+    ] {
+        assert!(report.count(kind) > 0, "no {kind} frame: {:?}", report.kinds);
+    }
+    // Our own frames too, except the `ping` sent on purpose to be refused (2026-07-28 removed it).
+    let sent: Vec<String> = w
+        .sent
+        .iter()
+        .filter(|f| !f.contains(r#""method":"ping""#))
+        .cloned()
+        .collect();
+    v.check_transcript(&sent, &w.received).assert_valid();
 }

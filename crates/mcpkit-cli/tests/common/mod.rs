@@ -1,5 +1,5 @@
-//! Helpers shared by mcpkit-cli's integration tests: a validator for the MCP 2025-11-25 JSON
-//! schema that checks whole wire transcripts, and a timeout wrapper so a hang fails a test
+//! Helpers shared by mcpkit-cli's integration tests: a validator for the MCP JSON schemas
+//! (2024-11-05 to 2026-07-28) that checks whole wire transcripts, and a timeout wrapper so a hang fails a test
 //! instead of blocking it.
 #![allow(dead_code, clippy::unwrap_used, clippy::expect_used, missing_docs, unreachable_pub)]
 
@@ -55,6 +55,9 @@ pub fn result_def(method: &str) -> Option<&'static str> {
         "tasks/result" => "GetTaskPayloadResult",
         "tasks/list" => "ListTasksResult",
         "tasks/cancel" => "CancelTaskResult",
+        // 2026-07-28.
+        "server/discover" => "DiscoverResult",
+        "subscriptions/listen" => "SubscriptionsListenResult",
         _ => return None,
     })
 }
@@ -173,10 +176,10 @@ impl SchemaValidator {
         Self::revision("2025-11-25")
     }
 
-    /// The schema of a handshake-era revision, compiled once per test binary.
+    /// The schema of a revision, compiled once per test binary.
     pub fn revision(revision: &str) -> &'static SchemaValidator {
-        const REVISIONS: [&str; 4] = ["2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25"];
-        static V: [OnceLock<SchemaValidator>; 4] = [const { OnceLock::new() }; 4];
+        const REVISIONS: [&str; 5] = ["2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25", "2026-07-28"];
+        static V: [OnceLock<SchemaValidator>; 5] = [const { OnceLock::new() }; 5];
         let i = REVISIONS
             .iter()
             .position(|r| *r == revision)
@@ -272,13 +275,22 @@ impl SchemaValidator {
                     Err(format!("a result for id {id}, which no request carried")),
                 );
             };
-            let kind = format!("result {method}");
-            let outcome = self
-                .check_def(self.result_envelope, &v)
-                .and_then(|()| match result_def(method) {
-                    Some(def) => self.check_def(def, result),
-                    None => Err(format!("no result definition is known for {method}")),
-                });
+            // 2026-07-28: a multi round-trip request may end with `input_required` instead.
+            let input_required = result.get("resultType").and_then(Value::as_str) == Some("input_required");
+            let kind = if input_required {
+                format!("input_required {method}")
+            } else {
+                format!("result {method}")
+            };
+            let def = if input_required {
+                Some("InputRequiredResult")
+            } else {
+                result_def(method)
+            };
+            let outcome = self.check_def(self.result_envelope, &v).and_then(|()| match def {
+                Some(def) => self.check_def(def, result),
+                None => Err(format!("no result definition is known for {method}")),
+            });
             return (kind, outcome);
         }
         (

@@ -1,0 +1,70 @@
+//! Interop at protocol revision 2026-07-28 with the official Python SDK (PyPI `mcp`, pinned in
+//! tests-interop/python): its high-level `Client`, pinned to 2026-07-28 and in `auto` mode
+//! (discover, then adopt the newest mutual version), runs the full check list of
+//! tests-interop/python/modern_checks.py against `mcpkit serve` over stdio and over Streamable
+//! HTTP — including sampling, elicitation and roots through `input_required` rounds and
+//! `subscriptions/listen`.
+//!
+//! `scripts/test.sh` installs the SDK and sets `MCPKIT_INTEROP_PYTHON`; without it these tests
+//! fail (they never skip silently).
+#![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
+
+use std::path::PathBuf;
+
+use support::HttpServer;
+
+mod support;
+
+fn python() -> PathBuf {
+    let p = std::env::var_os("MCPKIT_INTEROP_PYTHON")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| repo().join("target/interop-venv/bin/python"));
+    assert!(
+        p.exists(),
+        "{} not found: run scripts/setup-interop.sh (scripts/test.sh does)",
+        p.display()
+    );
+    p
+}
+
+fn repo() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+fn run_checks(args: &[&str]) {
+    support::run_client_checks(
+        "Python (2026-07-28)",
+        &python(),
+        &repo().join("tests-interop/python/modern_checks.py"),
+        args,
+    );
+}
+
+fn over_stdio(mode: &str) {
+    run_checks(&[mode, "stdio", "--", env!("CARGO_BIN_EXE_mcpkit"), "serve"]);
+}
+
+fn over_http(mode: &str) {
+    let server = HttpServer::start();
+    run_checks(&[mode, "http", &format!("{}/mcp", server.base)]);
+}
+
+#[test]
+fn python_sdk_client_pinned_to_2026_07_28_over_stdio() {
+    over_stdio("2026-07-28");
+}
+
+#[test]
+fn python_sdk_client_in_auto_mode_over_stdio() {
+    over_stdio("auto");
+}
+
+#[test]
+fn python_sdk_client_pinned_to_2026_07_28_over_streamable_http() {
+    over_http("2026-07-28");
+}
+
+#[test]
+fn python_sdk_client_in_auto_mode_over_streamable_http() {
+    over_http("auto");
+}
