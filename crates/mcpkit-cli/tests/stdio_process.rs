@@ -18,7 +18,7 @@ use tokio::process::Command;
 
 const BIN: &str = env!("CARGO_BIN_EXE_mcpkit");
 
-const TOOL_NAMES: [&str; 16] = [
+const TOOL_NAMES: [&str; 30] = [
     "add",
     "echo",
     "json_schema_2020_12_tool",
@@ -28,13 +28,27 @@ const TOOL_NAMES: [&str; 16] = [
     "test_elicitation_sep1330_enums",
     "test_embedded_resource",
     "test_error_handling",
+    "test_header_param",
     "test_image_content",
+    "test_input_required_result_capabilities",
+    "test_input_required_result_elicitation",
+    "test_input_required_result_list_roots",
+    "test_input_required_result_multi_round",
+    "test_input_required_result_multiple_inputs",
+    "test_input_required_result_request_state",
+    "test_input_required_result_sampling",
+    "test_input_required_result_tampered_state",
+    "test_logging_tool",
+    "test_missing_capability",
     "test_multiple_content_types",
     "test_reconnection",
     "test_sampling",
     "test_simple_text",
+    "test_streaming_elicitation",
     "test_tool_with_logging",
     "test_tool_with_progress",
+    "test_trigger_prompt_change",
+    "test_trigger_tool_change",
 ];
 
 fn initialize_line(id: i64) -> String {
@@ -364,7 +378,7 @@ async fn mcpkit_inspect_json_is_valid_json_with_tools() {
     assert_eq!(v["initialize"]["serverInfo"]["name"], reference::SERVER_NAME);
     assert_eq!(v["resources"].as_array().map(Vec::len), Some(3));
     assert_eq!(v["resourceTemplates"].as_array().map(Vec::len), Some(1));
-    assert_eq!(v["prompts"].as_array().map(Vec::len), Some(4));
+    assert_eq!(v["prompts"].as_array().map(Vec::len), Some(5));
 }
 
 #[tokio::test]
