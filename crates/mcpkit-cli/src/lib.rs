@@ -2,5 +2,8 @@
 //! and the tests.
 #![forbid(unsafe_code)]
 
+pub mod bench;
 pub mod inspect;
 pub mod reference;
+pub mod target;
+pub mod wire;
