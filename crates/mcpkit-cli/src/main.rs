@@ -52,6 +52,84 @@ enum Command {
         #[command(flatten)]
         target: TargetArgs,
     },
+    /// Call a tool: `mcpkit call echo message=hi`. Values are typed by the tool's input schema
+    /// and checked before the call. Exit code 0 on success, 1 when the tool reports an error
+    /// (isError), 2 on usage or protocol errors.
+    Call {
+        /// The tool.
+        tool: String,
+        /// Arguments as key=value (numbers, booleans, arrays and objects as JSON).
+        #[arg(value_name = "KEY=VALUE")]
+        pairs: Vec<String>,
+        /// Arguments as a JSON object (key=value pairs override its members).
+        #[arg(long, value_name = "JSON")]
+        args: Option<String>,
+        /// Print the raw JSON result.
+        #[arg(long)]
+        json: bool,
+        /// Save images, audio and binary resources here (default: a new temporary directory).
+        #[arg(long, value_name = "DIR")]
+        out: Option<std::path::PathBuf>,
+        #[command(flatten)]
+        target: TargetArgs,
+    },
+    /// Read a resource: `mcpkit read test://static-text`.
+    Read {
+        /// The resource URI.
+        uri: String,
+        /// Print the raw JSON result.
+        #[arg(long)]
+        json: bool,
+        /// Save binary contents here (default: a new temporary directory).
+        #[arg(long, value_name = "DIR")]
+        out: Option<std::path::PathBuf>,
+        #[command(flatten)]
+        target: TargetArgs,
+    },
+    /// Get a prompt: `mcpkit prompt test_prompt_with_arguments arg1=a arg2=b`.
+    Prompt {
+        /// The prompt.
+        name: String,
+        /// Arguments as key=value.
+        #[arg(value_name = "KEY=VALUE")]
+        pairs: Vec<String>,
+        /// Print the raw JSON result.
+        #[arg(long)]
+        json: bool,
+        /// Save images and audio here (default: a new temporary directory).
+        #[arg(long, value_name = "DIR")]
+        out: Option<std::path::PathBuf>,
+        #[command(flatten)]
+        target: TargetArgs,
+    },
+    /// Complete an argument: `mcpkit complete --prompt NAME ARG=PARTIAL` or
+    /// `mcpkit complete --resource TEMPLATE ARG=PARTIAL`.
+    Complete {
+        /// The prompt whose argument to complete.
+        #[arg(
+            long,
+            value_name = "NAME",
+            conflicts_with = "resource",
+            required_unless_present = "resource"
+        )]
+        prompt: Option<String>,
+        /// The resource template whose variable to complete.
+        #[arg(long, value_name = "TEMPLATE")]
+        resource: Option<String>,
+        /// The argument and what is typed so far.
+        #[arg(value_name = "ARG=PARTIAL")]
+        pair: String,
+        /// Print the raw JSON result.
+        #[arg(long)]
+        json: bool,
+        #[command(flatten)]
+        target: TargetArgs,
+    },
+    /// Check the server answers: prints `ok` (and the round-trip time on stderr).
+    Ping {
+        #[command(flatten)]
+        target: TargetArgs,
+    },
     /// Load-test one tool: N callers on one connection (pipelined over stdio, concurrent POSTs
     /// on one HTTP session); prints requests/s and latency percentiles.
     Bench {
@@ -123,6 +201,11 @@ fn command_name(c: &Command) -> &'static str {
         Command::Serve { .. } => "serve",
         Command::Inspect { .. } => "inspect",
         Command::Bench { .. } => "bench",
+        Command::Call { .. } => "call",
+        Command::Read { .. } => "read",
+        Command::Prompt { .. } => "prompt",
+        Command::Complete { .. } => "complete",
+        Command::Ping { .. } => "ping",
     }
 }
 
@@ -170,6 +253,82 @@ async fn run(command: Command, trace_wire: bool) -> Result<u8, Failure> {
             let t = target.resolve()?;
             mcpkit_cli::inspect::run(&t, options(&target, trace_wire), json).await?;
             Ok(0)
+        }
+        Command::Call {
+            tool,
+            pairs,
+            args,
+            json,
+            out,
+            target,
+        } => {
+            let base = match args.as_deref().map(serde_json::from_str::<serde_json::Value>) {
+                None => serde_json::Map::new(),
+                Some(Ok(serde_json::Value::Object(m))) => m,
+                Some(Ok(_)) => {
+                    return Err(Failure::usage(
+                        "--args must be a JSON object, e.g. '{\"message\":\"hi\"}'",
+                    ))
+                }
+                Some(Err(e)) => return Err(Failure::usage(format!("--args is not valid JSON: {e}"))),
+            };
+            let t = target.resolve()?;
+            let bar = mcpkit_cli::call::progress_bar();
+            let builder = mcpkit_cli::interact::install(
+                mcpkit::Client::builder().name("mcpkit-call", env!("CARGO_PKG_VERSION")),
+                mcpkit_cli::interact::interactive(),
+                bar.clone(),
+            );
+            let client = t.connect(builder, options(&target, trace_wire)).await?;
+            let plan = mcpkit_cli::call::CallPlan {
+                tool,
+                pairs,
+                base,
+                json,
+                out_dir: out,
+                timeout: target.timeout,
+            };
+            let outcome = mcpkit_cli::call::call(&client, &plan, &bar).await;
+            let _ = client.close().await;
+            outcome
+        }
+        Command::Read { uri, json, out, target } => {
+            with_client(&target, trace_wire, |c| async move {
+                mcpkit_cli::call::read(&c, &uri, json, out).await
+            })
+            .await
+        }
+        Command::Prompt {
+            name,
+            pairs,
+            json,
+            out,
+            target,
+        } => {
+            with_client(&target, trace_wire, |c| async move {
+                mcpkit_cli::call::prompt(&c, &name, &pairs, json, out).await
+            })
+            .await
+        }
+        Command::Complete {
+            prompt,
+            resource,
+            pair,
+            json,
+            target,
+        } => {
+            let reference = match (prompt, resource) {
+                (Some(p), _) => mcpkit_cli::call::CompleteRef::Prompt(p),
+                (None, Some(r)) => mcpkit_cli::call::CompleteRef::Resource(r),
+                (None, None) => return Err(Failure::usage("give --prompt NAME or --resource TEMPLATE")),
+            };
+            with_client(&target, trace_wire, |c| async move {
+                mcpkit_cli::call::complete(&c, &reference, &pair, json).await
+            })
+            .await
+        }
+        Command::Ping { target } => {
+            with_client(&target, trace_wire, |c| async move { mcpkit_cli::call::ping(&c).await }).await
         }
         Command::Bench {
             tool,
@@ -230,6 +389,24 @@ async fn run(command: Command, trace_wire: bool) -> Result<u8, Failure> {
             Ok(0)
         }
     }
+}
+
+/// Connect, run `f`, disconnect.
+async fn with_client<F, Fut>(target: &TargetArgs, trace_wire: bool, f: F) -> Result<u8, Failure>
+where
+    F: FnOnce(mcpkit::Client) -> Fut,
+    Fut: std::future::Future<Output = Result<u8, Failure>>,
+{
+    let t = target.resolve()?;
+    let client = t
+        .connect(
+            mcpkit::Client::builder().name("mcpkit", env!("CARGO_PKG_VERSION")),
+            options(target, trace_wire),
+        )
+        .await?;
+    let outcome = f(client.clone()).await;
+    let _ = client.close().await;
+    outcome
 }
 
 async fn serve_http(addr: std::net::SocketAddr, config: HttpConfig) -> std::io::Result<()> {
