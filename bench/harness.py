@@ -502,6 +502,7 @@ def main():
     if not opts.skip_build:
         build()
 
+    load = os.getloadavg()
     results = {}
     for key, label, kind, n in scenarios:
         results[key] = {}
@@ -554,6 +555,7 @@ def main():
     print()
     print(
         f"mcpkit comparison — {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}, {os.cpu_count()} CPUs, "
+        f"load average at start {load[0]:.1f}, at end {os.getloadavg()[0]:.1f}; "
         f"{opts.duration} s per load run after {opts.warmup} warm-up calls; ratios are figure / mcpkit's figure"
     )
     print()
