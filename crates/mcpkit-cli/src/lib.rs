@@ -7,6 +7,7 @@ pub mod bench;
 pub mod call;
 pub mod inspect;
 pub mod interact;
+pub mod proxy;
 pub mod reference;
 pub mod target;
 pub mod wire;

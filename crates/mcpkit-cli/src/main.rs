@@ -130,6 +130,34 @@ enum Command {
         #[command(flatten)]
         target: TargetArgs,
     },
+    /// Bridge transports. `--listen ADDR -- CMD ARGS…` exposes a stdio server over Streamable
+    /// HTTP at http://ADDR/mcp (one child per session, stopped when the session ends);
+    /// `--server URL` speaks stdio on stdin/stdout and forwards to a remote HTTP server.
+    Proxy {
+        /// Serve Streamable HTTP on this address (port 0 picks one; the URL is printed on stderr).
+        #[arg(
+            long,
+            value_name = "ADDR",
+            conflicts_with = "server",
+            required_unless_present = "server"
+        )]
+        listen: Option<std::net::SocketAddr>,
+        /// The remote server: an http(s) URL, or the NAME of a URL entry in the configuration file.
+        #[arg(long, value_name = "URL|NAME")]
+        server: Option<String>,
+        /// The MCP configuration file for `--server NAME` (default search as for other commands).
+        #[arg(long, value_name = "PATH", requires = "server")]
+        config: Option<std::path::PathBuf>,
+        /// Accept any Host/Origin on the listening side (default: loopback names only).
+        #[arg(long, requires = "listen")]
+        allow_any_host: bool,
+        /// End (and stop the child of) sessions idle this long.
+        #[arg(long, value_name = "DURATION", default_value = "30m", value_parser = mcpkit_cli::target::parse_duration)]
+        session_timeout: std::time::Duration,
+        /// The stdio server to expose with --listen.
+        #[arg(last = true, value_name = "CMD")]
+        command: Vec<String>,
+    },
     /// Load-test one tool: N callers on one connection (pipelined over stdio, concurrent POSTs
     /// on one HTTP session); prints requests/s and latency percentiles.
     Bench {
@@ -206,6 +234,7 @@ fn command_name(c: &Command) -> &'static str {
         Command::Prompt { .. } => "prompt",
         Command::Complete { .. } => "complete",
         Command::Ping { .. } => "ping",
+        Command::Proxy { .. } => "proxy",
     }
 }
 
@@ -329,6 +358,64 @@ async fn run(command: Command, trace_wire: bool) -> Result<u8, Failure> {
         }
         Command::Ping { target } => {
             with_client(&target, trace_wire, |c| async move { mcpkit_cli::call::ping(&c).await }).await
+        }
+        Command::Proxy {
+            listen: Some(addr),
+            allow_any_host,
+            session_timeout,
+            command,
+            ..
+        } => {
+            let mut config = HttpConfig {
+                session_idle_timeout: session_timeout,
+                ..HttpConfig::default()
+            };
+            if allow_any_host {
+                config.allowed_hosts = vec!["*".into()];
+                config.allowed_origins = vec!["*".into()];
+            }
+            mcpkit_cli::proxy::listen(addr, &command, config, trace_wire, shutdown_signal()).await?;
+            Ok(0)
+        }
+        Command::Proxy {
+            listen: None,
+            server,
+            config,
+            command,
+            ..
+        } => {
+            if !command.is_empty() {
+                return Err(Failure::usage(
+                    "`-- CMD` goes with --listen; --server forwards to a URL",
+                ));
+            }
+            let target = TargetArgs {
+                server,
+                config,
+                ..TargetArgs::default()
+            }
+            .resolve()?;
+            if !matches!(target.endpoint, mcpkit_cli::target::Endpoint::Url { .. }) {
+                return Err(Failure::usage(format!(
+                    "{} is not an HTTP server; `proxy --server` forwards to a URL",
+                    target.label
+                )));
+            }
+            let remote = match target.open(std::time::Duration::from_secs(30))? {
+                mcpkit_cli::target::AnyTransport::Http(h) => h,
+                mcpkit_cli::target::AnyTransport::Child(_) => {
+                    return Err(Failure::usage(format!(
+                        "{} is a stdio server; `proxy --server` forwards to an HTTP server",
+                        target.label
+                    )))
+                }
+            };
+            if trace_wire {
+                mcpkit_cli::proxy::to_remote(stdio(), mcpkit_cli::wire::Traced::new(remote, "server")).await?;
+            } else {
+                mcpkit_cli::proxy::to_remote(stdio(), remote).await?;
+            }
+            Ok(0)
         }
         Command::Bench {
             tool,

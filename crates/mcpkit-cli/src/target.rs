@@ -65,7 +65,7 @@ pub fn one_line(s: &str) -> String {
 }
 
 /// The target options every command shares.
-#[derive(Debug, Clone, Default, clap::Args)]
+#[derive(Debug, Clone, clap::Args)]
 pub struct TargetArgs {
     /// The server: an http(s) URL (Streamable HTTP, legacy HTTP+SSE fallback) or the NAME of an
     /// entry in the MCP configuration file.
@@ -81,6 +81,17 @@ pub struct TargetArgs {
     /// The stdio server to launch: `-- CMD ARGS…` (default: the built-in reference server).
     #[arg(last = true, value_name = "CMD")]
     pub command: Vec<String>,
+}
+
+impl Default for TargetArgs {
+    fn default() -> Self {
+        TargetArgs {
+            server: None,
+            config: None,
+            timeout: Duration::from_secs(30),
+            command: Vec::new(),
+        }
+    }
 }
 
 /// Where a resolved target lives.

@@ -29,7 +29,8 @@ use tokio_util::sync::CancellationToken;
 
 use super::event_store::{EventStore, MemoryEventStore};
 use super::security::{self, Refusal, LOCALHOST_NAMES};
-use super::session::{Event, HttpSession};
+use super::session::{Backend, Event, HttpSession};
+pub use super::session::{SessionReader, SessionTransport, SessionWriter};
 use super::{LAST_EVENT_ID_HEADER, PROTOCOL_VERSION_HEADER, SESSION_HEADER};
 use crate::server::{Preset, Server};
 
@@ -82,8 +83,24 @@ impl Default for HttpConfig {
     }
 }
 
+/// Serves the sessions of an endpoint built with [`router_with_factory`], in place of a
+/// [`Server`]: a gateway or proxy that forwards each session's frames elsewhere.
+///
+/// For every new session (an `initialize` POST) the endpoint calls [`SessionFactory::start`]
+/// with the session's [`SessionTransport`]: reading it yields the frames the client POSTs (the
+/// `initialize` request first); each frame written with a [`crate::transport::Route`] goes
+/// where that route says (`Reply(id)` answers the POST of request `id` and ends its stream,
+/// `Related(id)` goes on that stream first, `Standalone` on the GET stream, `Finished(id)`
+/// releases a request that will get no reply). The endpoint cancels the returned token when
+/// the session ends (DELETE, idle expiry, shutdown); the backend should then stop. The
+/// endpoint keeps doing everything else: Host/Origin checks, session ids, SSE, resumption.
+pub trait SessionFactory: Send + Sync + 'static {
+    /// Start serving the session `id` over `transport`; return its stop token.
+    fn start(&self, id: &str, transport: SessionTransport) -> CancellationToken;
+}
+
 struct HttpState {
-    server: Server,
+    server: Backend,
     config: HttpConfig,
     sessions: Mutex<HashMap<Arc<str>, Arc<HttpSession>>>,
     shutdown: CancellationToken,
@@ -102,6 +119,22 @@ pub fn router(server: Server, config: HttpConfig, path: &str) -> Router {
 /// [`router`] whose SSE streams all end when `shutdown` fires (for graceful shutdown: axum
 /// waits for open responses, and a stream would otherwise never end).
 pub fn router_with_shutdown(server: Server, config: HttpConfig, path: &str, shutdown: CancellationToken) -> Router {
+    router_for(Backend::Server(server), config, path, shutdown)
+}
+
+/// [`router_with_shutdown`] whose sessions are served by `factory` instead of a [`Server`].
+/// `config.stateless` is ignored: a forwarded session needs its `initialize`.
+pub fn router_with_factory(
+    factory: Arc<dyn SessionFactory>,
+    mut config: HttpConfig,
+    path: &str,
+    shutdown: CancellationToken,
+) -> Router {
+    config.stateless = false;
+    router_for(Backend::Factory(factory), config, path, shutdown)
+}
+
+fn router_for(server: Backend, config: HttpConfig, path: &str, shutdown: CancellationToken) -> Router {
     let state = Arc::new(HttpState {
         server,
         config,
