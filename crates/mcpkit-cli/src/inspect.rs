@@ -2,17 +2,20 @@
 
 use std::fmt::Write as _;
 
-use mcpkit::transport::Transport;
 use mcpkit::types::schema::{JsonObject, Prompt, Resource, ResourceTemplate, Tool, ToolAnnotations};
 use mcpkit::types::Era;
 use mcpkit::{Client, Result};
 use serde_json::{json, Value};
 
-/// Connect over `transport`, print the server's offer to stdout, and disconnect.
-pub async fn run<T: Transport>(transport: T, json: bool) -> Result<()> {
-    let client = Client::builder()
-        .name("mcpkit-inspect", env!("CARGO_PKG_VERSION"))
-        .connect(transport)
+use crate::target::{ConnectOptions, Failure, Target};
+
+/// Connect to `target`, print the server's offer to stdout, and disconnect.
+pub async fn run(target: &Target, options: ConnectOptions, json: bool) -> std::result::Result<(), Failure> {
+    let client = target
+        .connect(
+            Client::builder().name("mcpkit-inspect", env!("CARGO_PKG_VERSION")),
+            options,
+        )
         .await?;
     let report = collect(&client).await;
     let _ = client.close().await;

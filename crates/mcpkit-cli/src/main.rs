@@ -1,23 +1,28 @@
-//! `mcpkit`: serve the reference MCP server, or inspect any MCP server.
+//! `mcpkit`: serve the reference MCP server; inspect, call, benchmark and bridge any MCP server.
 
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
-use mcpkit::transport::child::{ChildTransport, Stderr};
-use mcpkit::transport::http::client::HttpClientTransport;
 use mcpkit::transport::http::server::{serve_listener, HttpConfig};
 use mcpkit::transport::stdio::stdio;
+use mcpkit_cli::target::{ConnectOptions, Failure, TargetArgs};
 
 #[derive(Parser)]
 #[command(
     name = "mcpkit",
     version,
-    about = "Model Context Protocol toolkit: serve, inspect and call MCP servers"
+    about = "Model Context Protocol toolkit: serve, inspect, call, benchmark and bridge MCP servers",
+    after_help = "TARGETS (every command but serve): --server URL (Streamable HTTP, legacy HTTP+SSE fallback), \
+--server NAME (an entry of an MCP configuration file, see --config), or `-- CMD ARGS…` (a stdio server). \
+With none, the built-in reference server."
 )]
 struct Cli {
     /// Log to stderr (-v: info, -vv: debug, -vvv: trace). RUST_LOG overrides.
     #[arg(short, long, action = clap::ArgAction::Count, global = true)]
     verbose: u8,
+    /// Print every JSON-RPC message sent and received to stderr, timestamped.
+    #[arg(long, global = true)]
+    trace_wire: bool,
     #[command(subcommand)]
     command: Command,
 }
@@ -38,20 +43,147 @@ enum Command {
         #[arg(long, requires = "http")]
         stateless: bool,
     },
-    /// Connect to a server and print what it offers.
-    ///
-    /// `--server URL` connects over Streamable HTTP (falling back to legacy HTTP+SSE);
-    /// `-- CMD ARGS…` spawns that stdio server; with neither, the built-in reference server.
+    /// Connect to a server and print what it offers: server info, negotiated revision,
+    /// capabilities, tools, resources, templates and prompts.
     Inspect {
         /// Print the raw JSON results instead of tables.
         #[arg(long)]
         json: bool,
-        /// The URL of an HTTP server, e.g. http://127.0.0.1:3000/mcp.
-        #[arg(long, value_name = "URL", conflicts_with = "command")]
+        #[command(flatten)]
+        target: TargetArgs,
+    },
+    /// Call a tool: `mcpkit call echo message=hi`. Values are typed by the tool's input schema
+    /// and checked before the call. Exit code 0 on success, 1 when the tool reports an error
+    /// (isError), 2 on usage or protocol errors.
+    Call {
+        /// The tool.
+        tool: String,
+        /// Arguments as key=value (numbers, booleans, arrays and objects as JSON).
+        #[arg(value_name = "KEY=VALUE")]
+        pairs: Vec<String>,
+        /// Arguments as a JSON object (key=value pairs override its members).
+        #[arg(long, value_name = "JSON")]
+        args: Option<String>,
+        /// Print the raw JSON result.
+        #[arg(long)]
+        json: bool,
+        /// Save images, audio and binary resources here (default: a new temporary directory).
+        #[arg(long, value_name = "DIR")]
+        out: Option<std::path::PathBuf>,
+        #[command(flatten)]
+        target: TargetArgs,
+    },
+    /// Read a resource: `mcpkit read test://static-text`.
+    Read {
+        /// The resource URI.
+        uri: String,
+        /// Print the raw JSON result.
+        #[arg(long)]
+        json: bool,
+        /// Save binary contents here (default: a new temporary directory).
+        #[arg(long, value_name = "DIR")]
+        out: Option<std::path::PathBuf>,
+        #[command(flatten)]
+        target: TargetArgs,
+    },
+    /// Get a prompt: `mcpkit prompt test_prompt_with_arguments arg1=a arg2=b`.
+    Prompt {
+        /// The prompt.
+        name: String,
+        /// Arguments as key=value.
+        #[arg(value_name = "KEY=VALUE")]
+        pairs: Vec<String>,
+        /// Print the raw JSON result.
+        #[arg(long)]
+        json: bool,
+        /// Save images and audio here (default: a new temporary directory).
+        #[arg(long, value_name = "DIR")]
+        out: Option<std::path::PathBuf>,
+        #[command(flatten)]
+        target: TargetArgs,
+    },
+    /// Complete an argument: `mcpkit complete --prompt NAME ARG=PARTIAL` or
+    /// `mcpkit complete --resource TEMPLATE ARG=PARTIAL`.
+    Complete {
+        /// The prompt whose argument to complete.
+        #[arg(
+            long,
+            value_name = "NAME",
+            conflicts_with = "resource",
+            required_unless_present = "resource"
+        )]
+        prompt: Option<String>,
+        /// The resource template whose variable to complete.
+        #[arg(long, value_name = "TEMPLATE")]
+        resource: Option<String>,
+        /// The argument and what is typed so far.
+        #[arg(value_name = "ARG=PARTIAL")]
+        pair: String,
+        /// Print the raw JSON result.
+        #[arg(long)]
+        json: bool,
+        #[command(flatten)]
+        target: TargetArgs,
+    },
+    /// Check the server answers: prints `ok` (and the round-trip time on stderr).
+    Ping {
+        #[command(flatten)]
+        target: TargetArgs,
+    },
+    /// Bridge transports. `--listen ADDR -- CMD ARGS…` exposes a stdio server over Streamable
+    /// HTTP at http://ADDR/mcp (one child per session, stopped when the session ends);
+    /// `--server URL` speaks stdio on stdin/stdout and forwards to a remote HTTP server.
+    Proxy {
+        /// Serve Streamable HTTP on this address (port 0 picks one; the URL is printed on stderr).
+        #[arg(
+            long,
+            value_name = "ADDR",
+            conflicts_with = "server",
+            required_unless_present = "server"
+        )]
+        listen: Option<std::net::SocketAddr>,
+        /// The remote server: an http(s) URL, or the NAME of a URL entry in the configuration file.
+        #[arg(long, value_name = "URL|NAME")]
         server: Option<String>,
-        /// The stdio server to launch.
-        #[arg(last = true)]
+        /// The MCP configuration file for `--server NAME` (default search as for other commands).
+        #[arg(long, value_name = "PATH", requires = "server")]
+        config: Option<std::path::PathBuf>,
+        /// Accept any Host/Origin on the listening side (default: loopback names only).
+        #[arg(long, requires = "listen")]
+        allow_any_host: bool,
+        /// End (and stop the child of) sessions idle this long.
+        #[arg(long, value_name = "DURATION", default_value = "30m", value_parser = mcpkit_cli::target::parse_duration)]
+        session_timeout: std::time::Duration,
+        /// The stdio server to expose with --listen.
+        #[arg(last = true, value_name = "CMD")]
         command: Vec<String>,
+    },
+    /// Load-test one tool: N callers on one connection (pipelined over stdio, concurrent POSTs
+    /// on one HTTP session); prints requests/s and latency percentiles.
+    Bench {
+        /// The tool to call.
+        #[arg(long, value_name = "NAME")]
+        tool: String,
+        /// Its arguments as a JSON object.
+        #[arg(long, value_name = "JSON", default_value = "{}")]
+        args: String,
+        /// Calls in flight at once.
+        #[arg(long, short = 'c', default_value_t = 16)]
+        concurrency: usize,
+        /// Recorded calls (default 10000 unless --duration is given).
+        #[arg(long, short = 'n', conflicts_with = "duration")]
+        requests: Option<u64>,
+        /// Run for this long instead of a number of calls (e.g. 10s).
+        #[arg(long, short = 'd', value_parser = mcpkit_cli::target::parse_duration)]
+        duration: Option<std::time::Duration>,
+        /// Unrecorded calls first.
+        #[arg(long, default_value_t = 200)]
+        warmup: u64,
+        /// Print one JSON object instead of the table.
+        #[arg(long)]
+        json: bool,
+        #[command(flatten)]
+        target: TargetArgs,
     },
 }
 
@@ -82,18 +214,52 @@ fn main() -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    runtime.block_on(run(cli.command))
+    let name = command_name(&cli.command);
+    match runtime.block_on(run(cli.command, cli.trace_wire)) {
+        Ok(code) => ExitCode::from(code),
+        Err(f) => {
+            eprintln!("mcpkit {name}: {}", f.message);
+            ExitCode::from(f.code)
+        }
+    }
 }
 
-async fn run(command: Command) -> ExitCode {
+fn command_name(c: &Command) -> &'static str {
+    match c {
+        Command::Serve { .. } => "serve",
+        Command::Inspect { .. } => "inspect",
+        Command::Bench { .. } => "bench",
+        Command::Call { .. } => "call",
+        Command::Read { .. } => "read",
+        Command::Prompt { .. } => "prompt",
+        Command::Complete { .. } => "complete",
+        Command::Ping { .. } => "ping",
+        Command::Proxy { .. } => "proxy",
+    }
+}
+
+fn options(target: &TargetArgs, trace_wire: bool) -> ConnectOptions {
+    ConnectOptions {
+        timeout: target.timeout,
+        trace_wire,
+    }
+}
+
+async fn run(command: Command, trace_wire: bool) -> Result<u8, Failure> {
     match command {
-        Command::Serve { http: None, .. } => match mcpkit_cli::reference::server().serve(stdio()).await {
-            Ok(()) => ExitCode::SUCCESS,
-            Err(e) => {
-                eprintln!("mcpkit serve: {e}");
-                ExitCode::FAILURE
-            }
-        },
+        Command::Serve { http: None, .. } => {
+            let outcome = if trace_wire {
+                mcpkit_cli::reference::server()
+                    .serve(mcpkit_cli::wire::Traced::new(stdio(), "client"))
+                    .await
+            } else {
+                mcpkit_cli::reference::server().serve(stdio()).await
+            };
+            outcome.map(|()| 0).map_err(|e| Failure {
+                code: 1,
+                message: e.to_string(),
+            })
+        }
         Command::Serve {
             http: Some(addr),
             allow_any_host,
@@ -107,82 +273,243 @@ async fn run(command: Command) -> ExitCode {
                 config.allowed_hosts = vec!["*".into()];
                 config.allowed_origins = vec!["*".into()];
             }
-            match serve_http(addr, config).await {
-                Ok(()) => ExitCode::SUCCESS,
-                Err(e) => {
-                    eprintln!("mcpkit serve: {e}");
-                    ExitCode::FAILURE
-                }
-            }
+            serve_http(addr, config).await.map(|()| 0).map_err(|e| Failure {
+                code: 1,
+                message: e.to_string(),
+            })
         }
-        Command::Inspect {
+        Command::Inspect { json, target } => {
+            let t = target.resolve()?;
+            mcpkit_cli::inspect::run(&t, options(&target, trace_wire), json).await?;
+            Ok(0)
+        }
+        Command::Call {
+            tool,
+            pairs,
+            args,
             json,
-            server: Some(url),
+            out,
+            target,
+        } => {
+            let base = match args.as_deref().map(serde_json::from_str::<serde_json::Value>) {
+                None => serde_json::Map::new(),
+                Some(Ok(serde_json::Value::Object(m))) => m,
+                Some(Ok(_)) => {
+                    return Err(Failure::usage(
+                        "--args must be a JSON object, e.g. '{\"message\":\"hi\"}'",
+                    ))
+                }
+                Some(Err(e)) => return Err(Failure::usage(format!("--args is not valid JSON: {e}"))),
+            };
+            let t = target.resolve()?;
+            let bar = mcpkit_cli::call::progress_bar();
+            let builder = mcpkit_cli::interact::install(
+                mcpkit::Client::builder().name("mcpkit-call", env!("CARGO_PKG_VERSION")),
+                mcpkit_cli::interact::interactive(),
+                bar.clone(),
+            );
+            let client = t.connect(builder, options(&target, trace_wire)).await?;
+            let plan = mcpkit_cli::call::CallPlan {
+                tool,
+                pairs,
+                base,
+                json,
+                out_dir: out,
+                timeout: target.timeout,
+            };
+            let outcome = mcpkit_cli::call::call(&client, &plan, &bar).await;
+            let _ = client.close().await;
+            outcome
+        }
+        Command::Read { uri, json, out, target } => {
+            with_client(&target, trace_wire, |c| async move {
+                mcpkit_cli::call::read(&c, &uri, json, out).await
+            })
+            .await
+        }
+        Command::Prompt {
+            name,
+            pairs,
+            json,
+            out,
+            target,
+        } => {
+            with_client(&target, trace_wire, |c| async move {
+                mcpkit_cli::call::prompt(&c, &name, &pairs, json, out).await
+            })
+            .await
+        }
+        Command::Complete {
+            prompt,
+            resource,
+            pair,
+            json,
+            target,
+        } => {
+            let reference = match (prompt, resource) {
+                (Some(p), _) => mcpkit_cli::call::CompleteRef::Prompt(p),
+                (None, Some(r)) => mcpkit_cli::call::CompleteRef::Resource(r),
+                (None, None) => return Err(Failure::usage("give --prompt NAME or --resource TEMPLATE")),
+            };
+            with_client(&target, trace_wire, |c| async move {
+                mcpkit_cli::call::complete(&c, &reference, &pair, json).await
+            })
+            .await
+        }
+        Command::Ping { target } => {
+            with_client(&target, trace_wire, |c| async move { mcpkit_cli::call::ping(&c).await }).await
+        }
+        Command::Proxy {
+            listen: Some(addr),
+            allow_any_host,
+            session_timeout,
+            command,
             ..
         } => {
-            let outcome = match HttpClientTransport::new(url.clone()) {
-                Ok(t) => mcpkit_cli::inspect::run(t, json).await,
-                Err(e) => Err(e.into()),
+            let mut config = HttpConfig {
+                session_idle_timeout: session_timeout,
+                ..HttpConfig::default()
             };
-            finish("inspect", outcome)
-        }
-        Command::Inspect {
-            json,
-            server: None,
-            command,
-        } => match spawn_target(&command) {
-            Ok(t) => finish("inspect", mcpkit_cli::inspect::run(t, json).await),
-            Err(e) => {
-                eprintln!("mcpkit inspect: {e}");
-                ExitCode::from(2)
+            if allow_any_host {
+                config.allowed_hosts = vec!["*".into()];
+                config.allowed_origins = vec!["*".into()];
             }
-        },
+            mcpkit_cli::proxy::listen(addr, &command, config, trace_wire, shutdown_signal()).await?;
+            Ok(0)
+        }
+        Command::Proxy {
+            listen: None,
+            server,
+            config,
+            command,
+            ..
+        } => {
+            if !command.is_empty() {
+                return Err(Failure::usage(
+                    "`-- CMD` goes with --listen; --server forwards to a URL",
+                ));
+            }
+            let target = TargetArgs {
+                server,
+                config,
+                ..TargetArgs::default()
+            }
+            .resolve()?;
+            if !matches!(target.endpoint, mcpkit_cli::target::Endpoint::Url { .. }) {
+                return Err(Failure::usage(format!(
+                    "{} is not an HTTP server; `proxy --server` forwards to a URL",
+                    target.label
+                )));
+            }
+            let remote = match target.open(std::time::Duration::from_secs(30))? {
+                mcpkit_cli::target::AnyTransport::Http(h) => h,
+                mcpkit_cli::target::AnyTransport::Child(_) => {
+                    return Err(Failure::usage(format!(
+                        "{} is a stdio server; `proxy --server` forwards to an HTTP server",
+                        target.label
+                    )))
+                }
+            };
+            if trace_wire {
+                mcpkit_cli::proxy::to_remote(stdio(), mcpkit_cli::wire::Traced::new(remote, "server")).await?;
+            } else {
+                mcpkit_cli::proxy::to_remote(stdio(), remote).await?;
+            }
+            Ok(0)
+        }
+        Command::Bench {
+            tool,
+            args,
+            concurrency,
+            requests,
+            duration,
+            warmup,
+            json,
+            target,
+        } => {
+            let args = match serde_json::from_str::<serde_json::Value>(&args) {
+                Ok(serde_json::Value::Object(m)) => m,
+                Ok(_) => {
+                    return Err(Failure::usage(
+                        "--args must be a JSON object, e.g. '{\"message\":\"hi\"}'",
+                    ))
+                }
+                Err(e) => return Err(Failure::usage(format!("--args is not valid JSON: {e}"))),
+            };
+            if concurrency == 0 {
+                return Err(Failure::usage("--concurrency must be at least 1"));
+            }
+            let amount = match (requests, duration) {
+                (_, Some(d)) => mcpkit_cli::bench::Amount::Duration(d),
+                (Some(n), None) => mcpkit_cli::bench::Amount::Requests(n),
+                (None, None) => mcpkit_cli::bench::Amount::Requests(10_000),
+            };
+            let plan = mcpkit_cli::bench::Plan {
+                tool,
+                args,
+                concurrency,
+                amount,
+                warmup,
+                progress: !json && mcpkit_cli::bench::stderr_is_terminal(),
+            };
+            let t = target.resolve()?;
+            let client = t
+                .connect(
+                    mcpkit::Client::builder().name("mcpkit-bench", env!("CARGO_PKG_VERSION")),
+                    options(&target, trace_wire),
+                )
+                .await?;
+            let outcome = mcpkit_cli::bench::run(&client, &t.label, &plan).await;
+            let _ = client.close().await;
+            let (report, first_error) = outcome?;
+            if json {
+                println!("{}", serde_json::to_string(&report).unwrap_or_default());
+            } else {
+                print!("{}", report.render());
+            }
+            if let Some(e) = first_error {
+                eprintln!(
+                    "mcpkit bench: {} of {} calls failed; the first: {e}",
+                    report.errors, report.requests
+                );
+            }
+            Ok(0)
+        }
     }
 }
 
-/// Exit code 0 on success; 2 with the error on stderr otherwise.
-fn finish(command: &str, outcome: mcpkit::Result<()>) -> ExitCode {
-    match outcome {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(e) => {
-            eprintln!("mcpkit {command}: {e}");
-            ExitCode::from(2)
-        }
-    }
+/// Connect, run `f`, disconnect.
+async fn with_client<F, Fut>(target: &TargetArgs, trace_wire: bool, f: F) -> Result<u8, Failure>
+where
+    F: FnOnce(mcpkit::Client) -> Fut,
+    Fut: std::future::Future<Output = Result<u8, Failure>>,
+{
+    let t = target.resolve()?;
+    let client = t
+        .connect(
+            mcpkit::Client::builder().name("mcpkit", env!("CARGO_PKG_VERSION")),
+            options(target, trace_wire),
+        )
+        .await?;
+    let outcome = f(client.clone()).await;
+    let _ = client.close().await;
+    outcome
 }
 
 async fn serve_http(addr: std::net::SocketAddr, config: HttpConfig) -> std::io::Result<()> {
     let listener = tokio::net::TcpListener::bind(addr).await?;
     eprintln!("mcpkit serve: listening on http://{}/mcp", listener.local_addr()?);
-    let shutdown = async {
-        let mut term = match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
-            Ok(s) => s,
-            Err(_) => return std::future::pending().await,
-        };
-        tokio::select! {
-            _ = tokio::signal::ctrl_c() => {}
-            _ = term.recv() => {}
-        }
-    };
-    serve_listener(mcpkit_cli::reference::server(), listener, config, shutdown).await
+    serve_listener(mcpkit_cli::reference::server(), listener, config, shutdown_signal()).await
 }
 
-/// The stdio server to talk to: `CMD ARGS…`, or this binary's own reference server.
-fn spawn_target(command: &[String]) -> Result<ChildTransport, String> {
-    let mut cmd = match command.split_first() {
-        Some((program, args)) => {
-            let mut c = tokio::process::Command::new(program);
-            c.args(args);
-            c
-        }
-        None => {
-            let exe = std::env::current_exe().map_err(|e| format!("cannot find the mcpkit binary: {e}"))?;
-            let mut c = tokio::process::Command::new(exe);
-            c.arg("serve");
-            c
-        }
+/// Resolves on Ctrl-C or SIGTERM.
+async fn shutdown_signal() {
+    let mut term = match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+        Ok(s) => s,
+        Err(_) => return std::future::pending().await,
     };
-    cmd.stdin(std::process::Stdio::piped());
-    let what = command.first().map_or("mcpkit serve", String::as_str).to_owned();
-    ChildTransport::from_command(cmd, Stderr::Inherit).map_err(|e| format!("cannot start {what}: {e}"))
+    tokio::select! {
+        _ = tokio::signal::ctrl_c() => {}
+        _ = term.recv() => {}
+    }
 }

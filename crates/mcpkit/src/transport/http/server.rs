@@ -30,7 +30,8 @@ use tokio_util::sync::CancellationToken;
 use super::event_store::{EventStore, MemoryEventStore};
 use super::modern;
 use super::security::{self, Refusal, LOCALHOST_NAMES};
-use super::session::{Event, HttpSession};
+use super::session::{Backend, Event, HttpSession};
+pub use super::session::{SessionReader, SessionTransport, SessionWriter};
 use super::{LAST_EVENT_ID_HEADER, PROTOCOL_VERSION_HEADER, SESSION_HEADER};
 use crate::peer::{self, IncomingRequest, Peer, Service};
 use crate::server::{Preset, Server};
@@ -84,13 +85,30 @@ impl Default for HttpConfig {
     }
 }
 
+/// Serves the sessions of an endpoint built with [`router_with_factory`], in place of a
+/// [`Server`]: a gateway or proxy that forwards each session's frames elsewhere.
+///
+/// For every new session (an `initialize` POST) the endpoint calls [`SessionFactory::start`]
+/// with the session's [`SessionTransport`]: reading it yields the frames the client POSTs (the
+/// `initialize` request first); each frame written with a [`crate::transport::Route`] goes
+/// where that route says (`Reply(id)` answers the POST of request `id` and ends its stream,
+/// `Related(id)` goes on that stream first, `Standalone` on the GET stream, `Finished(id)`
+/// releases a request that will get no reply). The endpoint cancels the returned token when
+/// the session ends (DELETE, idle expiry, shutdown); the backend should then stop. The
+/// endpoint keeps doing everything else: Host/Origin checks, session ids, SSE, resumption.
+pub trait SessionFactory: Send + Sync + 'static {
+    /// Start serving the session `id` over `transport`; return its stop token.
+    fn start(&self, id: &str, transport: SessionTransport) -> CancellationToken;
+}
+
 struct HttpState {
-    server: Server,
+    server: Backend,
     config: HttpConfig,
     sessions: Mutex<HashMap<Arc<str>, Arc<HttpSession>>>,
     shutdown: CancellationToken,
-    /// The handler table stateless-era POSTs are answered with, directly (no engine per request).
-    modern: Arc<dyn Service>,
+    /// Serves stateless-era POSTs directly (no engine per request); only a [`Server`] backend
+    /// speaks 2026-07-28.
+    modern: Option<ModernBackend>,
 }
 
 fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
@@ -106,8 +124,37 @@ pub fn router(server: Server, config: HttpConfig, path: &str) -> Router {
 /// [`router`] whose SSE streams all end when `shutdown` fires (for graceful shutdown: axum
 /// waits for open responses, and a stream would otherwise never end).
 pub fn router_with_shutdown(server: Server, config: HttpConfig, path: &str, shutdown: CancellationToken) -> Router {
+    router_for(Backend::Server(server), config, path, shutdown)
+}
+
+/// [`router_with_shutdown`] whose sessions are served by `factory` instead of a [`Server`].
+/// `config.stateless` is ignored: a forwarded session needs its `initialize`.
+pub fn router_with_factory(
+    factory: Arc<dyn SessionFactory>,
+    mut config: HttpConfig,
+    path: &str,
+    shutdown: CancellationToken,
+) -> Router {
+    config.stateless = false;
+    router_for(Backend::Factory(factory), config, path, shutdown)
+}
+
+/// The server behind stateless-era requests, and its handler table for them.
+struct ModernBackend {
+    server: Server,
+    service: Arc<dyn Service>,
+}
+
+fn router_for(server: Backend, config: HttpConfig, path: &str, shutdown: CancellationToken) -> Router {
+    let modern = match &server {
+        Backend::Server(s) => Some(ModernBackend {
+            server: s.clone(),
+            service: s.modern_service(),
+        }),
+        Backend::Factory(_) => None,
+    };
     let state = Arc::new(HttpState {
-        modern: server.modern_service(),
+        modern,
         server,
         config,
         sessions: Mutex::new(HashMap::new()),
@@ -370,7 +417,9 @@ async fn post(state: &Arc<HttpState>, headers: &HeaderMap, body: Body) -> Respon
     };
     drop(message);
     if modern::is_modern(headers, headers.contains_key(SESSION_HEADER)) {
-        return modern_post(state, headers, frame, request_id).await;
+        if let Some(backend) = &state.modern {
+            return modern_post(state, backend, headers, frame, request_id).await;
+        }
     }
     let version = match protocol_version(headers, request_id.as_ref()) {
         Ok(v) => v,
@@ -487,6 +536,7 @@ async fn stateless(
 /// response stream (closing the stream cancels it).
 async fn modern_post(
     state: &Arc<HttpState>,
+    backend: &ModernBackend,
     headers: &HeaderMap,
     frame: Vec<u8>,
     request_id: Option<RequestId>,
@@ -495,7 +545,7 @@ async fn modern_post(
         // No client-to-server notification is defined on this wire; accept and ignore.
         return StatusCode::ACCEPTED.into_response();
     };
-    if let Err(e) = modern::check_headers(headers, &frame, &state.server) {
+    if let Err(e) = modern::check_headers(headers, &frame, &backend.server) {
         let body = serde_json::to_vec(&OutgoingError::new(Some(&rid), &e)).unwrap_or_default();
         return (
             StatusCode::BAD_REQUEST,
@@ -519,8 +569,8 @@ async fn modern_post(
         params: r.params.map(ToOwned::to_owned),
         cancel: cancel.clone(),
     };
-    let (peer, mut sent) = Peer::detached(state.server.peer_options());
-    let service = state.modern.clone();
+    let (peer, mut sent) = Peer::detached(backend.server.peer_options());
+    let service = backend.service.clone();
     let mut reply = Box::pin(async move { peer::serve_one(&*service, peer, request).await });
     // Plain JSON when the reply comes first and soon; otherwise an SSE stream (not resumable in
     // 2026-07-28, so no event ids) that carries the request's notifications, then its reply.

@@ -64,13 +64,30 @@ const STANDALONE: u64 = 0;
 
 pub(crate) struct HttpSession {
     pub(crate) id: Arc<str>,
-    pub(crate) peer: Peer,
+    stop: Stop,
     inbound: mpsc::UnboundedSender<Vec<u8>>,
     routes: Arc<Mutex<Routes>>,
 }
 
 fn lock(m: &Mutex<Routes>) -> MutexGuard<'_, Routes> {
     m.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// How a session's backend is told to stop.
+enum Stop {
+    /// An engine connection serving a [`crate::server::Server`].
+    Peer(Peer),
+    /// A custom backend (see [`super::server::SessionFactory`]).
+    Token(tokio_util::sync::CancellationToken),
+}
+
+/// What serves the sessions of an endpoint.
+#[derive(Clone)]
+pub(crate) enum Backend {
+    /// The engine, serving this server.
+    Server(crate::server::Server),
+    /// Something else: each session's frames are handed to it.
+    Factory(Arc<dyn super::server::SessionFactory>),
 }
 
 impl Routes {
@@ -127,7 +144,7 @@ impl HttpSession {
     /// Start a session: its engine runs `server` over a channel transport.
     pub(crate) fn start(
         id: Arc<str>,
-        server: &crate::server::Server,
+        backend: &Backend,
         store: Arc<dyn EventStore>,
         preset: Option<crate::server::Preset>,
     ) -> Arc<HttpSession> {
@@ -147,13 +164,20 @@ impl HttpSession {
             rx,
             routes: routes.clone(),
         };
-        let connection = match preset {
-            Some(p) => server.start_preset(transport, p),
-            None => server.start(transport),
+        let stop = match backend {
+            Backend::Server(server) => Stop::Peer(
+                match preset {
+                    Some(p) => server.start_preset(transport, p),
+                    None => server.start(transport),
+                }
+                .peer()
+                .clone(),
+            ),
+            Backend::Factory(factory) => Stop::Token(factory.start(&id, transport)),
         };
         let session = Arc::new(HttpSession {
             id,
-            peer: connection.peer().clone(),
+            stop,
             inbound,
             routes,
         });
@@ -250,7 +274,10 @@ impl HttpSession {
 
     /// End the session: the engine stops and every open stream ends.
     pub(crate) fn close(&self) {
-        self.peer.close();
+        match &self.stop {
+            Stop::Peer(p) => p.close(),
+            Stop::Token(t) => t.cancel(),
+        }
         let mut r = lock(&self.routes);
         r.requests.clear();
         r.standalone = None;
@@ -266,16 +293,33 @@ impl HttpSession {
     }
 }
 
-/// The engine's side of a session: frames in from POST bodies, frames out by route.
-struct SessionTransport {
+/// The backend's side of one HTTP session: frames in from POST bodies (read), frames out by
+/// [`Route`] (written): a reply goes on its request's response stream, related traffic too,
+/// standalone traffic on the GET stream. Given to a [`super::server::SessionFactory`].
+pub struct SessionTransport {
     rx: mpsc::UnboundedReceiver<Vec<u8>>,
     routes: Arc<Mutex<Routes>>,
 }
 
-struct SessionReader(mpsc::UnboundedReceiver<Vec<u8>>);
+/// Reading half of a [`SessionTransport`]: the frames the client POSTed, in order.
+#[derive(Debug)]
+pub struct SessionReader(mpsc::UnboundedReceiver<Vec<u8>>);
 
-struct SessionWriter {
+/// Writing half of a [`SessionTransport`]: routes each frame to its response stream.
+pub struct SessionWriter {
     routes: Arc<Mutex<Routes>>,
+}
+
+impl std::fmt::Debug for SessionTransport {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("SessionTransport").finish_non_exhaustive()
+    }
+}
+
+impl std::fmt::Debug for SessionWriter {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("SessionWriter").finish_non_exhaustive()
+    }
 }
 
 impl Transport for SessionTransport {

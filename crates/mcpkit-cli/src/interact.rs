@@ -1,0 +1,227 @@
+//! Answering the server's own requests during `mcpkit call`: sampling and elicitation.
+//!
+//! On a terminal (stdin and stderr both) the user is asked on stderr and answers on stdin.
+//! Otherwise the request is refused with a line on stderr saying why: sampling gets an error
+//! (there is no model here), elicitation is declined.
+
+use std::io::{BufRead as _, IsTerminal as _, Write as _};
+use std::sync::Arc;
+
+use mcpkit::types::schema::{
+    CreateMessageParams, CreateMessageResult, ElicitParams, ElicitResult, JsonObject, SamplingContent,
+};
+use mcpkit::types::{ErrorCode, ErrorObject};
+use mcpkit::ClientBuilder;
+use serde_json::Value;
+use tokio::sync::Mutex;
+
+/// Whether the user can be asked: stdin and stderr are terminals.
+pub fn interactive() -> bool {
+    std::io::stdin().is_terminal() && std::io::stderr().is_terminal()
+}
+
+/// Install sampling and elicitation handlers on `builder`. `bar` is suspended while asking.
+pub fn install(builder: ClientBuilder, ask: bool, bar: indicatif::ProgressBar) -> ClientBuilder {
+    // One question at a time.
+    let gate = Arc::new(Mutex::new(()));
+    let (g1, b1) = (gate.clone(), bar.clone());
+    builder
+        .on_sampling(move |p| {
+            let (gate, bar) = (g1.clone(), b1.clone());
+            async move {
+                if !ask {
+                    eprintln!(
+                        "mcpkit call: the server asked for an LLM completion (sampling); refused because stdin is not a terminal"
+                    );
+                    return Err(ErrorObject::new(
+                        ErrorCode(-1),
+                        "sampling refused: mcpkit is not running interactively",
+                    ));
+                }
+                let _turn = gate.lock().await;
+                let answer = blocking(move || bar.suspend(|| ask_sampling(&p))).await.flatten();
+                match answer {
+                    Some(text) => Ok(CreateMessageResult::text("mcpkit-cli-user", text)),
+                    None => Err(ErrorObject::new(ErrorCode(-1), "the user rejected the sampling request")),
+                }
+            }
+        })
+        .on_elicitation(move |p| {
+            let (gate, bar) = (gate.clone(), bar.clone());
+            async move {
+                if !ask {
+                    eprintln!(
+                        "mcpkit call: the server asked for user input (elicitation: {}); declined because stdin is not a terminal",
+                        crate::target::one_line(p.message())
+                    );
+                    return Ok(ElicitResult::decline());
+                }
+                let _turn = gate.lock().await;
+                Ok(blocking(move || bar.suspend(|| ask_elicitation(&p)))
+                    .await
+                    .unwrap_or_else(cancel))
+            }
+        })
+}
+
+/// Run a blocking prompt off the async threads; `None` if it panicked.
+async fn blocking<T: Send + 'static>(f: impl FnOnce() -> T + Send + 'static) -> Option<T> {
+    tokio::task::spawn_blocking(f).await.ok()
+}
+
+fn prompt_line(question: &str) -> Option<String> {
+    let mut err = std::io::stderr().lock();
+    let _ = write!(err, "{question}");
+    let _ = err.flush();
+    drop(err);
+    let mut line = String::new();
+    match std::io::stdin().lock().read_line(&mut line) {
+        Ok(0) | Err(_) => None,
+        Ok(_) => Some(line.trim_end_matches(['\n', '\r']).to_owned()),
+    }
+}
+
+fn ask_sampling(p: &CreateMessageParams) -> Option<String> {
+    eprintln!("\nThe server asks for an LLM completion (max {} tokens).", p.max_tokens);
+    if let Some(s) = &p.system_prompt {
+        eprintln!("  system: {s}");
+    }
+    for m in &p.messages {
+        let role = serde_json::to_value(m.role).ok();
+        let role = role.as_ref().and_then(Value::as_str).unwrap_or("?").to_owned();
+        for block in m.content.as_slice() {
+            match block {
+                SamplingContent::Text(t) => eprintln!("  {role}: {}", t.text),
+                other => eprintln!(
+                    "  {role}: [{}]",
+                    serde_json::to_value(other)
+                        .ok()
+                        .and_then(|v| v.get("type").and_then(Value::as_str).map(str::to_owned))
+                        .unwrap_or_default()
+                ),
+            }
+        }
+    }
+    let reply = prompt_line("Type the reply (empty line to reject): ")?;
+    (!reply.is_empty()).then_some(reply)
+}
+
+fn ask_elicitation(p: &ElicitParams) -> ElicitResult {
+    match p {
+        ElicitParams::Url(u) => {
+            eprintln!("\nThe server asks you to open a URL: {}\n  {}", u.message, u.url);
+            match prompt_line("Open it, then press Enter to accept (d = decline, c = cancel): ").as_deref() {
+                Some("d") => ElicitResult::decline(),
+                Some("c") | None => cancel(),
+                Some(_) => ElicitResult::accept_empty(),
+            }
+        }
+        ElicitParams::Form(f) => {
+            eprintln!("\nThe server asks: {}", f.message);
+            match prompt_line("Answer (a), decline (d) or cancel (c)? [a] ").as_deref() {
+                Some("d") => return ElicitResult::decline(),
+                Some("c") | None => return cancel(),
+                _ => {}
+            }
+            let schema = f.requested_schema.as_object();
+            let required: Vec<&str> = schema
+                .get("required")
+                .and_then(Value::as_array)
+                .map(|r| r.iter().filter_map(Value::as_str).collect())
+                .unwrap_or_default();
+            let mut content = JsonObject::new();
+            let empty = JsonObject::new();
+            let props = f.requested_schema.properties().unwrap_or(&empty);
+            for (name, prop) in props {
+                loop {
+                    let Some(line) = prompt_line(&field_question(name, prop, required.contains(&name.as_str()))) else {
+                        return cancel();
+                    };
+                    if line.is_empty() {
+                        if let Some(d) = prop.get("default") {
+                            content.insert(name.clone(), d.clone());
+                            break;
+                        }
+                        if !required.contains(&name.as_str()) {
+                            break;
+                        }
+                        eprintln!("  {name} is required");
+                        continue;
+                    }
+                    match field_value(&line, prop) {
+                        Ok(v) => {
+                            content.insert(name.clone(), v);
+                            break;
+                        }
+                        Err(e) => eprintln!("  {e}"),
+                    }
+                }
+            }
+            ElicitResult::accept(content)
+        }
+    }
+}
+
+fn cancel() -> ElicitResult {
+    let mut r = ElicitResult::decline();
+    r.action = mcpkit::types::schema::ElicitAction::Cancel;
+    r
+}
+
+fn field_question(name: &str, prop: &Value, required: bool) -> String {
+    let ty = prop.get("type").and_then(Value::as_str).unwrap_or("string");
+    let mut q = format!("  {name} ({ty}");
+    if let Some(choices) = prop.get("enum").and_then(Value::as_array) {
+        let c: Vec<String> = choices
+            .iter()
+            .map(|v| v.as_str().map_or(v.to_string(), str::to_owned))
+            .collect();
+        q.push_str(&format!(": {}", c.join("|")));
+    }
+    if required {
+        q.push_str(", required");
+    }
+    q.push(')');
+    if let Some(d) = prop.get("description").and_then(Value::as_str) {
+        q.push_str(&format!(" {d}"));
+    }
+    if let Some(d) = prop.get("default") {
+        q.push_str(&format!(" [{d}]"));
+    }
+    q.push_str(": ");
+    q
+}
+
+/// Convert one typed answer.
+pub fn field_value(line: &str, prop: &Value) -> Result<Value, String> {
+    let ty = prop.get("type").and_then(Value::as_str).unwrap_or("string");
+    let v = match ty {
+        "integer" => line
+            .trim()
+            .parse::<i64>()
+            .map(Value::from)
+            .map_err(|_| format!("{line:?} is not an integer"))?,
+        "number" => match serde_json::from_str::<Value>(line.trim()) {
+            Ok(v @ Value::Number(_)) => v,
+            _ => return Err(format!("{line:?} is not a number")),
+        },
+        "boolean" => match line.trim() {
+            "y" | "yes" | "true" => Value::Bool(true),
+            "n" | "no" | "false" => Value::Bool(false),
+            _ => return Err("answer yes or no".to_owned()),
+        },
+        "array" => Value::Array(
+            line.split(',')
+                .map(|s| Value::String(s.trim().to_owned()))
+                .filter(|v| v.as_str().is_some_and(|s| !s.is_empty()))
+                .collect(),
+        ),
+        _ => Value::String(line.to_owned()),
+    };
+    if let Some(choices) = prop.get("enum").and_then(Value::as_array) {
+        if !choices.contains(&v) {
+            return Err(format!("choose one of {}", Value::Array(choices.clone())));
+        }
+    }
+    Ok(v)
+}

@@ -1,0 +1,312 @@
+//! `mcpkit proxy`: bridge a stdio server and an HTTP client, or a stdio host and an HTTP server.
+//!
+//! Both directions forward JSON-RPC frames unchanged over the public transport API; nothing is
+//! re-serialized.
+//!
+//! - `--listen ADDR -- CMD ARGS…`: a Streamable HTTP endpoint at `http://ADDR/mcp`; each
+//!   session gets its own child process (started at `initialize`, stopped when the session ends
+//!   by DELETE, idle expiry or shutdown). Frames from the child are routed back by kind: a
+//!   response answers its request's POST; progress goes on the stream of the request that asked
+//!   for it; other messages from the child go on the stream of the newest request in flight, or
+//!   the GET stream when none is.
+//! - `--server URL`: speaks stdio on this process's stdin/stdout and forwards to the HTTP server
+//!   (Streamable HTTP, legacy HTTP+SSE fallback), for hosts that only launch stdio servers.
+
+use std::collections::HashMap;
+use std::io;
+use std::sync::Arc;
+
+use mcpkit::transport::child::{ChildTransport, Stderr};
+use mcpkit::transport::http::server::{router_with_factory, HttpConfig, SessionFactory, SessionTransport};
+use mcpkit::transport::{Frame, FrameReader, FrameWriter, Route, Transport};
+use mcpkit::types::jsonrpc::{self, MessageRef, OutgoingError};
+use mcpkit::types::schema::{CancelledParams, ProgressToken};
+use mcpkit::types::{ErrorCode, ErrorObject, RequestId};
+use serde::Deserialize;
+use serde_json::value::RawValue;
+use tokio::sync::mpsc;
+use tokio_util::sync::CancellationToken;
+
+use crate::target::Failure;
+use crate::wire::Traced;
+
+/// Spawns one child per session.
+struct ChildFactory {
+    program: String,
+    args: Vec<String>,
+    trace_wire: bool,
+}
+
+impl SessionFactory for ChildFactory {
+    fn start(&self, id: &str, transport: SessionTransport) -> CancellationToken {
+        let stop = CancellationToken::new();
+        let mut cmd = tokio::process::Command::new(&self.program);
+        cmd.args(&self.args);
+        let session = id.to_owned();
+        let token = stop.clone();
+        match ChildTransport::from_command(cmd, Stderr::Inherit) {
+            Ok(child) => {
+                tracing::info!("session {session}: started {}", self.program);
+                let trace = self.trace_wire;
+                tokio::spawn(async move {
+                    if trace {
+                        forward_session(transport, Traced::new(child, "child"), token).await;
+                    } else {
+                        forward_session(transport, child, token).await;
+                    }
+                    tracing::info!("session {session}: ended, child stopped");
+                });
+            }
+            Err(e) => {
+                let message = format!("cannot start {}: {e}", self.program);
+                eprintln!("mcpkit proxy: {message}");
+                tokio::spawn(refuse_session(transport, message, token));
+            }
+        }
+        stop
+    }
+}
+
+/// The child could not start: answer every request with an error until the session ends.
+async fn refuse_session(transport: SessionTransport, message: String, stop: CancellationToken) {
+    let (mut reader, mut writer) = transport.split();
+    loop {
+        let frame = tokio::select! {
+            _ = stop.cancelled() => return,
+            f = reader.read_frame() => f,
+        };
+        let Ok(Some(Frame::Message(bytes))) = frame else { return };
+        if let Ok(MessageRef::Request(r)) = jsonrpc::parse(&bytes) {
+            let error = ErrorObject::new(ErrorCode::INTERNAL_ERROR, message.clone());
+            if let Ok(reply) = serde_json::to_vec(&OutgoingError::new(Some(&r.id), &error)) {
+                let _ = writer.write_routed(&reply, &Route::Reply(r.id.clone())).await;
+            }
+        }
+    }
+}
+
+#[derive(Deserialize)]
+struct MetaOnly {
+    #[serde(rename = "_meta", default)]
+    meta: Option<ProgressMeta>,
+}
+
+#[derive(Deserialize)]
+struct ProgressMeta {
+    #[serde(rename = "progressToken", default)]
+    progress_token: Option<ProgressToken>,
+}
+
+#[derive(Deserialize)]
+struct ProgressOnly {
+    #[serde(rename = "progressToken")]
+    progress_token: ProgressToken,
+}
+
+/// The client's requests in flight, to route the child's traffic.
+#[derive(Default)]
+struct Inflight {
+    /// In arrival order (the newest last).
+    order: Vec<RequestId>,
+    progress: HashMap<ProgressToken, RequestId>,
+}
+
+impl Inflight {
+    fn add(&mut self, id: RequestId, params: Option<&RawValue>) {
+        if let Some(token) = params
+            .and_then(|p| serde_json::from_str::<MetaOnly>(p.get()).ok())
+            .and_then(|m| m.meta)
+            .and_then(|m| m.progress_token)
+        {
+            self.progress.insert(token, id.clone());
+        }
+        self.order.push(id);
+    }
+    fn remove(&mut self, id: &RequestId) -> bool {
+        let before = self.order.len();
+        self.order.retain(|r| r != id);
+        self.progress.retain(|_, r| r != id);
+        before != self.order.len()
+    }
+    /// Where a frame from the child goes.
+    fn route(&mut self, frame: &[u8]) -> Route {
+        match jsonrpc::parse(frame) {
+            Ok(MessageRef::Response(r)) => {
+                self.remove(&r.id);
+                Route::Reply(r.id)
+            }
+            Ok(MessageRef::Notification(n)) if n.method == "notifications/progress" => {
+                let owner = n
+                    .params
+                    .and_then(|p| serde_json::from_str::<ProgressOnly>(p.get()).ok())
+                    .and_then(|p| self.progress.get(&p.progress_token).cloned());
+                match owner {
+                    Some(id) => Route::Related(id),
+                    None => self.newest(),
+                }
+            }
+            _ => self.newest(),
+        }
+    }
+    fn newest(&self) -> Route {
+        self.order.last().cloned().map_or(Route::Standalone, Route::Related)
+    }
+}
+
+/// Pump frames between an HTTP session and a child until either ends or `stop` fires.
+async fn forward_session<C: Transport>(session: SessionTransport, child: C, stop: CancellationToken) {
+    let (session_reader, mut session_writer) = session.split();
+    let (child_reader, mut child_writer) = child.split();
+    let (from_client, mut client_rx) = mpsc::unbounded_channel();
+    let (from_child, mut child_rx) = mpsc::unbounded_channel();
+    let a = tokio::spawn(pump(session_reader, from_client));
+    let b = tokio::spawn(pump(child_reader, from_child));
+    let mut inflight = Inflight::default();
+    loop {
+        tokio::select! {
+            _ = stop.cancelled() => break,
+            frame = client_rx.recv() => {
+                let Some(frame) = frame else { break };
+                match jsonrpc::parse(&frame) {
+                    Ok(MessageRef::Request(r)) => inflight.add(r.id, r.params),
+                    Ok(MessageRef::Notification(n)) if n.method == "notifications/cancelled" => {
+                        let id = n
+                            .params
+                            .and_then(|p| serde_json::from_str::<CancelledParams>(p.get()).ok())
+                            .and_then(|p| p.request_id);
+                        if let Some(id) = id {
+                            if inflight.remove(&id) {
+                                // The child will not answer: release the request's stream.
+                                let _ = session_writer.write_routed(&[], &Route::Finished(id)).await;
+                            }
+                        }
+                    }
+                    _ => {}
+                }
+                if child_writer.write_frame(&frame).await.is_err() || child_writer.flush().await.is_err() {
+                    break;
+                }
+            }
+            frame = child_rx.recv() => {
+                let Some(frame) = frame else { break };
+                let route = inflight.route(&frame);
+                if session_writer.write_routed(&frame, &route).await.is_err() {
+                    break;
+                }
+            }
+        }
+    }
+    a.abort();
+    b.abort();
+    let _ = session_writer.close().await;
+    let _ = child_writer.close().await;
+}
+
+/// Read frames into a channel until the end of the stream (oversized frames are skipped).
+async fn pump<R: FrameReader>(mut reader: R, tx: mpsc::UnboundedSender<Vec<u8>>) {
+    loop {
+        match reader.read_frame().await {
+            Ok(Some(Frame::Message(m))) => {
+                if tx.send(m).is_err() {
+                    return;
+                }
+            }
+            Ok(Some(Frame::Oversized(n))) => tracing::warn!("dropped a frame of {n} bytes (over the limit)"),
+            Ok(None) => return,
+            Err(e) => {
+                tracing::warn!("read failed: {e}");
+                return;
+            }
+        }
+    }
+}
+
+/// `mcpkit proxy --listen ADDR -- CMD ARGS…`: serve until Ctrl-C or SIGTERM.
+pub async fn listen(
+    addr: std::net::SocketAddr,
+    command: &[String],
+    config: HttpConfig,
+    trace_wire: bool,
+    shutdown: impl std::future::Future<Output = ()> + Send + 'static,
+) -> Result<(), Failure> {
+    use axum::serve::ListenerExt;
+    let Some((program, args)) = command.split_first() else {
+        return Err(Failure::usage(
+            "give the stdio server to expose after `--`, e.g. mcpkit proxy --listen 127.0.0.1:3000 -- python server.py",
+        ));
+    };
+    let factory = Arc::new(ChildFactory {
+        program: program.clone(),
+        args: args.to_vec(),
+        trace_wire,
+    });
+    let listener = tokio::net::TcpListener::bind(addr)
+        .await
+        .map_err(|e| Failure::usage(format!("cannot listen on {addr}: {e}")))?;
+    let local = listener
+        .local_addr()
+        .map_err(|e| Failure::usage(format!("cannot listen on {addr}: {e}")))?;
+    eprintln!(
+        "mcpkit proxy: listening on http://{local}/mcp, one `{}` per session",
+        command.join(" ")
+    );
+    let stop = CancellationToken::new();
+    let app = router_with_factory(factory, config, "/mcp", stop.clone());
+    let listener = listener.tap_io(|tcp| {
+        let _ = tcp.set_nodelay(true);
+    });
+    let graceful = async move {
+        shutdown.await;
+        // Ends every session: their children are stopped.
+        stop.cancel();
+    };
+    axum::serve(listener, app)
+        .with_graceful_shutdown(graceful)
+        .await
+        .map_err(|e| Failure {
+            code: 1,
+            message: e.to_string(),
+        })
+}
+
+/// `mcpkit proxy --server URL`: forward this process's stdin/stdout to an HTTP server until
+/// stdin ends (then the session is closed) or the server goes away.
+pub async fn to_remote<S: Transport, H: Transport>(stdio: S, remote: H) -> Result<(), Failure> {
+    let (mut local_reader, mut local_writer) = stdio.split();
+    let (mut remote_reader, mut remote_writer) = remote.split();
+    let upstream = async move {
+        let outcome: io::Result<()> = async {
+            while let Some(frame) = local_reader.read_frame().await? {
+                if let Frame::Message(m) = frame {
+                    remote_writer.write_frame(&m).await?;
+                    remote_writer.flush().await?;
+                }
+            }
+            Ok(())
+        }
+        .await;
+        let _ = remote_writer.close().await;
+        outcome
+    };
+    let downstream = async move {
+        let outcome: io::Result<()> = async {
+            while let Some(frame) = remote_reader.read_frame().await? {
+                if let Frame::Message(m) = frame {
+                    local_writer.write_frame(&m).await?;
+                    local_writer.flush().await?;
+                }
+            }
+            Ok(())
+        }
+        .await;
+        let _ = local_writer.close().await;
+        outcome
+    };
+    tokio::select! {
+        r = upstream => r.map_err(|e| Failure { code: 1, message: format!("reading stdin: {e}") }),
+        r = downstream => match r {
+            Ok(()) => Err(Failure { code: 1, message: "the server closed the connection".to_owned() }),
+            Err(e) => Err(Failure { code: 1, message: format!("the server connection failed: {}", crate::target::one_line(&e.to_string())) }),
+        },
+    }
+}

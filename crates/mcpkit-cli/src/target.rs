@@ -1,0 +1,473 @@
+//! Which server a command talks to, the same on every command:
+//!
+//! - `--server URL`: Streamable HTTP (falling back to the legacy HTTP+SSE transport);
+//! - `--server NAME`: an entry of an MCP configuration file (`--config PATH`, or the first of
+//!   [`DEFAULT_CONFIG_PATHS`] that exists);
+//! - `-- CMD ARGS…`: a stdio server launched as a child process;
+//! - nothing: the built-in reference server (`mcpkit serve`) launched as a child.
+//!
+//! The configuration file has the format hosts already use:
+//!
+//! ```json
+//! { "mcpServers": {
+//!     "local":  { "command": "python", "args": ["server.py"], "env": { "DEBUG": "1" } },
+//!     "remote": { "url": "https://example.com/mcp", "headers": { "Authorization": "Bearer …" } }
+//! } }
+//! ```
+
+use std::collections::BTreeMap;
+use std::fmt;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use mcpkit::transport::child::{ChildTransport, Stderr};
+use mcpkit::transport::http::client::HttpClientTransport;
+use mcpkit::transport::Transport;
+use mcpkit::{Client, ClientBuilder, PeerOptions};
+use serde::Deserialize;
+
+use crate::wire::Traced;
+
+/// A command-line failure: what to print (one line) and the exit code.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Failure {
+    /// The process exit code (2 for usage and protocol errors).
+    pub code: u8,
+    /// One line naming the problem and what to do.
+    pub message: String,
+}
+
+impl Failure {
+    /// A usage or protocol error: exit code 2.
+    pub fn usage(message: impl Into<String>) -> Self {
+        Failure {
+            code: 2,
+            message: message.into(),
+        }
+    }
+}
+
+impl fmt::Display for Failure {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+impl From<mcpkit::Error> for Failure {
+    fn from(e: mcpkit::Error) -> Self {
+        Failure::usage(one_line(&e.to_string()))
+    }
+}
+
+/// Collapse a multi-line message onto one line.
+pub fn one_line(s: &str) -> String {
+    s.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+/// The target options every command shares.
+#[derive(Debug, Clone, clap::Args)]
+pub struct TargetArgs {
+    /// The server: an http(s) URL (Streamable HTTP, legacy HTTP+SSE fallback) or the NAME of an
+    /// entry in the MCP configuration file.
+    #[arg(long, value_name = "URL|NAME", conflicts_with = "command")]
+    pub server: Option<String>,
+    /// The MCP configuration file for `--server NAME` (default: ./.mcp.json, ./mcp.json,
+    /// $XDG_CONFIG_HOME/mcpkit/mcp.json, ~/.config/mcpkit/mcp.json — the first that exists).
+    #[arg(long, value_name = "PATH")]
+    pub config: Option<PathBuf>,
+    /// Give up on connecting, and on each request, after this long (e.g. 30s, 500ms, 2m).
+    #[arg(long, value_name = "DURATION", default_value = "30s", value_parser = parse_duration)]
+    pub timeout: Duration,
+    /// The stdio server to launch: `-- CMD ARGS…` (default: the built-in reference server).
+    #[arg(last = true, value_name = "CMD")]
+    pub command: Vec<String>,
+}
+
+impl Default for TargetArgs {
+    fn default() -> Self {
+        TargetArgs {
+            server: None,
+            config: None,
+            timeout: Duration::from_secs(30),
+            command: Vec::new(),
+        }
+    }
+}
+
+/// Where a resolved target lives.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Endpoint {
+    /// An HTTP server.
+    Url {
+        /// Its MCP endpoint.
+        url: String,
+        /// Extra headers sent with every request.
+        headers: BTreeMap<String, String>,
+        /// Speak the legacy HTTP+SSE transport from the start (`"type": "sse"` in a config).
+        legacy: bool,
+    },
+    /// A stdio server process.
+    Command {
+        /// The program.
+        program: String,
+        /// Its arguments.
+        args: Vec<String>,
+        /// Extra environment variables.
+        env: BTreeMap<String, String>,
+        /// Its working directory.
+        cwd: Option<PathBuf>,
+    },
+    /// This binary's own reference server (`mcpkit serve`).
+    Builtin,
+}
+
+/// A resolved target: where, plus a short label for reports.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Target {
+    /// Where it is.
+    pub endpoint: Endpoint,
+    /// The URL, the configured name, the command line, or `builtin`.
+    pub label: String,
+}
+
+/// The default configuration search, in order (`~` and `$XDG_CONFIG_HOME` expanded).
+pub const DEFAULT_CONFIG_PATHS: &[&str] = &[
+    "./.mcp.json",
+    "./mcp.json",
+    "$XDG_CONFIG_HOME/mcpkit/mcp.json",
+    "~/.config/mcpkit/mcp.json",
+];
+
+fn default_config_candidates() -> Vec<PathBuf> {
+    let mut out = vec![PathBuf::from(".mcp.json"), PathBuf::from("mcp.json")];
+    if let Some(x) = std::env::var_os("XDG_CONFIG_HOME").filter(|x| !x.is_empty()) {
+        out.push(PathBuf::from(x).join("mcpkit/mcp.json"));
+    }
+    if let Some(h) = std::env::var_os("HOME").filter(|h| !h.is_empty()) {
+        out.push(PathBuf::from(h).join(".config/mcpkit/mcp.json"));
+    }
+    out
+}
+
+#[derive(Debug, Deserialize)]
+struct ConfigFile {
+    #[serde(rename = "mcpServers")]
+    mcp_servers: BTreeMap<String, ServerEntry>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ServerEntry {
+    command: Option<String>,
+    #[serde(default)]
+    args: Vec<String>,
+    #[serde(default)]
+    env: BTreeMap<String, String>,
+    cwd: Option<PathBuf>,
+    url: Option<String>,
+    #[serde(default)]
+    headers: BTreeMap<String, String>,
+    /// `stdio`, `http`, `streamable-http` or `sse`; inferred when absent.
+    #[serde(rename = "type")]
+    kind: Option<String>,
+    /// Some hosts keep extra per-server fields; accepted and ignored.
+    #[serde(default, rename = "disabled")]
+    _disabled: Option<bool>,
+    #[serde(default, rename = "description")]
+    _description: Option<String>,
+}
+
+impl TargetArgs {
+    /// Work out the target from the flags (reads the configuration file for `--server NAME`).
+    pub fn resolve(&self) -> Result<Target, Failure> {
+        if let Some((program, args)) = self.command.split_first() {
+            return Ok(Target {
+                endpoint: Endpoint::Command {
+                    program: program.clone(),
+                    args: args.to_vec(),
+                    env: BTreeMap::new(),
+                    cwd: None,
+                },
+                label: self.command.join(" "),
+            });
+        }
+        let Some(server) = &self.server else {
+            return Ok(Target {
+                endpoint: Endpoint::Builtin,
+                label: "builtin".to_owned(),
+            });
+        };
+        if server.starts_with("http://") || server.starts_with("https://") {
+            return Ok(Target {
+                endpoint: Endpoint::Url {
+                    url: server.clone(),
+                    headers: BTreeMap::new(),
+                    legacy: false,
+                },
+                label: server.clone(),
+            });
+        }
+        if server.contains("://") {
+            return Err(Failure::usage(format!(
+                "--server {server:?}: only http:// and https:// URLs are supported (use `-- CMD ARGS…` for a stdio server)"
+            )));
+        }
+        let path = match &self.config {
+            Some(p) => p.clone(),
+            None => {
+                let candidates = default_config_candidates();
+                match candidates.iter().find(|p| p.is_file()) {
+                    Some(p) => p.clone(),
+                    None => {
+                        return Err(Failure::usage(format!(
+                            "--server {server:?} is not a URL and no MCP configuration file was found (looked in {}); pass --config PATH or an http(s) URL",
+                            DEFAULT_CONFIG_PATHS.join(", ")
+                        )))
+                    }
+                }
+            }
+        };
+        let entries = load_config(&path)?;
+        let Some(entry) = entries.get(server) else {
+            let known: Vec<&str> = entries.keys().map(String::as_str).collect();
+            return Err(Failure::usage(format!(
+                "no server named {server:?} in {} (it has: {})",
+                path.display(),
+                if known.is_empty() {
+                    "none".to_owned()
+                } else {
+                    known.join(", ")
+                }
+            )));
+        };
+        entry_target(server, entry, &path)
+    }
+}
+
+fn load_config(path: &Path) -> Result<BTreeMap<String, ServerEntry>, Failure> {
+    let text = std::fs::read_to_string(path).map_err(|e| {
+        Failure::usage(format!(
+            "cannot read the MCP configuration file {}: {e}",
+            path.display()
+        ))
+    })?;
+    let file: ConfigFile = serde_json::from_str(&text).map_err(|e| {
+        Failure::usage(format!(
+            "the MCP configuration file {} is invalid: {e} (expected {{\"mcpServers\": {{\"name\": {{\"command\": …}} | {{\"url\": …}}}}}})",
+            path.display()
+        ))
+    })?;
+    Ok(file.mcp_servers)
+}
+
+fn entry_target(name: &str, e: &ServerEntry, path: &Path) -> Result<Target, Failure> {
+    let bad = |what: &str| Failure::usage(format!("server {name:?} in {}: {what}", path.display()));
+    let kind = e.kind.as_deref();
+    match (&e.command, &e.url) {
+        (Some(_), Some(_)) => Err(bad("has both \"command\" and \"url\"; keep one")),
+        (None, None) => Err(bad("needs \"command\" (a stdio server) or \"url\" (an HTTP server)")),
+        (Some(command), None) => {
+            if !matches!(kind, None | Some("stdio")) {
+                return Err(bad(&format!("\"type\": {kind:?} does not go with \"command\"")));
+            }
+            Ok(Target {
+                endpoint: Endpoint::Command {
+                    program: command.clone(),
+                    args: e.args.clone(),
+                    env: e.env.clone(),
+                    cwd: e.cwd.clone(),
+                },
+                label: name.to_owned(),
+            })
+        }
+        (None, Some(url)) => {
+            let legacy = match kind {
+                None | Some("http") | Some("streamable-http") | Some("streamableHttp") => false,
+                Some("sse") => true,
+                Some(other) => return Err(bad(&format!("unknown \"type\": {other:?} (use http or sse)"))),
+            };
+            Ok(Target {
+                endpoint: Endpoint::Url {
+                    url: url.clone(),
+                    headers: e.headers.clone(),
+                    legacy,
+                },
+                label: name.to_owned(),
+            })
+        }
+    }
+}
+
+/// How to connect: the timeout and whether to trace the wire.
+#[derive(Debug, Clone, Copy)]
+pub struct ConnectOptions {
+    /// Connect and per-request timeout.
+    pub timeout: Duration,
+    /// Print every JSON-RPC message to stderr.
+    pub trace_wire: bool,
+}
+
+/// An opened transport of any kind.
+pub enum AnyTransport {
+    /// HTTP.
+    Http(HttpClientTransport),
+    /// A child process.
+    Child(Box<ChildTransport>),
+}
+
+impl Target {
+    /// Open the transport (spawn the child, or prepare the HTTP client).
+    pub fn open(&self, timeout: Duration) -> Result<AnyTransport, Failure> {
+        match &self.endpoint {
+            Endpoint::Url { url, headers, legacy } => {
+                let mut b = HttpClientTransport::builder(url.clone())
+                    .force_legacy(*legacy)
+                    .connect_timeout(Some(timeout));
+                for (k, v) in headers {
+                    b = b.header(k, v);
+                }
+                b.build()
+                    .map(AnyTransport::Http)
+                    .map_err(|e| Failure::usage(e.to_string()))
+            }
+            Endpoint::Command {
+                program,
+                args,
+                env,
+                cwd,
+            } => {
+                let mut cmd = tokio::process::Command::new(program);
+                cmd.args(args).envs(env);
+                if let Some(d) = cwd {
+                    cmd.current_dir(d);
+                }
+                ChildTransport::from_command(cmd, Stderr::Inherit)
+                    .map(|c| AnyTransport::Child(Box::new(c)))
+                    .map_err(|e| Failure::usage(format!("cannot start {program}: {e}")))
+            }
+            Endpoint::Builtin => {
+                let exe = std::env::current_exe()
+                    .map_err(|e| Failure::usage(format!("cannot find the mcpkit binary: {e}")))?;
+                let mut cmd = tokio::process::Command::new(exe);
+                cmd.arg("serve");
+                ChildTransport::from_command(cmd, Stderr::Inherit)
+                    .map(|c| AnyTransport::Child(Box::new(c)))
+                    .map_err(|e| Failure::usage(format!("cannot start the built-in server: {e}")))
+            }
+        }
+    }
+
+    /// Connect a client (built by `builder`) and run the handshake, within the timeout.
+    pub async fn connect(&self, builder: ClientBuilder, options: ConnectOptions) -> Result<Client, Failure> {
+        let builder = builder.peer_options(PeerOptions {
+            request_timeout: Some(options.timeout),
+            ..PeerOptions::default()
+        });
+        let transport = self.open(options.timeout)?;
+        let connecting = async {
+            match transport {
+                AnyTransport::Http(t) => connect_over(builder, t, options.trace_wire).await,
+                AnyTransport::Child(t) => connect_over(builder, *t, options.trace_wire).await,
+            }
+        };
+        match tokio::time::timeout(options.timeout, connecting).await {
+            Ok(Ok(c)) => Ok(c),
+            Ok(Err(e)) => Err(Failure::usage(format!(
+                "cannot connect to {}: {}",
+                self.label,
+                one_line(&e.to_string())
+            ))),
+            Err(_) => Err(Failure::usage(format!(
+                "{} did not answer the handshake within {:?} (raise --timeout?)",
+                self.label, options.timeout
+            ))),
+        }
+    }
+}
+
+async fn connect_over<T: Transport>(builder: ClientBuilder, t: T, trace: bool) -> mcpkit::Result<Client> {
+    if trace {
+        builder.connect(Traced::new(t, "server")).await
+    } else {
+        builder.connect(t).await
+    }
+}
+
+/// Parse `30s`, `500ms`, `2m`, `1h` or a plain number of seconds (fractions allowed).
+pub fn parse_duration(s: &str) -> Result<Duration, String> {
+    let s = s.trim();
+    let (num, unit) = match s.find(|c: char| !(c.is_ascii_digit() || c == '.')) {
+        Some(i) => (&s[..i], s[i..].trim()),
+        None => (s, "s"),
+    };
+    let n: f64 = num
+        .parse()
+        .map_err(|_| format!("{s:?} is not a duration (e.g. 30s, 500ms, 2m)"))?;
+    let secs = match unit {
+        "ms" => n / 1000.0,
+        "s" | "sec" => n,
+        "m" | "min" => n * 60.0,
+        "h" => n * 3600.0,
+        _ => return Err(format!("{s:?}: unknown unit {unit:?} (use ms, s, m or h)")),
+    };
+    Duration::try_from_secs_f64(secs).map_err(|_| format!("{s:?} is not a valid duration"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn durations() {
+        assert_eq!(parse_duration("30s"), Ok(Duration::from_secs(30)));
+        assert_eq!(parse_duration("5"), Ok(Duration::from_secs(5)));
+        assert_eq!(parse_duration("250ms"), Ok(Duration::from_millis(250)));
+        assert_eq!(parse_duration("2m"), Ok(Duration::from_secs(120)));
+        assert!(parse_duration("abc").is_err());
+        assert!(parse_duration("3 parsecs").is_err());
+    }
+
+    fn resolve_in(config: &str, name: &str) -> Result<Target, Failure> {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("mcp.json");
+        std::fs::write(&path, config).unwrap();
+        TargetArgs {
+            server: Some(name.to_owned()),
+            config: Some(path),
+            ..TargetArgs::default()
+        }
+        .resolve()
+    }
+
+    #[test]
+    fn config_entries() {
+        let cfg = r#"{"mcpServers": {
+            "a": {"command": "python", "args": ["s.py"], "env": {"X": "1"}},
+            "b": {"url": "http://127.0.0.1:1/mcp", "headers": {"Authorization": "Bearer t"}},
+            "c": {"type": "sse", "url": "http://127.0.0.1:1/sse"}
+        }}"#;
+        let a = resolve_in(cfg, "a").unwrap();
+        assert!(
+            matches!(&a.endpoint, Endpoint::Command { program, args, .. } if program == "python" && args == &["s.py"])
+        );
+        let b = resolve_in(cfg, "b").unwrap();
+        assert!(matches!(&b.endpoint, Endpoint::Url { legacy: false, headers, .. } if headers.len() == 1));
+        let c = resolve_in(cfg, "c").unwrap();
+        assert!(matches!(&c.endpoint, Endpoint::Url { legacy: true, .. }));
+        let missing = resolve_in(cfg, "zz").unwrap_err();
+        assert!(missing.message.contains("it has: a, b, c"), "{}", missing.message);
+    }
+
+    #[test]
+    fn bad_configs_name_the_problem() {
+        let e = resolve_in("{", "a").unwrap_err();
+        assert_eq!(e.code, 2);
+        assert!(e.message.contains("is invalid"), "{}", e.message);
+        let e = resolve_in(r#"{"mcpServers": {"a": {}}}"#, "a").unwrap_err();
+        assert!(e.message.contains("needs \"command\""), "{}", e.message);
+        let e = resolve_in(r#"{"mcpServers": {"a": {"command": "x", "url": "http://h"}}}"#, "a").unwrap_err();
+        assert!(e.message.contains("both"), "{}", e.message);
+        let e = resolve_in(r#"{"mcpServers": {"a": {"command": "x", "bogus": 1}}}"#, "a").unwrap_err();
+        assert!(e.message.contains("bogus"), "{}", e.message);
+    }
+}
