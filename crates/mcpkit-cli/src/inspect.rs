@@ -124,7 +124,12 @@ impl Report {
                     t.name.clone(),
                     schema_summary(&t.input_schema),
                     annotation_summary(t.annotations.as_ref(), t.output_schema.is_some()),
-                    t.title.clone().or_else(|| t.description.clone()).unwrap_or_default(),
+                    match (&t.title, &t.description) {
+                        (Some(title), Some(d)) => format!("{title} — {d}"),
+                        (Some(title), None) => title.clone(),
+                        (None, Some(d)) => d.clone(),
+                        (None, None) => String::new(),
+                    },
                 ]
             })
             .collect();

@@ -4,11 +4,8 @@
 //! same thing. Ports, temp paths and timings are filtered out.
 #![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
 
-use std::io::{BufRead, BufReader};
-use std::process::{Child, Command as StdCommand, Stdio};
-
 use assert_cmd::Command;
-use support::HttpServer;
+use support::{HttpServer, Proxy};
 
 mod support;
 
@@ -393,61 +390,6 @@ fn serve_on_stdio_writes_only_protocol_to_stdout() {
         assert_eq!(v["jsonrpc"], "2.0");
     }
     assert_eq!(stdout.lines().count(), 1);
-}
-
-/// `mcpkit proxy --listen 127.0.0.1:0 -- mcpkit serve`, killed on drop.
-struct Proxy {
-    child: Child,
-    url: String,
-}
-
-impl Proxy {
-    fn start() -> Proxy {
-        let mut child = StdCommand::new(env!("CARGO_BIN_EXE_mcpkit"))
-            .args([
-                "proxy",
-                "--listen",
-                "127.0.0.1:0",
-                "--",
-                env!("CARGO_BIN_EXE_mcpkit"),
-                "serve",
-            ])
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap();
-        let mut line = String::new();
-        BufReader::new(child.stderr.take().unwrap())
-            .read_line(&mut line)
-            .unwrap();
-        // "mcpkit proxy: listening on http://127.0.0.1:PORT/mcp, one `…` per session"
-        let url = line
-            .split_whitespace()
-            .find(|w| w.starts_with("http://"))
-            .unwrap()
-            .trim_end_matches(',')
-            .to_owned();
-        Proxy { child, url }
-    }
-
-    /// The proxy's live child processes.
-    fn children(&self) -> Vec<String> {
-        let pid = self.child.id();
-        let mut all = Vec::new();
-        for task in std::fs::read_dir(format!("/proc/{pid}/task")).unwrap().flatten() {
-            let p = task.path().join("children");
-            if let Ok(s) = std::fs::read_to_string(&p) {
-                all.extend(s.split_whitespace().map(str::to_owned));
-            }
-        }
-        all
-    }
-}
-
-impl Drop for Proxy {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
 }
 
 #[test]

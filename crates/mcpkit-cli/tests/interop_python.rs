@@ -122,3 +122,30 @@ async fn mcpkit_client_in_auto_mode_speaks_2026_07_28_to_a_python_sdk_server_ove
     exercise_echo_server(&client).await;
     client.close().await.unwrap();
 }
+
+#[test]
+fn cli_inspects_and_calls_a_python_sdk_server_over_stdio() {
+    let py = python();
+    let script = repo().join("tests-interop/python/echo_server.py");
+    support::cli_against_echo_server(&["--", py.to_str().unwrap(), script.to_str().unwrap()]);
+}
+
+#[test]
+fn cli_inspects_and_calls_a_python_sdk_server_over_streamable_http() {
+    let script = repo().join("tests-interop/python/echo_server.py");
+    let server = PeerServer::start(&python(), &[script.to_str().unwrap(), "http"]);
+    support::cli_against_echo_server(&["--server", &format!("{}/mcp", server.base)]);
+}
+
+#[test]
+fn python_sdk_client_through_proxy_listen_to_a_stdio_reference_server() {
+    let proxy = support::Proxy::start();
+    run_checks(&["http", &proxy.url]);
+}
+
+#[test]
+fn python_sdk_stdio_client_through_proxy_server_to_the_http_reference_server() {
+    let server = HttpServer::start();
+    let url = format!("{}/mcp", server.base);
+    run_checks(&["stdio", "--", env!("CARGO_BIN_EXE_mcpkit"), "proxy", "--server", &url]);
+}

@@ -122,3 +122,16 @@ async fn mcpkit_client_in_auto_mode_falls_back_to_the_handshake_with_a_typescrip
     exercise_echo_server(&client).await;
     client.close().await.unwrap();
 }
+
+#[test]
+fn cli_inspects_and_calls_a_typescript_sdk_server_over_stdio() {
+    let script = ts_dir().join("echo_server.mjs");
+    support::cli_against_echo_server(&["--", "node", script.to_str().unwrap(), "stdio"]);
+}
+
+#[test]
+fn cli_inspects_and_calls_a_typescript_sdk_server_over_streamable_http() {
+    let script = ts_dir().join("echo_server.mjs");
+    let server = PeerServer::start(&node(), &[script.to_str().unwrap(), "http"]);
+    support::cli_against_echo_server(&["--server", &format!("{}/mcp", server.base)]);
+}

@@ -160,3 +160,116 @@ pub(crate) async fn connect_http_mode(url: &str, mode: mcpkit::client::ConnectMo
     .expect("connect timed out")
     .expect("connect")
 }
+
+/// `mcpkit proxy --listen 127.0.0.1:0 -- mcpkit serve`, killed on drop.
+pub(crate) struct Proxy {
+    child: Child,
+    /// `http://127.0.0.1:PORT/mcp`.
+    pub(crate) url: String,
+}
+
+impl Proxy {
+    pub(crate) fn start() -> Proxy {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_mcpkit"))
+            .args([
+                "proxy",
+                "--listen",
+                "127.0.0.1:0",
+                "--",
+                env!("CARGO_BIN_EXE_mcpkit"),
+                "serve",
+            ])
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let mut line = String::new();
+        BufReader::new(child.stderr.take().unwrap())
+            .read_line(&mut line)
+            .unwrap();
+        // "mcpkit proxy: listening on http://127.0.0.1:PORT/mcp, one `…` per session"
+        let url = line
+            .split_whitespace()
+            .find(|w| w.starts_with("http://"))
+            .unwrap()
+            .trim_end_matches(',')
+            .to_owned();
+        Proxy { child, url }
+    }
+
+    /// The proxy's live child processes.
+    pub(crate) fn children(&self) -> Vec<String> {
+        let pid = self.child.id();
+        let mut all = Vec::new();
+        for task in std::fs::read_dir(format!("/proc/{pid}/task")).unwrap().flatten() {
+            let p = task.path().join("children");
+            if let Ok(s) = std::fs::read_to_string(&p) {
+                all.extend(s.split_whitespace().map(str::to_owned));
+            }
+        }
+        all
+    }
+}
+
+impl Drop for Proxy {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// Run `mcpkit ARGS…`; (exit code, stdout, stderr).
+pub(crate) fn mcpkit(args: &[&str]) -> (i32, String, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_mcpkit"))
+        .args(args)
+        .env("COLUMNS", "160")
+        .stdin(Stdio::null())
+        .output()
+        .expect("run mcpkit");
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+/// `mcpkit inspect` and `mcpkit call` against an SDK's echo server (tools echo, add, fail);
+/// `target` is `--server URL` or `-- CMD ARGS…`.
+pub(crate) fn cli_against_echo_server(target: &[&str]) {
+    let with = |args: &[&str]| {
+        // SDK servers start slowly on a loaded machine: a generous handshake timeout.
+        let mut all: Vec<&str> = args.to_vec();
+        all.extend_from_slice(&["--timeout", "120s"]);
+        all.extend_from_slice(target);
+        mcpkit(&all)
+    };
+    let (code, out, err) = with(&["inspect"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.starts_with("Server "), "{out}");
+    assert!(out.contains("Protocol   2025-"), "{out}");
+    for tool in ["echo", "add", "fail"] {
+        assert!(
+            out.lines().any(|l| l.trim_start().starts_with(tool)),
+            "{tool} missing: {out}"
+        );
+    }
+    let (code, out, _) = with(&["inspect", "--json"]);
+    assert_eq!(code, 0);
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert!(v["tools"].as_array().unwrap().len() >= 3);
+    let (code, out, err) = with(&["call", "echo", "message=hi from the cli"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.starts_with("hi from the cli\n"), "{out}");
+    let (code, out, err) = with(&["call", "add", "a=2", "b=3"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("\"result\": 5"), "{out}");
+    let (code, _, err) = with(&["call", "fail"]);
+    assert_eq!(code, 1, "isError exits 1: {err}");
+    let (code, _, err) = with(&["call", "add", "a=two", "b=3"]);
+    assert_eq!(code, 2);
+    // "must be an integer" (Python: int) or "must be a number" (TypeScript: z.number()).
+    assert!(
+        err.trim().starts_with("mcpkit call: argument \"a\" must be an") || err.contains("must be a number"),
+        "{err}"
+    );
+    assert_eq!(err.lines().count(), 1, "{err}");
+}
