@@ -242,6 +242,7 @@ fn options(target: &TargetArgs, trace_wire: bool) -> ConnectOptions {
     ConnectOptions {
         timeout: target.timeout,
         trace_wire,
+        mode: target.protocol,
     }
 }
 

@@ -20,9 +20,11 @@ use std::fmt;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
+use mcpkit::client::ConnectMode;
 use mcpkit::transport::child::{ChildTransport, Stderr};
 use mcpkit::transport::http::client::HttpClientTransport;
 use mcpkit::transport::Transport;
+use mcpkit::types::ProtocolVersion;
 use mcpkit::{Client, ClientBuilder, PeerOptions};
 use serde::Deserialize;
 
@@ -78,6 +80,11 @@ pub struct TargetArgs {
     /// Give up on connecting, and on each request, after this long (e.g. 30s, 500ms, 2m).
     #[arg(long, value_name = "DURATION", default_value = "30s", value_parser = parse_duration)]
     pub timeout: Duration,
+    /// The protocol era: `legacy` (the initialize handshake, every server speaks it), `auto`
+    /// (probe with server/discover; 2026-07-28 when the server speaks it, else the handshake) or
+    /// a stateless revision such as `2026-07-28`.
+    #[arg(long, value_name = "legacy|auto|VERSION", default_value = "legacy", value_parser = parse_mode)]
+    pub protocol: ConnectMode,
     /// The stdio server to launch: `-- CMD ARGS…` (default: the built-in reference server).
     #[arg(last = true, value_name = "CMD")]
     pub command: Vec<String>,
@@ -89,6 +96,7 @@ impl Default for TargetArgs {
             server: None,
             config: None,
             timeout: Duration::from_secs(30),
+            protocol: ConnectMode::Legacy,
             command: Vec::new(),
         }
     }
@@ -305,6 +313,8 @@ pub struct ConnectOptions {
     pub timeout: Duration,
     /// Print every JSON-RPC message to stderr.
     pub trace_wire: bool,
+    /// How to pick the protocol era.
+    pub mode: ConnectMode,
 }
 
 /// An opened transport of any kind.
@@ -359,10 +369,12 @@ impl Target {
 
     /// Connect a client (built by `builder`) and run the handshake, within the timeout.
     pub async fn connect(&self, builder: ClientBuilder, options: ConnectOptions) -> Result<Client, Failure> {
-        let builder = builder.peer_options(PeerOptions {
-            request_timeout: Some(options.timeout),
-            ..PeerOptions::default()
-        });
+        let builder = builder
+            .peer_options(PeerOptions {
+                request_timeout: Some(options.timeout),
+                ..PeerOptions::default()
+            })
+            .mode(options.mode);
         let transport = self.open(options.timeout)?;
         let connecting = async {
             match transport {
@@ -390,6 +402,23 @@ async fn connect_over<T: Transport>(builder: ClientBuilder, t: T, trace: bool) -
         builder.connect(Traced::new(t, "server")).await
     } else {
         builder.connect(t).await
+    }
+}
+
+/// Parse `--protocol`: `legacy`, `auto` or a stateless-era revision.
+pub fn parse_mode(s: &str) -> Result<ConnectMode, String> {
+    match s {
+        "legacy" => Ok(ConnectMode::Legacy),
+        "auto" => Ok(ConnectMode::Auto),
+        v => match v.parse::<ProtocolVersion>() {
+            Ok(v) if v.era() == mcpkit::types::Era::Stateless => Ok(ConnectMode::Version(v)),
+            Ok(v) => Err(format!(
+                "{v} is a handshake-era revision: use --protocol legacy (the handshake negotiates it)"
+            )),
+            Err(_) => Err(format!(
+                "expected legacy, auto or a revision such as 2026-07-28, not {v:?}"
+            )),
+        },
     }
 }
 
