@@ -41,7 +41,10 @@
 //! not be reached for `initialize`, a new session could not be started, or the HTTP+SSE stream
 //! ended.
 
+mod auth;
 mod legacy;
+
+pub use auth::{AuthChallenge, AuthFuture, HttpAuth, MAX_AUTH_RETRIES};
 
 use std::collections::HashMap;
 use std::future::Future;
@@ -87,6 +90,7 @@ pub struct HttpClientBuilder {
     max_frame: usize,
     standalone_stream: bool,
     max_reconnects: u32,
+    auth: auth::AuthSlot,
 }
 
 impl HttpClientBuilder {
@@ -101,7 +105,16 @@ impl HttpClientBuilder {
             max_frame: DEFAULT_MAX_FRAME,
             standalone_stream: true,
             max_reconnects: 5,
+            auth: auth::AuthSlot::default(),
         }
+    }
+
+    /// Authorize requests with `provider`: its header goes on every HTTP request, and it is
+    /// asked to (re)authorize when the server answers `401` or `403` (see [`HttpAuth`]). The
+    /// OAuth 2.1 client of the `auth` module is one such provider.
+    pub fn auth(mut self, provider: std::sync::Arc<dyn HttpAuth>) -> Self {
+        self.auth = auth::AuthSlot(Some(provider));
+        self
     }
 
     /// Send this header with every HTTP request (for example an API key; it is marked
@@ -225,6 +238,7 @@ impl HttpClientBuilder {
             max_frame: self.max_frame,
             standalone_stream: self.standalone_stream,
             max_reconnects: self.max_reconnects,
+            auth: self.auth.0,
             tx,
             state,
             reinit: tokio::sync::Mutex::new(()),
@@ -493,6 +507,8 @@ pub(super) struct Inner {
     max_frame: usize,
     standalone_stream: bool,
     max_reconnects: u32,
+    /// Supplies `Authorization` and re-authorizes on 401/403.
+    auth: Option<Arc<dyn HttpAuth>>,
     /// Frames for the reader; an error ends the connection.
     tx: mpsc::UnboundedSender<io::Result<Frame>>,
     state: Arc<Mutex<State>>,
@@ -716,7 +732,11 @@ impl Inner {
     }
 
     /// A GET on the endpoint for an SSE stream (standalone, or resuming after `last_event_id`).
-    async fn get_stream(&self, last_event_id: Option<&str>) -> reqwest::Result<reqwest::Response> {
+    async fn get_stream(&self, last_event_id: Option<&str>) -> Result<reqwest::Response, String> {
+        auth::send(self.auth.as_ref(), &self.url, || self.get_request(last_event_id)).await
+    }
+
+    fn get_request(&self, last_event_id: Option<&str>) -> reqwest::RequestBuilder {
         let (session, version) = {
             let s = lock(&self.state);
             (s.session_id.clone(), s.protocol_version.clone())
@@ -735,7 +755,13 @@ impl Inner {
         if let Some(id) = last_event_id {
             req = req.header(LAST_EVENT_ID_HEADER, id);
         }
-        req.send().await
+        req
+    }
+
+    /// Send the request `build` makes, with the auth provider's header and its re-authorization
+    /// on 401/403 (when there is a provider).
+    async fn send_authorized(&self, build: impl Fn() -> reqwest::RequestBuilder) -> Result<reqwest::Response, String> {
+        auth::send(self.auth.as_ref(), &self.url, build).await
     }
 
     fn remember_session(&self, response: &reqwest::Response) {
@@ -753,7 +779,7 @@ impl Inner {
             s.awaiting_init = Some(id.clone());
             s.session_id = None;
         }
-        let response = match self.post_request(&frame, None, false).send().await {
+        let response = match self.send_authorized(|| self.post_request(&frame, None, false)).await {
             Ok(r) => r,
             Err(e) => {
                 let message = format!("could not reach the MCP server at {}: {e}", self.url);
@@ -796,9 +822,12 @@ impl Inner {
         let mut retried = false;
         loop {
             let session = self.session_id();
-            let response = match self.post_request(&frame, session.as_deref(), true).send().await {
+            let response = match self
+                .send_authorized(|| self.post_request(&frame, session.as_deref(), true))
+                .await
+            {
                 Ok(r) => r,
-                Err(e) => return self.fail_request(id.as_ref(), &format!("the HTTP request failed: {e}")),
+                Err(e) => return self.fail_request(id.as_ref(), &e),
             };
             let status = response.status();
             if status == StatusCode::NOT_FOUND && !retried {
@@ -1049,8 +1078,7 @@ impl Inner {
         };
         tracing::debug!("MCP session {stale} expired; starting a new one");
         let response = self
-            .post_request(&frame, None, false)
-            .send()
+            .send_authorized(|| self.post_request(&frame, None, false))
             .await
             .map_err(|e| other(format!("starting a new MCP session failed: {e}")))?;
         let status = response.status();
@@ -1064,8 +1092,7 @@ impl Inner {
         if let Some(note) = initialized {
             let session = self.session_id();
             let response = self
-                .post_request(&note, session.as_deref(), true)
-                .send()
+                .send_authorized(|| self.post_request(&note, session.as_deref(), true))
                 .await
                 .map_err(|e| other(format!("starting a new MCP session failed: {e}")))?;
             if !response.status().is_success() {
@@ -1101,6 +1128,9 @@ impl Inner {
             .header(SESSION_HEADER, &*session);
         if let Some(v) = version {
             req = req.header(PROTOCOL_VERSION_HEADER, &*v);
+        }
+        if let Some(v) = self.auth.as_ref().and_then(|a| a.authorization()) {
+            req = req.header(header::AUTHORIZATION, v);
         }
         match tokio::time::timeout(DELETE_TIMEOUT, req.send()).await {
             Ok(Ok(r)) if r.status() == StatusCode::METHOD_NOT_ALLOWED => {
