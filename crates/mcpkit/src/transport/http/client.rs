@@ -75,6 +75,8 @@ const ACCEPT_SSE: &str = "text/event-stream";
 const DEFAULT_RETRY: Duration = Duration::from_secs(1);
 /// How much of an error body is read.
 const ERROR_BODY_LIMIT: usize = 64 * 1024;
+/// How long sending `notifications/initialized` waits for the standalone stream to open.
+const STANDALONE_OPEN_WAIT: Duration = Duration::from_secs(5);
 /// How long `close` waits for the server to acknowledge `DELETE`.
 const DELETE_TIMEOUT: Duration = Duration::from_secs(5);
 
@@ -685,7 +687,10 @@ impl Inner {
                 lock(&self.state).initialized = Some(frame.clone());
                 self.post(frame, None).await;
                 if self.standalone_stream {
-                    self.start_standalone();
+                    // Hold the next message until the standalone stream is open (or refused), so
+                    // a server request sent right after initialization has a stream to use.
+                    let opened = self.start_standalone();
+                    let _ = tokio::time::timeout(STANDALONE_OPEN_WAIT, opened).await;
                 }
             }
             Kind::Request { id, initialize: false } => {
@@ -999,20 +1004,28 @@ impl Inner {
     }
 
     /// (Re)open the standalone GET stream, replacing any previous one.
-    fn start_standalone(self: &Arc<Self>) {
+    /// The returned receiver resolves (or is dropped) once the first GET has been answered.
+    fn start_standalone(self: &Arc<Self>) -> tokio::sync::oneshot::Receiver<()> {
         let token = self.shutdown.child_token();
         if let Some(old) = lock(&self.state).standalone.replace(token.clone()) {
             old.cancel();
         }
+        let (opened_tx, opened) = tokio::sync::oneshot::channel();
         let this = self.clone();
-        self.spawn(token, async move { this.standalone().await });
+        self.spawn(token, async move { this.standalone(opened_tx).await });
+        opened
     }
 
-    async fn standalone(self: &Arc<Self>) {
+    async fn standalone(self: &Arc<Self>, opened: tokio::sync::oneshot::Sender<()>) {
         let mut cursor = Cursor::default();
         let mut failures = 0u32;
+        let mut opened = Some(opened);
         loop {
-            match self.get_stream(cursor.last_id.as_deref()).await {
+            let answer = self.get_stream(cursor.last_id.as_deref()).await;
+            if let Some(tx) = opened.take() {
+                let _ = tx.send(());
+            }
+            match answer {
                 Ok(r) if r.status() == StatusCode::METHOD_NOT_ALLOWED => {
                     tracing::debug!("the MCP server offers no standalone SSE stream");
                     return;
@@ -1102,7 +1115,7 @@ impl Inner {
                 )));
             }
             if self.standalone_stream {
-                self.start_standalone();
+                drop(self.start_standalone());
             }
         }
         Ok(())
