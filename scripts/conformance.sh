@@ -319,9 +319,7 @@ run_server_leg() {
 # Client scenarios not implemented yet (all not-scored extensions): reported, not counted as
 # failures. A listed scenario that passes is reported so the list shrinks.
 #   auth/dpop, auth/dpop-nonce: DPoP-bound tokens (RFC 9449) are not implemented.
-#   auth/enterprise-managed-authorization: SEP-990 token exchange + ID-JAG is not implemented.
-#   auth/wif-jwt-bearer: the RFC 7523 JWT-bearer grant for workload identity is not implemented.
-client_expected_failures="auth/dpop auth/dpop-nonce auth/enterprise-managed-authorization auth/wif-jwt-bearer"
+client_expected_failures="auth/dpop auth/dpop-nonce"
 
 run_client_leg() {
   local sets=("$@")

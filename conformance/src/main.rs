@@ -149,6 +149,21 @@ fn oauth_client(scenario: &str, url: &str, context: &Map<String, Value>) -> Resu
                 algorithm: text("signing_algorithm").unwrap_or_else(|| "ES256".into()),
             });
         }
+        "auth/enterprise-managed-authorization" => {
+            b = b.client_credentials(ClientCredentials::EnterpriseManaged {
+                client_id: text("client_id").ok_or("context has no client_id")?,
+                client_secret: text("client_secret").ok_or("context has no client_secret")?,
+                idp_token_endpoint: text("idp_token_endpoint").ok_or("context has no idp_token_endpoint")?,
+                idp_client_id: text("idp_client_id").ok_or("context has no idp_client_id")?,
+                id_token: text("idp_id_token").ok_or("context has no idp_id_token")?,
+            });
+        }
+        "auth/wif-jwt-bearer" => {
+            b = b.client_credentials(ClientCredentials::JwtBearer {
+                client_id: text("client_id").ok_or("context has no client_id")?,
+                assertion: text("valid_jwt").ok_or("context has no valid_jwt")?,
+            });
+        }
         _ => {
             if let Some(id) = text("client_id") {
                 b = b.preregistered(text("issuer"), id, text("client_secret"));

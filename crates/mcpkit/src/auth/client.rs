@@ -22,6 +22,8 @@ use crate::transport::http::client::{AuthChallenge, HttpAuth};
 
 /// How many step-up authorizations in a row that do not widen the requested scopes are tried.
 const MAX_STEP_UPS_WITHOUT_NEW_SCOPE: u32 = 2;
+/// The RFC 7523 JWT-bearer grant type.
+const JWT_BEARER: &str = "urn:ietf:params:oauth:grant-type:jwt-bearer";
 /// Lifetime of a `private_key_jwt` client assertion.
 const ASSERTION_LIFETIME: Duration = Duration::from_secs(300);
 
@@ -105,6 +107,31 @@ pub enum ClientCredentials {
         /// The JWS algorithm, for example `ES256` or `RS256`.
         algorithm: String,
     },
+    /// A JWT issued to this workload by a trusted identity provider, exchanged with the RFC 7523
+    /// JWT-bearer grant (workload identity federation); the client authenticates with the
+    /// assertion alone.
+    JwtBearer {
+        /// The client id.
+        client_id: String,
+        /// The JWT assertion.
+        assertion: String,
+    },
+    /// Enterprise-managed authorization: the user's identity-provider ID token is exchanged at
+    /// the identity provider (RFC 8693 token exchange) for an identity assertion JWT
+    /// authorization grant (ID-JAG) for this authorization server and resource, which is then
+    /// redeemed with the RFC 7523 JWT-bearer grant, authenticating with the client secret.
+    EnterpriseManaged {
+        /// The client id at the authorization server.
+        client_id: String,
+        /// The client secret at the authorization server.
+        client_secret: String,
+        /// The identity provider's token endpoint.
+        idp_token_endpoint: String,
+        /// The client id at the identity provider.
+        idp_client_id: String,
+        /// The user's ID token from the identity provider.
+        id_token: String,
+    },
 }
 
 impl std::fmt::Debug for ClientCredentials {
@@ -120,6 +147,19 @@ impl std::fmt::Debug for ClientCredentials {
                 .debug_struct("PrivateKeyJwt")
                 .field("client_id", client_id)
                 .field("algorithm", algorithm)
+                .finish_non_exhaustive(),
+            ClientCredentials::JwtBearer { client_id, .. } => f
+                .debug_struct("JwtBearer")
+                .field("client_id", client_id)
+                .finish_non_exhaustive(),
+            ClientCredentials::EnterpriseManaged {
+                client_id,
+                idp_token_endpoint,
+                ..
+            } => f
+                .debug_struct("EnterpriseManaged")
+                .field("client_id", client_id)
+                .field("idp_token_endpoint", idp_token_endpoint)
                 .finish_non_exhaustive(),
         }
     }
@@ -685,14 +725,97 @@ impl OAuthClient {
         creds: &ClientCredentials,
         scope: Option<&str>,
     ) -> Result<TokenSet, AuthError> {
-        let mut form = vec![
-            ("grant_type", "client_credentials".to_owned()),
-            ("resource", found.prm.resource.clone()),
-        ];
+        let mut form = match creds {
+            ClientCredentials::JwtBearer { assertion, .. } => {
+                vec![("grant_type", JWT_BEARER.to_owned()), ("assertion", assertion.clone())]
+            }
+            ClientCredentials::EnterpriseManaged {
+                idp_token_endpoint,
+                idp_client_id,
+                id_token,
+                ..
+            } => {
+                let grant = self
+                    .exchange_id_token(found, idp_token_endpoint, idp_client_id, id_token, scope)
+                    .await?;
+                vec![("grant_type", JWT_BEARER.to_owned()), ("assertion", grant)]
+            }
+            _ => vec![("grant_type", "client_credentials".to_owned())],
+        };
+        form.push(("resource", found.prm.resource.clone()));
         if let Some(s) = scope {
             form.push(("scope", s.to_owned()));
         }
         self.token_request(found, &Auth::Credentials(creds), form, None).await
+    }
+
+    /// RFC 8693 token exchange at the identity provider: the ID token for an ID-JAG naming this
+    /// authorization server (audience) and resource.
+    async fn exchange_id_token(
+        &self,
+        found: &Discovered,
+        endpoint: &str,
+        idp_client_id: &str,
+        id_token: &str,
+        scope: Option<&str>,
+    ) -> Result<String, AuthError> {
+        let url = Url::parse(endpoint)
+            .map_err(|e| AuthError::Config(format!("invalid identity provider token endpoint: {e}")))?;
+        check_scheme(&url)?;
+        let mut form = vec![
+            (
+                "grant_type",
+                "urn:ietf:params:oauth:grant-type:token-exchange".to_owned(),
+            ),
+            (
+                "requested_token_type",
+                "urn:ietf:params:oauth:token-type:id-jag".to_owned(),
+            ),
+            ("subject_token", id_token.to_owned()),
+            (
+                "subject_token_type",
+                "urn:ietf:params:oauth:token-type:id_token".to_owned(),
+            ),
+            ("audience", found.issuer.clone()),
+            ("resource", found.prm.resource.clone()),
+            ("client_id", idp_client_id.to_owned()),
+        ];
+        if let Some(s) = scope {
+            form.push(("scope", s.to_owned()));
+        }
+        let response = self
+            .inner
+            .http
+            .post(url)
+            .header(header::CONTENT_TYPE, "application/x-www-form-urlencoded")
+            .header(header::ACCEPT, "application/json")
+            .body(form_encode(&form))
+            .send()
+            .await
+            .map_err(|e| AuthError::Http(format!("token exchange at {endpoint}: {e}")))?;
+        let status = response.status();
+        let bytes = read_limited(response, MAX_DOCUMENT)
+            .await
+            .map_err(|e| AuthError::Token(format!("{endpoint}: {e}")))?;
+        if !status.is_success() {
+            return Err(AuthError::Token(format!(
+                "token exchange at {endpoint} answered HTTP {status}: {}",
+                oauth_error(&bytes)
+            )));
+        }
+        #[derive(Deserialize)]
+        struct Exchanged {
+            access_token: String,
+            issued_token_type: Option<String>,
+        }
+        let e: Exchanged = serde_json::from_slice(&bytes)
+            .map_err(|e| AuthError::Token(format!("token exchange at {endpoint}: invalid response: {e}")))?;
+        if let Some(t) = &e.issued_token_type {
+            if t != "urn:ietf:params:oauth:token-type:id-jag" {
+                return Err(AuthError::Token(format!("token exchange issued {t:?}, not an ID-JAG")));
+            }
+        }
+        Ok(e.access_token)
     }
 
     async fn refresh(&self, current: &Current) -> Result<(), AuthError> {
@@ -790,6 +913,21 @@ impl OAuthClient {
                     "urn:ietf:params:oauth:client-assertion-type:jwt-bearer".into(),
                 ));
                 form.push(("client_assertion", assertion));
+            }
+            Auth::Credentials(ClientCredentials::JwtBearer { client_id, .. }) => {
+                form.push(("client_id", client_id.clone()));
+            }
+            Auth::Credentials(ClientCredentials::EnterpriseManaged {
+                client_id,
+                client_secret,
+                ..
+            }) => {
+                if choose_secret_method(&found.meta, true) == "client_secret_post" {
+                    form.push(("client_id", client_id.clone()));
+                    form.push(("client_secret", client_secret.clone()));
+                } else {
+                    basic = Some(basic_auth(client_id, client_secret));
+                }
             }
         }
         let mut req = self
