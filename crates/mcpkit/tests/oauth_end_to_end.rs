@@ -400,3 +400,51 @@ async fn resource_server_refuses_bad_tokens_and_hides_the_good_one() {
         json!({"authorization": false, "subject": "user-1", "scopes": ["mcp:read"]})
     );
 }
+
+/// An RFC 7662 endpoint that knows a few opaque tokens and checks the resource server's
+/// credentials.
+async fn introspect(State(resource): State<Arc<String>>, headers: HeaderMap, body: Bytes) -> Response {
+    let basic = format!(
+        "Basic {}",
+        base64::engine::general_purpose::STANDARD.encode("rs:rs-secret")
+    );
+    if headers.get(header::AUTHORIZATION).and_then(|v| v.to_str().ok()) != Some(basic.as_str()) {
+        return StatusCode::UNAUTHORIZED.into_response();
+    }
+    let token = form(&body).remove("token").unwrap_or_default();
+    let claims = match token.as_str() {
+        "good" => json!({"active": true, "sub": "user-2", "aud": *resource, "scope": "mcp:read", "exp": now() + 600}),
+        "expired" => json!({"active": true, "sub": "user-2", "aud": *resource, "exp": now() - 600}),
+        "elsewhere" => json!({"active": true, "sub": "user-2", "aud": "https://other.example/mcp"}),
+        "unbound" => json!({"active": true, "sub": "user-2", "scope": "mcp:read"}),
+        _ => json!({"active": false}),
+    };
+    ([(header::CONTENT_TYPE, "application/json")], claims.to_string()).into_response()
+}
+
+#[tokio::test]
+async fn introspection_verifier_accepts_only_active_tokens_for_this_resource() {
+    use mcpkit::auth::resource::{IntrospectionVerifier, TokenVerifier, VerifyError};
+    let (l, base) = listen().await;
+    let resource = "http://127.0.0.1:1/mcp".to_owned();
+    spawn(
+        l,
+        Router::new()
+            .route("/introspect", post(introspect))
+            .with_state(Arc::new(resource.clone())),
+    );
+    let endpoint = format!("{base}/introspect");
+    let verifier = IntrospectionVerifier::new(&endpoint, "rs", "rs-secret", &resource).unwrap();
+    let info = verifier.verify("good").await.unwrap();
+    assert_eq!(info.subject.as_deref(), Some("user-2"));
+    assert_eq!(info.scopes, vec!["mcp:read"]);
+    for bad in ["expired", "elsewhere", "unbound", "unknown", ""] {
+        assert!(
+            matches!(verifier.verify(bad).await, Err(VerifyError::Invalid(_))),
+            "{bad:?} must be refused as invalid"
+        );
+    }
+    // Wrong resource-server credentials: the endpoint refuses, which is not the token's fault.
+    let wrong = IntrospectionVerifier::new(&endpoint, "rs", "nope", &resource).unwrap();
+    assert!(matches!(wrong.verify("good").await, Err(VerifyError::Unavailable(_))));
+}

@@ -270,8 +270,8 @@ fn info_from_claims(claims: serde_json::Map<String, serde_json::Value>) -> AuthI
 }
 
 /// Verifies opaque tokens with RFC 7662 token introspection, authenticating to the endpoint with
-/// `client_secret_basic`. The response must be `active`, unexpired, and (when it has `aud`) for
-/// this resource.
+/// `client_secret_basic`. The response must be `active`, unexpired, and have an `aud` naming
+/// this resource (spec: "Token Handling": tokens must have been issued for this server).
 pub struct IntrospectionVerifier {
     http: reqwest::Client,
     endpoint: Url,
@@ -348,7 +348,8 @@ impl TokenVerifier for IntrospectionVerifier {
             if info.expires_at.is_some_and(|exp| exp <= now_secs()) {
                 return Err(VerifyError::Invalid("the token has expired".into()));
             }
-            if !info.audience.is_empty() && !info.audience.iter().any(|a| a == &self.audience) {
+            // MCP requires the token to be bound to this resource: no `aud`, no access.
+            if !info.audience.iter().any(|a| a == &self.audience) {
                 return Err(VerifyError::Invalid(
                     "the token was not issued for this resource".into(),
                 ));
