@@ -7,7 +7,9 @@
 //!   checks that they describe this server and that issuer, registers (pre-registered
 //!   credentials, a Client ID Metadata Document, or RFC 7591 dynamic registration), runs the
 //!   authorization code flow with PKCE S256, `state`, the RFC 8707 `resource` and the RFC 9207
-//!   `iss` check through a pluggable [`Authorizer`] (or the client credentials grant), keeps
+//!   `iss` check through a pluggable [`Authorizer`] ([`LoopbackAuthorizer`] for desktop and
+//!   command-line clients, [`HeadlessAuthorizer`] for servers that approve without a user) or
+//!   a grant without a user (client credentials, JWT bearer, enterprise-managed), keeps
 //!   tokens in a pluggable [`TokenStore`], refreshes them, and steps up scopes on
 //!   `403 insufficient_scope`.
 //! - Server side: [`resource`] protects an axum router: protected-resource metadata, bearer
@@ -19,6 +21,7 @@
 mod challenge;
 mod client;
 mod error;
+mod loopback;
 pub mod metadata;
 pub mod resource;
 mod store;
@@ -27,5 +30,6 @@ pub use crate::transport::http::client::AuthFuture;
 pub use challenge::BearerChallenge;
 pub use client::{Authorizer, ClientCredentials, HeadlessAuthorizer, OAuthClient, OAuthClientBuilder};
 pub use error::AuthError;
+pub use loopback::LoopbackAuthorizer;
 pub use metadata::{AuthorizationServerMetadata, ProtectedResourceMetadata};
 pub use store::{ClientRegistration, MemoryTokenStore, TokenSet, TokenStore};
