@@ -316,10 +316,9 @@ run_server_leg() {
   fi
 }
 
-# Client scenarios not implemented yet (all not-scored extensions): reported, not counted as
-# failures. A listed scenario that passes is reported so the list shrinks.
-#   auth/dpop, auth/dpop-nonce: DPoP-bound tokens (RFC 9449) are not implemented.
-client_expected_failures="auth/dpop auth/dpop-nonce"
+# Client scenarios that are known to fail, reported but not counted as failures (none today;
+# a listed scenario that passes is reported so the list shrinks).
+client_expected_failures=""
 
 run_client_leg() {
   local sets=("$@")

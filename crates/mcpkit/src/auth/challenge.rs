@@ -73,7 +73,8 @@ fn parse_one(header: &str) -> Option<BearerChallenge> {
             if found.is_some() && in_bearer {
                 break;
             }
-            in_bearer = token.eq_ignore_ascii_case("bearer");
+            // DPoP (RFC 9449) challenges carry the same parameters.
+            in_bearer = token.eq_ignore_ascii_case("bearer") || token.eq_ignore_ascii_case("dpop");
             if in_bearer {
                 found = Some(BearerChallenge::default());
             }

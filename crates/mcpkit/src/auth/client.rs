@@ -305,6 +305,8 @@ impl OAuthClientBuilder {
                 store: self.store.unwrap_or_else(|| Arc::new(MemoryTokenStore::new())),
                 current: Mutex::new(None),
                 flow: tokio::sync::Mutex::new(Flow::default()),
+                dpop: super::dpop::DpopKey::generate()?,
+                dpop_nonces: Mutex::new(DpopNonces::default()),
             }),
         })
     }
@@ -371,6 +373,16 @@ struct Inner {
     current: Mutex<Option<Current>>,
     /// Serializes authorization work.
     flow: tokio::sync::Mutex<Flow>,
+    /// The DPoP key, used with authorization servers that support DPoP (RFC 9449).
+    dpop: super::dpop::DpopKey,
+    /// The latest DPoP nonces the servers asked for.
+    dpop_nonces: Mutex<DpopNonces>,
+}
+
+#[derive(Default)]
+struct DpopNonces {
+    authorization_server: Option<String>,
+    resource_server: Option<String>,
 }
 
 #[derive(Clone)]
@@ -473,7 +485,7 @@ impl OAuthClient {
         if !step_up {
             // A stored token we have not tried yet?
             if let Some(tokens) = inner.store.tokens(&found.issuer, &resource).await? {
-                let header = bearer(&tokens.access_token)?;
+                let header = bearer(&tokens)?;
                 if Some(&header) != sent && !tokens.is_expired() {
                     self.set_current(&found.issuer, &resource, tokens, header);
                     return Ok(());
@@ -512,7 +524,7 @@ impl OAuthClient {
                 self.authorization_code(&found, &registration, scope.as_deref()).await?
             }
         };
-        let header = bearer(&tokens.access_token)?;
+        let header = bearer(&tokens)?;
         inner
             .store
             .save_tokens(&found.issuer, &resource, tokens.clone())
@@ -854,7 +866,7 @@ impl OAuthClient {
                     .await?
             }
         };
-        let header = bearer(&auth.access_token)?;
+        let header = bearer(&auth)?;
         self.inner
             .store
             .save_tokens(&current.issuer, &current.resource, auth.clone())
@@ -930,24 +942,52 @@ impl OAuthClient {
                 }
             }
         }
-        let mut req = self
-            .inner
-            .http
-            .post(url)
-            .header(header::CONTENT_TYPE, "application/x-www-form-urlencoded")
-            .header(header::ACCEPT, "application/json")
-            .body(form_encode(&form));
-        if let Some(b) = basic {
-            req = req.header(header::AUTHORIZATION, b);
-        }
-        let response = req
-            .send()
-            .await
-            .map_err(|e| AuthError::Http(format!("token request to {endpoint}: {e}")))?;
-        let status = response.status();
-        let bytes = read_limited(response, MAX_DOCUMENT)
-            .await
-            .map_err(|e| AuthError::Token(format!("{endpoint}: {e}")))?;
+        let dpop = found.meta.supports_dpop_es256();
+        let body = form_encode(&form);
+        let mut retried_nonce = false;
+        let (status, bytes) = loop {
+            let mut req = self
+                .inner
+                .http
+                .post(url.clone())
+                .header(header::CONTENT_TYPE, "application/x-www-form-urlencoded")
+                .header(header::ACCEPT, "application/json")
+                .body(body.clone());
+            if let Some(b) = &basic {
+                req = req.header(header::AUTHORIZATION, b);
+            }
+            if dpop {
+                let nonce = lock(&self.inner.dpop_nonces).authorization_server.clone();
+                let proof = self.inner.dpop.proof("POST", &url, None, nonce.as_deref())?;
+                req = req.header("dpop", proof);
+            }
+            let response = req
+                .send()
+                .await
+                .map_err(|e| AuthError::Http(format!("token request to {endpoint}: {e}")))?;
+            let status = response.status();
+            let nonce = response
+                .headers()
+                .get("dpop-nonce")
+                .and_then(|v| v.to_str().ok())
+                .map(str::to_owned);
+            let bytes = read_limited(response, MAX_DOCUMENT)
+                .await
+                .map_err(|e| AuthError::Token(format!("{endpoint}: {e}")))?;
+            // RFC 9449 section 8: retry once with the nonce the server asks for.
+            if dpop
+                && !retried_nonce
+                && status == StatusCode::BAD_REQUEST
+                && oauth_error_code(&bytes).as_deref() == Some("use_dpop_nonce")
+            {
+                if let Some(n) = nonce {
+                    lock(&self.inner.dpop_nonces).authorization_server = Some(n);
+                    retried_nonce = true;
+                    continue;
+                }
+            }
+            break (status, bytes);
+        };
         if !status.is_success() {
             return Err(AuthError::Token(format!(
                 "{endpoint} answered HTTP {status}: {}",
@@ -964,13 +1004,18 @@ impl OAuthClient {
         }
         let t: TokenResponse = serde_json::from_slice(&bytes)
             .map_err(|e| AuthError::Token(format!("{endpoint} sent an invalid token response: {e}")))?;
-        if !t.token_type.eq_ignore_ascii_case("bearer") {
+        let token_type = if t.token_type.eq_ignore_ascii_case("bearer") {
+            "Bearer"
+        } else if dpop && t.token_type.eq_ignore_ascii_case("dpop") {
+            "DPoP"
+        } else {
             return Err(AuthError::Token(format!("unsupported token_type {:?}", t.token_type)));
-        }
+        };
         Ok(TokenSet {
             access_token: t.access_token,
             refresh_token: t.refresh_token.or_else(|| old_refresh.map(str::to_owned)),
             expires_at: t.expires_in.map(|s| SystemTime::now() + Duration::from_secs(s)),
+            token_type: token_type.to_owned(),
             scope: t.scope.or_else(|| form_scope(&form)),
         })
     }
@@ -1001,8 +1046,44 @@ impl HttpAuth for OAuthClient {
         lock(&self.inner.current).as_ref().map(|c| c.header.clone())
     }
 
+    fn headers(&self, method: &reqwest::Method, url: &Url) -> Vec<(header::HeaderName, HeaderValue)> {
+        let Some(current) = lock(&self.inner.current).clone() else {
+            return Vec::new();
+        };
+        let mut out = vec![(header::AUTHORIZATION, current.header.clone())];
+        if current.tokens.token_type.eq_ignore_ascii_case("dpop") {
+            let nonce = lock(&self.inner.dpop_nonces).resource_server.clone();
+            match self
+                .inner
+                .dpop
+                .proof(
+                    method.as_str(),
+                    url,
+                    Some(&current.tokens.access_token),
+                    nonce.as_deref(),
+                )
+                .ok()
+                .and_then(|p| HeaderValue::from_str(&p).ok())
+            {
+                Some(proof) => out.push((header::HeaderName::from_static("dpop"), proof)),
+                None => tracing::warn!("could not make a DPoP proof"),
+            }
+        }
+        out
+    }
+
     fn challenge<'a>(&'a self, challenge: &'a AuthChallenge) -> AuthFuture<'a, Result<(), String>> {
         Box::pin(async move {
+            if challenge.status == StatusCode::UNAUTHORIZED {
+                let parsed = BearerChallenge::parse(&challenge.www_authenticate).unwrap_or_default();
+                if parsed.error.as_deref() == Some("use_dpop_nonce") {
+                    // RFC 9449 section 9: retry with the resource server's nonce.
+                    if let Some(n) = &challenge.dpop_nonce {
+                        lock(&self.inner.dpop_nonces).resource_server = Some(n.clone());
+                        return Ok(());
+                    }
+                }
+            }
             self.handle_challenge(challenge.status, &challenge.www_authenticate, challenge.sent.as_ref())
                 .await
                 .map_err(|e| e.to_string())
@@ -1014,8 +1095,13 @@ fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     m.lock().unwrap_or_else(|e| e.into_inner())
 }
 
-fn bearer(token: &str) -> Result<HeaderValue, AuthError> {
-    let mut v = HeaderValue::from_str(&format!("Bearer {token}"))
+fn bearer(tokens: &TokenSet) -> Result<HeaderValue, AuthError> {
+    let scheme = if tokens.token_type.eq_ignore_ascii_case("dpop") {
+        "DPoP"
+    } else {
+        "Bearer"
+    };
+    let mut v = HeaderValue::from_str(&format!("{scheme} {}", tokens.access_token))
         .map_err(|_| AuthError::Token("the access token is not a valid header value".into()))?;
     v.set_sensitive(true);
     Ok(v)
@@ -1053,6 +1139,15 @@ fn form_encode(form: &[(&str, String)]) -> String {
         .map(|(k, v)| format!("{}={}", form_component(k), form_component(v)))
         .collect::<Vec<_>>()
         .join("&")
+}
+
+/// The `error` code of an OAuth error response body.
+fn oauth_error_code(body: &[u8]) -> Option<String> {
+    serde_json::from_slice::<serde_json::Value>(body)
+        .ok()?
+        .get("error")?
+        .as_str()
+        .map(str::to_owned)
 }
 
 /// The OAuth error of an error response body, for messages.

@@ -83,6 +83,15 @@ impl AuthorizationServerMetadata {
         }
     }
 
+    /// Whether the server issues DPoP-bound tokens for ES256 proofs
+    /// (`dpop_signing_alg_values_supported`, RFC 9449 section 5.1).
+    pub fn supports_dpop_es256(&self) -> bool {
+        self.extra
+            .get("dpop_signing_alg_values_supported")
+            .and_then(|v| v.as_array())
+            .is_some_and(|a| a.iter().any(|v| v.as_str() == Some("ES256")))
+    }
+
     /// Whether the server lists `grant` (RFC 8414 default: authorization_code and implicit).
     pub fn supports_grant(&self, grant: &str) -> bool {
         match &self.grant_types_supported {

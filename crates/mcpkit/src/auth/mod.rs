@@ -20,6 +20,7 @@
 
 mod challenge;
 mod client;
+mod dpop;
 mod error;
 mod loopback;
 pub mod metadata;

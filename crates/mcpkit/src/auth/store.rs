@@ -58,6 +58,13 @@ pub struct TokenSet {
     pub expires_at: Option<SystemTime>,
     /// The granted scopes (space-separated), when the server said.
     pub scope: Option<String>,
+    /// `Bearer`, or `DPoP` for a sender-constrained token (RFC 9449).
+    #[serde(default = "bearer_type")]
+    pub token_type: String,
+}
+
+fn bearer_type() -> String {
+    "Bearer".to_owned()
 }
 
 impl TokenSet {
@@ -68,6 +75,7 @@ impl TokenSet {
             refresh_token: None,
             expires_at: None,
             scope: None,
+            token_type: bearer_type(),
         }
     }
 
@@ -84,6 +92,7 @@ impl std::fmt::Debug for TokenSet {
             .field("refresh_token", &self.refresh_token.as_ref().map(|_| "<redacted>"))
             .field("expires_at", &self.expires_at)
             .field("scope", &self.scope)
+            .field("token_type", &self.token_type)
             .finish()
     }
 }

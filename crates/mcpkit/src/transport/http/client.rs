@@ -1142,8 +1142,10 @@ impl Inner {
         if let Some(v) = version {
             req = req.header(PROTOCOL_VERSION_HEADER, &*v);
         }
-        if let Some(v) = self.auth.as_ref().and_then(|a| a.authorization()) {
-            req = req.header(header::AUTHORIZATION, v);
+        if let Some(auth) = &self.auth {
+            for (name, value) in auth.headers(&reqwest::Method::DELETE, &self.url) {
+                req = req.header(name, value);
+            }
         }
         match tokio::time::timeout(DELETE_TIMEOUT, req.send()).await {
             Ok(Ok(r)) if r.status() == StatusCode::METHOD_NOT_ALLOWED => {

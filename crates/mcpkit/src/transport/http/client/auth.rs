@@ -6,8 +6,8 @@ use std::future::Future;
 use std::pin::Pin;
 use std::sync::Arc;
 
-use reqwest::header::{self, HeaderValue};
-use reqwest::{StatusCode, Url};
+use reqwest::header::{self, HeaderName, HeaderValue};
+use reqwest::{Method, StatusCode, Url};
 
 /// A boxed future, as the object-safe [`HttpAuth`] methods return.
 pub type AuthFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
@@ -27,6 +27,8 @@ pub struct AuthChallenge {
     /// provider compares it with its current credentials: when they differ, another request
     /// already renewed them and a plain retry is enough.
     pub sent: Option<HeaderValue>,
+    /// The response's `DPoP-Nonce` header (RFC 9449 section 9), if any.
+    pub dpop_nonce: Option<String>,
 }
 
 /// Supplies credentials to the HTTP client transport. Set it with
@@ -39,6 +41,16 @@ pub struct AuthChallenge {
 pub trait HttpAuth: Send + Sync + 'static {
     /// The `Authorization` header value for the next request, if there are credentials.
     fn authorization(&self) -> Option<HeaderValue>;
+
+    /// Every credential header for a `method` request to `url`: by default just
+    /// [`HttpAuth::authorization`]. A provider of sender-constrained tokens (DPoP, RFC 9449)
+    /// adds its per-request proof here.
+    fn headers(&self, method: &Method, url: &Url) -> Vec<(HeaderName, HeaderValue)> {
+        let _ = (method, url);
+        self.authorization()
+            .map(|v| vec![(header::AUTHORIZATION, v)])
+            .unwrap_or_default()
+    }
 
     /// The server refused a request: obtain (new) credentials, or say why not.
     fn challenge<'a>(&'a self, challenge: &'a AuthChallenge) -> AuthFuture<'a, Result<(), String>>;
@@ -63,12 +75,16 @@ pub(super) async fn send(
     };
     let mut retries = 0;
     loop {
-        let sent = auth.authorization();
-        let mut req = build();
-        if let Some(v) = &sent {
-            req = req.header(header::AUTHORIZATION, v.clone());
+        let (client, request) = build().build_split();
+        let mut request = request.map_err(|e| format!("the HTTP request failed: {e}"))?;
+        for (name, value) in auth.headers(request.method(), request.url()) {
+            request.headers_mut().insert(name, value);
         }
-        let response = req.send().await.map_err(|e| format!("the HTTP request failed: {e}"))?;
+        let sent = request.headers().get(header::AUTHORIZATION).cloned();
+        let response = client
+            .execute(request)
+            .await
+            .map_err(|e| format!("the HTTP request failed: {e}"))?;
         let status = response.status();
         if !matches!(status, StatusCode::UNAUTHORIZED | StatusCode::FORBIDDEN) || retries >= MAX_AUTH_RETRIES {
             return Ok(response);
@@ -84,6 +100,11 @@ pub(super) async fn send(
                 .map(str::to_owned)
                 .collect(),
             sent,
+            dpop_nonce: response
+                .headers()
+                .get("dpop-nonce")
+                .and_then(|v| v.to_str().ok())
+                .map(str::to_owned),
         };
         if challenge.www_authenticate.is_empty() && status == StatusCode::FORBIDDEN {
             // A plain 403 is not an authorization challenge.
