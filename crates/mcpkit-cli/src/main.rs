@@ -49,10 +49,37 @@ enum Command {
         /// The URL of an HTTP server, e.g. http://127.0.0.1:3000/mcp.
         #[arg(long, value_name = "URL", conflicts_with = "command")]
         server: Option<String>,
+        /// Authorize with OAuth 2.1 when the HTTP server asks: the authorization URL is printed,
+        /// and the browser's redirect is awaited on http://127.0.0.1:PORT/callback.
+        #[arg(long, requires = "server")]
+        oauth: bool,
+        /// The port of the OAuth loopback redirect URI.
+        #[arg(long, value_name = "PORT", default_value_t = 33418, requires = "oauth")]
+        oauth_port: u16,
         /// The stdio server to launch.
         #[arg(last = true)]
         command: Vec<String>,
     },
+}
+
+/// The HTTP client transport for `url`, with an OAuth client using a loopback redirect on
+/// `oauth_port` when asked for.
+fn http_transport(url: &str, oauth_port: Option<u16>) -> std::io::Result<HttpClientTransport> {
+    let mut builder = HttpClientTransport::builder(url);
+    if let Some(port) = oauth_port {
+        let authorizer = mcpkit::auth::LoopbackAuthorizer::new(|url| {
+            eprintln!("Open this URL in a browser to authorize mcpkit:\n  {url}");
+            Ok(())
+        });
+        let oauth = mcpkit::auth::OAuthClient::builder(url)
+            .client_name("mcpkit")
+            .redirect_uri(format!("http://127.0.0.1:{port}/callback"))
+            .authorizer(std::sync::Arc::new(authorizer))
+            .build()
+            .map_err(|e| std::io::Error::other(e.to_string()))?;
+        builder = builder.auth(std::sync::Arc::new(oauth));
+    }
+    builder.build()
 }
 
 fn init_tracing(verbose: u8) {
@@ -118,9 +145,11 @@ async fn run(command: Command) -> ExitCode {
         Command::Inspect {
             json,
             server: Some(url),
+            oauth,
+            oauth_port,
             ..
         } => {
-            let outcome = match HttpClientTransport::new(url.clone()) {
+            let outcome = match http_transport(&url, oauth.then_some(oauth_port)) {
                 Ok(t) => mcpkit_cli::inspect::run(t, json).await,
                 Err(e) => Err(e.into()),
             };
@@ -130,6 +159,7 @@ async fn run(command: Command) -> ExitCode {
             json,
             server: None,
             command,
+            ..
         } => match spawn_target(&command) {
             Ok(t) => finish("inspect", mcpkit_cli::inspect::run(t, json).await),
             Err(e) => {

@@ -11,10 +11,12 @@
 //!   command-line clients, [`HeadlessAuthorizer`] for servers that approve without a user) or
 //!   a grant without a user (client credentials, JWT bearer, enterprise-managed), keeps
 //!   tokens in a pluggable [`TokenStore`], refreshes them, and steps up scopes on
-//!   `403 insufficient_scope`.
+//!   `403 insufficient_scope`. With authorization servers that advertise ES256 DPoP, tokens are
+//!   sender-constrained (RFC 9449): every token and MCP request carries a fresh proof.
 //! - Server side: [`resource`] protects an axum router: protected-resource metadata, bearer
 //!   verification through a [`resource::TokenVerifier`] (JWT with a cached JWKS, or RFC 7662
-//!   introspection), audience and scope checks, and the verified identity for handlers.
+//!   introspection), audience and scope checks, and the verified [`resource::AuthInfo`] as a
+//!   request extension for the application.
 //!
 //! Everything here is behind the `auth` feature.
 
