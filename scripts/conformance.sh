@@ -9,8 +9,12 @@
 #       Prints per set `scored: N passed, M failed` and `not scored: N passed, M failed`
 #       (scenarios, not checks), each failing scenario with its first failing check, then
 #       `conformance: N passed, M failed`. Exits 1 if any scenario, scored or not, failed.
-#   scripts/conformance.sh client ...                    not implemented yet
+#   scripts/conformance.sh client [REQUIREMENT_SET...]   default set: 2025-11-25
+#       Builds `mcpkit-conformance-client` (the conformance/ workspace member) and runs
+#       `conformance client --command <it> --requirements SET`; the suite starts its mock servers
+#       and runs the program once per scenario. Same report and exit status as the server leg.
 #
+#   MCPKIT_CONFORMANCE_CLIENT  use this client binary instead of building it
 # Environment:
 #   MCPKIT_BIN               use this server binary instead of building target/release/mcpkit
 #   CONFORMANCE_TIMEOUT      seconds allowed for one requirement set's run (default 1800)
@@ -33,7 +37,7 @@ scenario_ms="${CONFORMANCE_SCENARIO_MS:-30000}"
 usage() {
   cat >&2 <<'EOF'
 usage: scripts/conformance.sh server [REQUIREMENT_SET...]   (default: 2025-11-25; also 2026-07-28)
-       scripts/conformance.sh client ...                    (not implemented yet)
+       scripts/conformance.sh client [REQUIREMENT_SET...]   (default: 2025-11-25)
 EOF
   exit 2
 }
@@ -147,6 +151,7 @@ import json, os, re, sys
 
 req_set, leg, result_dir, summary_file, suite_log = sys.argv[1:6]
 req = json.loads(os.environ["REQ_JSON"])
+expected_failures = set(os.environ.get("EXPECTED_FAILURES", "").split())
 scored = list(req.get(leg) or [])
 not_scored = [e["scenario"] for e in (req.get("not_scored") or []) if e.get("leg") == leg]
 reasons = {e["scenario"]: e.get("reason", "") for e in (req.get("not_scored") or []) if e.get("leg") == leg}
@@ -216,11 +221,16 @@ def tally(names, label):
             passed += 1
             if why:
                 notes.append(f"  note {n}: {why}")
+            if n in expected_failures:
+                notes.append(f"  note {n}: passes now; remove it from the expected failures")
+        elif n in expected_failures:
+            notes.append(f"  expected failure {n}: {why}")
         else:
             failed += 1
             tag = f" ({reasons[n]})" if n in reasons else ""
             fails.append(f"  FAIL {n}{tag}: {why}")
-    print(f"{label}: {passed} passed, {failed} failed")
+    expected = sum(1 for n in names if n in expected_failures and not verdict(n)[0])
+    print(f"{label}: {passed} passed, {failed} failed" + (f" ({expected} expected failures not counted)" if expected else ""))
     for line in fails + notes:
         print(line)
     return passed, failed
@@ -306,6 +316,67 @@ run_server_leg() {
   fi
 }
 
+# Client scenarios that are known to fail, reported but not counted as failures (none today;
+# a listed scenario that passes is reported so the list shrinks).
+client_expected_failures=""
+
+run_client_leg() {
+  local sets=("$@")
+  [ "${#sets[@]}" -gt 0 ] || sets=(2025-11-25)
+  for set in "${sets[@]}"; do
+    [ -f "$suite_pkg/requirements/$set.yaml" ] || {
+      echo "error: unknown requirement set '$set'" >&2
+      exit 2
+    }
+  done
+  local client
+  if [ -n "${MCPKIT_CONFORMANCE_CLIENT:-}" ]; then
+    client="$MCPKIT_CONFORMANCE_CLIENT"
+  else
+    log "cargo build -p mcpkit-conformance"
+    (cd "$root" && cargo build -p mcpkit-conformance)
+    client="$root/target/debug/mcpkit-conformance-client"
+  fi
+  [ -x "$client" ] || { echo "error: client binary $client not found" >&2; exit 1; }
+
+  mkdir -p "$results_root"
+  local stamp summary
+  stamp="$(date -u +%Y%m%dT%H%M%SZ)"
+  summary="$(mktemp)"
+  local suite_failed_to_run=0
+  for set in "${sets[@]}"; do
+    local out="$results_root/client-$set-$stamp"
+    rm -rf "$out"
+    mkdir -p "$out"
+    log "requirements $set: conformance client --command $client (results in $out)"
+    local rc=0
+    timeout "$run_timeout" "$node22" "$suite" client --command "$client" --requirements "$set" \
+      --timeout "$scenario_ms" -o "$out/scenarios" >"$out/suite.log" 2>&1 || rc=$?
+    if [ "$rc" -eq 124 ]; then
+      echo "error: the suite run for $set timed out after ${run_timeout}s (log: $out/suite.log)" >&2
+      suite_failed_to_run=1
+    fi
+    if [ ! -d "$out/scenarios" ]; then
+      echo "error: the suite wrote no results for $set (exit $rc); its log:" >&2
+      tail -n 40 "$out/suite.log" >&2 || true
+      suite_failed_to_run=1
+      mkdir -p "$out/scenarios"
+    fi
+    EXPECTED_FAILURES="$client_expected_failures" summarise "$set" client "$out/scenarios" "$summary" "$out/suite.log"
+    echo "  (suite exit code $rc; log $out/suite.log)"
+  done
+  local tp=0 tf=0 p f
+  while read -r p f; do
+    tp=$((tp + p))
+    tf=$((tf + f))
+  done <"$summary"
+  rm -f "$summary"
+  echo "conformance: $tp passed, $tf failed"
+  if [ "$tf" -gt 0 ] || [ "$suite_failed_to_run" -ne 0 ]; then
+    exit 1
+  fi
+}
+
 [ "$#" -ge 1 ] || usage
 leg="$1"
 shift
@@ -315,8 +386,8 @@ case "$leg" in
     run_server_leg "$@"
     ;;
   client)
-    echo "error: scripts/conformance.sh client is not implemented yet (needs a conformance client program)" >&2
-    usage
+    install_suite
+    run_client_leg "$@"
     ;;
   list)
     # Helper: what the requirement sets contain (no server needed).

@@ -243,6 +243,7 @@ fn options(target: &TargetArgs, trace_wire: bool) -> ConnectOptions {
         timeout: target.timeout,
         trace_wire,
         mode: target.protocol,
+        oauth_port: target.oauth.then_some(target.oauth_port),
     }
 }
 
@@ -402,7 +403,7 @@ async fn run(command: Command, trace_wire: bool) -> Result<u8, Failure> {
                     target.label
                 )));
             }
-            let remote = match target.open(std::time::Duration::from_secs(30))? {
+            let remote = match target.open(std::time::Duration::from_secs(30), None)? {
                 mcpkit_cli::target::AnyTransport::Http(h) => h,
                 mcpkit_cli::target::AnyTransport::Child(_) => {
                     return Err(Failure::usage(format!(

@@ -85,6 +85,13 @@ pub struct TargetArgs {
     /// a stateless revision such as `2026-07-28`.
     #[arg(long, value_name = "legacy|auto|VERSION", default_value = "legacy", value_parser = parse_mode)]
     pub protocol: ConnectMode,
+    /// Authorize with OAuth 2.1 when an HTTP server asks: the authorization URL is printed, and
+    /// the browser's redirect is awaited on http://127.0.0.1:PORT/callback.
+    #[arg(long)]
+    pub oauth: bool,
+    /// The port of the OAuth loopback redirect URI.
+    #[arg(long, value_name = "PORT", default_value_t = 33418, requires = "oauth")]
+    pub oauth_port: u16,
     /// The stdio server to launch: `-- CMD ARGS…` (default: the built-in reference server).
     #[arg(last = true, value_name = "CMD")]
     pub command: Vec<String>,
@@ -97,6 +104,8 @@ impl Default for TargetArgs {
             config: None,
             timeout: Duration::from_secs(30),
             protocol: ConnectMode::Legacy,
+            oauth: false,
+            oauth_port: 33418,
             command: Vec::new(),
         }
     }
@@ -315,6 +324,8 @@ pub struct ConnectOptions {
     pub trace_wire: bool,
     /// How to pick the protocol era.
     pub mode: ConnectMode,
+    /// OAuth 2.1 with a loopback redirect on this port, when an HTTP server asks.
+    pub oauth_port: Option<u16>,
 }
 
 /// An opened transport of any kind.
@@ -327,7 +338,7 @@ pub enum AnyTransport {
 
 impl Target {
     /// Open the transport (spawn the child, or prepare the HTTP client).
-    pub fn open(&self, timeout: Duration) -> Result<AnyTransport, Failure> {
+    pub fn open(&self, timeout: Duration, oauth_port: Option<u16>) -> Result<AnyTransport, Failure> {
         match &self.endpoint {
             Endpoint::Url { url, headers, legacy } => {
                 let mut b = HttpClientTransport::builder(url.clone())
@@ -335,6 +346,9 @@ impl Target {
                     .connect_timeout(Some(timeout));
                 for (k, v) in headers {
                     b = b.header(k, v);
+                }
+                if let Some(port) = oauth_port {
+                    b = b.auth(oauth_client(url, port)?);
                 }
                 b.build()
                     .map(AnyTransport::Http)
@@ -375,7 +389,7 @@ impl Target {
                 ..PeerOptions::default()
             })
             .mode(options.mode);
-        let transport = self.open(options.timeout)?;
+        let transport = self.open(options.timeout, options.oauth_port)?;
         let connecting = async {
             match transport {
                 AnyTransport::Http(t) => connect_over(builder, t, options.trace_wire).await,
@@ -403,6 +417,22 @@ async fn connect_over<T: Transport>(builder: ClientBuilder, t: T, trace: bool) -
     } else {
         builder.connect(t).await
     }
+}
+
+/// An OAuth 2.1 client for `url` that prints the authorization URL and awaits the browser's
+/// redirect on the loopback `port`.
+fn oauth_client(url: &str, port: u16) -> Result<std::sync::Arc<mcpkit::auth::OAuthClient>, Failure> {
+    let authorizer = mcpkit::auth::LoopbackAuthorizer::new(|url| {
+        eprintln!("Open this URL in a browser to authorize mcpkit:\n  {url}");
+        Ok(())
+    });
+    mcpkit::auth::OAuthClient::builder(url)
+        .client_name("mcpkit")
+        .redirect_uri(format!("http://127.0.0.1:{port}/callback"))
+        .authorizer(std::sync::Arc::new(authorizer))
+        .build()
+        .map(std::sync::Arc::new)
+        .map_err(|e| Failure::usage(format!("cannot set up OAuth for {url}: {e}")))
 }
 
 /// Parse `--protocol`: `legacy`, `auto` or a stateless-era revision.

@@ -9,6 +9,7 @@
 //! - [`transport`]: stdio, child process, in-memory pair, Streamable HTTP (server and client),
 //!   legacy HTTP+SSE, and a recording tap.
 //! - [`testing`]: `TestPair`, a connected client and server for tests.
+//! - `auth` (feature `auth`): OAuth 2.1 for HTTP, both sides.
 //! - [`types`]: the wire and schema types (the `mcpkit-types` crate).
 //!
 //! ## Feature flags
@@ -19,11 +20,14 @@
 //! | `client` | yes | the [`client`] module |
 //! | `http-server` | yes | Streamable HTTP and legacy HTTP+SSE server endpoints (axum) |
 //! | `http-client` | yes | the Streamable HTTP client transport with legacy fallback (reqwest, rustls) |
+//! | `auth` | no | the `auth` module: OAuth 2.1 client and resource-server layer (adds jsonwebtoken) |
 //!
 //! The stream transports (stdio, child process, in-memory) are always built: they need nothing
 //! beyond tokio.
 #![forbid(unsafe_code)]
 
+#[cfg(feature = "auth")]
+pub mod auth;
 #[cfg(feature = "client")]
 pub mod client;
 pub mod error;

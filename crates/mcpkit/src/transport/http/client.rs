@@ -41,8 +41,11 @@
 //! not be reached for `initialize`, a new session could not be started, or the HTTP+SSE stream
 //! ended.
 
+mod auth;
 mod legacy;
 mod modern;
+
+pub use auth::{AuthChallenge, AuthFuture, HttpAuth, MAX_AUTH_RETRIES};
 
 use std::collections::HashMap;
 use std::future::Future;
@@ -73,6 +76,8 @@ const ACCEPT_SSE: &str = "text/event-stream";
 const DEFAULT_RETRY: Duration = Duration::from_secs(1);
 /// How much of an error body is read.
 const ERROR_BODY_LIMIT: usize = 64 * 1024;
+/// How long sending `notifications/initialized` waits for the standalone stream to open.
+const STANDALONE_OPEN_WAIT: Duration = Duration::from_secs(5);
 /// How long `close` waits for the server to acknowledge `DELETE`.
 const DELETE_TIMEOUT: Duration = Duration::from_secs(5);
 
@@ -88,6 +93,7 @@ pub struct HttpClientBuilder {
     max_frame: usize,
     standalone_stream: bool,
     max_reconnects: u32,
+    auth: auth::AuthSlot,
 }
 
 impl HttpClientBuilder {
@@ -102,7 +108,16 @@ impl HttpClientBuilder {
             max_frame: DEFAULT_MAX_FRAME,
             standalone_stream: true,
             max_reconnects: 5,
+            auth: auth::AuthSlot::default(),
         }
+    }
+
+    /// Authorize requests with `provider`: its header goes on every HTTP request, and it is
+    /// asked to (re)authorize when the server answers `401` or `403` (see [`HttpAuth`]). The
+    /// OAuth 2.1 client of the `auth` module is one such provider.
+    pub fn auth(mut self, provider: std::sync::Arc<dyn HttpAuth>) -> Self {
+        self.auth = auth::AuthSlot(Some(provider));
+        self
     }
 
     /// Send this header with every HTTP request (for example an API key; it is marked
@@ -226,6 +241,7 @@ impl HttpClientBuilder {
             max_frame: self.max_frame,
             standalone_stream: self.standalone_stream,
             max_reconnects: self.max_reconnects,
+            auth: self.auth.0,
             tx,
             state,
             reinit: tokio::sync::Mutex::new(()),
@@ -517,6 +533,8 @@ pub(super) struct Inner {
     max_frame: usize,
     standalone_stream: bool,
     max_reconnects: u32,
+    /// Supplies `Authorization` and re-authorizes on 401/403.
+    auth: Option<Arc<dyn HttpAuth>>,
     /// Frames for the reader; an error ends the connection.
     tx: mpsc::UnboundedSender<io::Result<Frame>>,
     state: Arc<Mutex<State>>,
@@ -709,7 +727,10 @@ impl Inner {
                 lock(&self.state).initialized = Some(frame.clone());
                 self.post(frame, None).await;
                 if self.standalone_stream {
-                    self.start_standalone();
+                    // Hold the next message until the standalone stream is open (or refused), so
+                    // a server request sent right after initialization has a stream to use.
+                    let opened = self.start_standalone();
+                    let _ = tokio::time::timeout(STANDALONE_OPEN_WAIT, opened).await;
                 }
             }
             Kind::Modern {
@@ -777,7 +798,11 @@ impl Inner {
     }
 
     /// A GET on the endpoint for an SSE stream (standalone, or resuming after `last_event_id`).
-    async fn get_stream(&self, last_event_id: Option<&str>) -> reqwest::Result<reqwest::Response> {
+    async fn get_stream(&self, last_event_id: Option<&str>) -> Result<reqwest::Response, String> {
+        auth::send(self.auth.as_ref(), &self.url, || self.get_request(last_event_id)).await
+    }
+
+    fn get_request(&self, last_event_id: Option<&str>) -> reqwest::RequestBuilder {
         let (session, version) = {
             let s = lock(&self.state);
             (s.session_id.clone(), s.protocol_version.clone())
@@ -796,7 +821,13 @@ impl Inner {
         if let Some(id) = last_event_id {
             req = req.header(LAST_EVENT_ID_HEADER, id);
         }
-        req.send().await
+        req
+    }
+
+    /// Send the request `build` makes, with the auth provider's header and its re-authorization
+    /// on 401/403 (when there is a provider).
+    async fn send_authorized(&self, build: impl Fn() -> reqwest::RequestBuilder) -> Result<reqwest::Response, String> {
+        auth::send(self.auth.as_ref(), &self.url, build).await
     }
 
     fn remember_session(&self, response: &reqwest::Response) {
@@ -814,7 +845,7 @@ impl Inner {
             s.awaiting_init = Some(id.clone());
             s.session_id = None;
         }
-        let response = match self.post_request(&frame, None, false).send().await {
+        let response = match self.send_authorized(|| self.post_request(&frame, None, false)).await {
             Ok(r) => r,
             Err(e) => {
                 let message = format!("could not reach the MCP server at {}: {e}", self.url);
@@ -857,9 +888,12 @@ impl Inner {
         let mut retried = false;
         loop {
             let session = self.session_id();
-            let response = match self.post_request(&frame, session.as_deref(), true).send().await {
+            let response = match self
+                .send_authorized(|| self.post_request(&frame, session.as_deref(), true))
+                .await
+            {
                 Ok(r) => r,
-                Err(e) => return self.fail_request(id.as_ref(), &format!("the HTTP request failed: {e}")),
+                Err(e) => return self.fail_request(id.as_ref(), &e),
             };
             let status = response.status();
             if status == StatusCode::NOT_FOUND && !retried {
@@ -1061,20 +1095,28 @@ impl Inner {
     }
 
     /// (Re)open the standalone GET stream, replacing any previous one.
-    fn start_standalone(self: &Arc<Self>) {
+    /// The returned receiver resolves (or is dropped) once the first GET has been answered.
+    fn start_standalone(self: &Arc<Self>) -> tokio::sync::oneshot::Receiver<()> {
         let token = self.shutdown.child_token();
         if let Some(old) = lock(&self.state).standalone.replace(token.clone()) {
             old.cancel();
         }
+        let (opened_tx, opened) = tokio::sync::oneshot::channel();
         let this = self.clone();
-        self.spawn(token, async move { this.standalone().await });
+        self.spawn(token, async move { this.standalone(opened_tx).await });
+        opened
     }
 
-    async fn standalone(self: &Arc<Self>) {
+    async fn standalone(self: &Arc<Self>, opened: tokio::sync::oneshot::Sender<()>) {
         let mut cursor = Cursor::default();
         let mut failures = 0u32;
+        let mut opened = Some(opened);
         loop {
-            match self.get_stream(cursor.last_id.as_deref()).await {
+            let answer = self.get_stream(cursor.last_id.as_deref()).await;
+            if let Some(tx) = opened.take() {
+                let _ = tx.send(());
+            }
+            match answer {
                 Ok(r) if r.status() == StatusCode::METHOD_NOT_ALLOWED => {
                     tracing::debug!("the MCP server offers no standalone SSE stream");
                     return;
@@ -1140,8 +1182,7 @@ impl Inner {
         };
         tracing::debug!("MCP session {stale} expired; starting a new one");
         let response = self
-            .post_request(&frame, None, false)
-            .send()
+            .send_authorized(|| self.post_request(&frame, None, false))
             .await
             .map_err(|e| other(format!("starting a new MCP session failed: {e}")))?;
         let status = response.status();
@@ -1155,8 +1196,7 @@ impl Inner {
         if let Some(note) = initialized {
             let session = self.session_id();
             let response = self
-                .post_request(&note, session.as_deref(), true)
-                .send()
+                .send_authorized(|| self.post_request(&note, session.as_deref(), true))
                 .await
                 .map_err(|e| other(format!("starting a new MCP session failed: {e}")))?;
             if !response.status().is_success() {
@@ -1166,7 +1206,7 @@ impl Inner {
                 )));
             }
             if self.standalone_stream {
-                self.start_standalone();
+                drop(self.start_standalone());
             }
         }
         Ok(())
@@ -1192,6 +1232,11 @@ impl Inner {
             .header(SESSION_HEADER, &*session);
         if let Some(v) = version {
             req = req.header(PROTOCOL_VERSION_HEADER, &*v);
+        }
+        if let Some(auth) = &self.auth {
+            for (name, value) in auth.headers(&reqwest::Method::DELETE, &self.url) {
+                req = req.header(name, value);
+            }
         }
         match tokio::time::timeout(DELETE_TIMEOUT, req.send()).await {
             Ok(Ok(r)) if r.status() == StatusCode::METHOD_NOT_ALLOWED => {
