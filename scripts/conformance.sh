@@ -247,6 +247,13 @@ PY
 }
 
 # ---- legs ----
+# Server scenarios known to fail, reported but not counted as failures (a listed scenario that
+# passes is reported so the list shrinks): the tasks extension (io.modelcontextprotocol/tasks,
+# SEP-2663; not scored at 2026-07-28) is not implemented yet.
+server_expected_failures="tasks-lifecycle tasks-capability-negotiation tasks-wire-fields
+  tasks-request-state-removal tasks-mrtr-input tasks-request-headers tasks-dispatch-and-envelope
+  tasks-required-task-error tasks-mrtr-composition"
+
 run_server_leg() {
   local sets=("$@")
   [ "${#sets[@]}" -gt 0 ] || sets=(2025-11-25)
@@ -301,7 +308,7 @@ run_server_leg() {
       suite_failed_to_run=1
       mkdir -p "$out/scenarios"
     fi
-    summarise "$set" server "$out/scenarios" "$summary" "$out/suite.log"
+    EXPECTED_FAILURES="$server_expected_failures" summarise "$set" server "$out/scenarios" "$summary" "$out/suite.log"
     echo "  (suite exit code $rc; log $out/suite.log; server log $out/server.log)"
   done
   local tp=0 tf=0 p f
