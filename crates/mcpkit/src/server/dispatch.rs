@@ -334,7 +334,7 @@ async fn call_tool(
                 .with_data(json!({ "path": "arguments" })),
         );
     }
-    let Some(def) = snap.tool_index.get(&p.name).map(|&i| snap.catalog.tools[i].clone()) else {
+    let Some(def) = snap.tool_index.get(&p.name).map(|&i| &snap.catalog.tools[i]) else {
         return Err(ErrorObject::invalid_params(format!("Unknown tool: {}", p.name)));
     };
     if let Some(invalid) = def.check_arguments(p.arguments.as_deref()) {
@@ -471,7 +471,7 @@ async fn get_prompt(
     modern: bool,
 ) -> HandlerResult {
     let p: GetPromptParams = params(req.params.as_deref())?;
-    let Some(def) = snap.prompt_index.get(&p.name).map(|&i| snap.catalog.prompts[i].clone()) else {
+    let Some(def) = snap.prompt_index.get(&p.name).map(|&i| &snap.catalog.prompts[i]) else {
         return Err(ErrorObject::invalid_params(format!("Unknown prompt: {}", p.name)));
     };
     let arguments = p.arguments.unwrap_or_default();
