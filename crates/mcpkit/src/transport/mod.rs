@@ -45,9 +45,8 @@ pub trait FrameReader: Send + 'static {
 }
 
 /// Typed values a transport attaches to one incoming message, one per type, for the handler
-/// that serves it ([`RequestContext::extensions`](crate::server::RequestContext::extensions)).
-/// Cheap to clone. HTTP puts the caller's verified
-/// [`AuthInfo`](crate::auth::resource::AuthInfo) here (feature `auth`), never the bearer token.
+/// that serves it (`RequestContext::extensions`). Cheap to clone. The HTTP server puts the
+/// caller's verified `auth::resource::AuthInfo` here (feature `auth`), never the bearer token.
 #[derive(Clone, Default)]
 pub struct Extensions(Option<Arc<HashMap<TypeId, Arc<dyn Any + Send + Sync>>>>);
 
@@ -131,3 +130,24 @@ pub trait Transport: Send + 'static {
 
 /// The default cap on one incoming frame: 16 MiB.
 pub const DEFAULT_MAX_FRAME: usize = 16 * 1024 * 1024;
+
+#[cfg(test)]
+mod tests {
+    use super::Extensions;
+
+    #[test]
+    fn extensions_hold_one_value_per_type_and_clones_are_independent() {
+        let mut e = Extensions::new();
+        assert!(e.is_empty());
+        assert_eq!(e.get::<String>(), None);
+        e.insert(String::from("first"));
+        e.insert(7u32);
+        let before = e.clone();
+        e.insert(String::from("second"));
+        assert_eq!(e.get::<String>().map(String::as_str), Some("second"));
+        assert_eq!(e.get::<u32>(), Some(&7));
+        assert_eq!(e.get::<u64>(), None, "looked up by exact type");
+        assert_eq!(before.get::<String>().map(String::as_str), Some("first"));
+        assert!(!before.is_empty());
+    }
+}
