@@ -64,32 +64,54 @@ async fn serve(args: &[&str]) -> (Child, String, tokio::task::JoinHandle<String>
     (child, url, rest)
 }
 
+/// How the protected process checks tokens.
+#[derive(Clone, Copy, PartialEq)]
+enum Verify {
+    Jwks,
+    Introspection,
+}
+
 /// A protected `mcpkit serve` process and the authorization server that issues its tokens.
-async fn protected_process() -> (Child, String, Arc<AuthServer>) {
+async fn protected_process(verify: Verify) -> (Child, String, Arc<AuthServer>) {
     // The authorization server's port is bound first: the process is told its issuer URL, and
     // the stand-in learns the process's resource URL once it listens.
     let (as_listener, issuer) = listen().await;
     let jwks = format!("{issuer}/jwks");
-    let (child, url, _stderr) = serve(&[
-        "--auth-issuer",
-        &issuer,
-        "--auth-jwks",
-        &jwks,
-        "--auth-scopes-supported",
-        "mcp:read,mcp:write",
-        "--auth-scope",
-        "mcp:read",
-        "--auth-method-scope",
-        "tools/call=mcp:write",
-    ])
+    let introspect = format!("{issuer}/introspect");
+    let verifier: Vec<&str> = match verify {
+        Verify::Jwks => vec!["--auth-jwks", &jwks],
+        Verify::Introspection => vec![
+            "--auth-introspect",
+            &introspect,
+            "--auth-client-id",
+            "rs",
+            "--auth-client-secret",
+            "rs-secret",
+        ],
+    };
+    let (child, url, _stderr) = serve(
+        &[
+            &["--auth-issuer", &issuer][..],
+            &verifier,
+            &[
+                "--auth-scopes-supported",
+                "mcp:read,mcp:write",
+                "--auth-scope",
+                "mcp:read",
+                "--auth-method-scope",
+                "tools/call=mcp:write",
+            ],
+        ]
+        .concat(),
+    )
     .await;
     let auth = start_auth_server_on(as_listener, issuer, &url);
     (child, url, auth)
 }
 
 /// The full flow against the process, in `mode`.
-async fn authorize_refresh_step_up(mode: ConnectMode) {
-    let (_child, url, auth) = protected_process().await;
+async fn authorize_refresh_step_up(mode: ConnectMode, verify: Verify) {
+    let (_child, url, auth) = protected_process(verify).await;
     let oauth = OAuthClient::builder(&url)
         .redirect_uri("http://127.0.0.1:9/callback")
         .authorizer(Arc::new(HeadlessAuthorizer::new().unwrap()))
@@ -131,23 +153,33 @@ async fn authorize_refresh_step_up(mode: ConnectMode) {
         assert_eq!(seen.code_grants, 2);
     }
     assert_eq!(oauth.tokens().unwrap().scope.as_deref(), Some("mcp:read mcp:write"));
+    assert_eq!(
+        auth.seen.lock().unwrap().introspections > 0,
+        verify == Verify::Introspection,
+        "tokens are introspected exactly when the process was told to"
+    );
     within("close", client.close()).await.unwrap();
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_protected_serve_process_is_authorized_refreshed_and_stepped_up() {
-    authorize_refresh_step_up(ConnectMode::Legacy).await;
+    authorize_refresh_step_up(ConnectMode::Legacy, Verify::Jwks).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_serve_process_verifying_by_introspection_is_authorized_refreshed_and_stepped_up() {
+    authorize_refresh_step_up(ConnectMode::Legacy, Verify::Introspection).await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_protected_serve_process_is_authorized_on_the_stateless_wire() {
-    authorize_refresh_step_up(ConnectMode::Version(ProtocolVersion::V2026_07_28)).await;
+    authorize_refresh_step_up(ConnectMode::Version(ProtocolVersion::V2026_07_28), Verify::Jwks).await;
 }
 
 /// Without a token the process answers 401 with the challenge, and serves its metadata.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_protected_serve_process_challenges_and_publishes_its_metadata() {
-    let (_child, url, auth) = protected_process().await;
+    let (_child, url, auth) = protected_process(Verify::Jwks).await;
     let http = reqwest::Client::new();
     let refused = within(
         "unauthenticated POST",

@@ -62,6 +62,8 @@ pub struct Seen {
     pub authorize_scopes: Vec<Option<String>>,
     pub code_grants: usize,
     pub refresh_grants: usize,
+    /// Introspection requests answered (with the resource server's credentials).
+    pub introspections: usize,
     /// code → (PKCE challenge, scope)
     pub codes: HashMap<String, (String, Option<String>)>,
     /// refresh token → scope
@@ -160,6 +162,38 @@ async fn authorize(State(s): State<Arc<AuthServer>>, RawQuery(q): RawQuery) -> R
     (StatusCode::FOUND, [(header::LOCATION, to.to_string())]).into_response()
 }
 
+/// RFC 7662 introspection of the tokens this server signed, for the resource server whose
+/// credentials are `rs` / `rs-secret` (HTTP Basic): the token's claims with `active: true`, or
+/// `{"active": false}` for anything it did not issue or that has expired.
+async fn introspect(State(s): State<Arc<AuthServer>>, headers: axum::http::HeaderMap, body: Bytes) -> Response {
+    let basic = format!(
+        "Basic {}",
+        base64::engine::general_purpose::STANDARD.encode("rs:rs-secret")
+    );
+    if headers.get(header::AUTHORIZATION).and_then(|v| v.to_str().ok()) != Some(basic.as_str()) {
+        return StatusCode::UNAUTHORIZED.into_response();
+    }
+    s.seen.lock().unwrap().introspections += 1;
+    let token = form(&body).remove("token").unwrap_or_default();
+    let key = jsonwebtoken::DecodingKey::from_ec_components(
+        s.key.jwk["x"].as_str().unwrap(),
+        s.key.jwk["y"].as_str().unwrap(),
+    )
+    .unwrap();
+    let mut validation = jsonwebtoken::Validation::new(jsonwebtoken::Algorithm::ES256);
+    validation.validate_aud = false;
+    validation.leeway = 0;
+    let answer = match jsonwebtoken::decode::<serde_json::Map<String, Value>>(&token, &key, &validation) {
+        Ok(data) => {
+            let mut claims = data.claims;
+            claims.insert("active".into(), Value::Bool(true));
+            Value::Object(claims)
+        }
+        Err(_) => json!({"active": false}),
+    };
+    ([(header::CONTENT_TYPE, "application/json")], answer.to_string()).into_response()
+}
+
 async fn token(State(s): State<Arc<AuthServer>>, body: Bytes) -> Response {
     let f = form(&body);
     assert_eq!(f["resource"], s.resource);
@@ -228,6 +262,7 @@ pub fn start_auth_server_on(l: TcpListener, issuer: String, resource: &str) -> A
         .route("/register", post(register))
         .route("/authorize", get(authorize))
         .route("/token", post(token))
+        .route("/introspect", post(introspect))
         .with_state(s.clone());
     spawn(l, app);
     s
