@@ -37,7 +37,7 @@ scenario_ms="${CONFORMANCE_SCENARIO_MS:-30000}"
 usage() {
   cat >&2 <<'EOF'
 usage: scripts/conformance.sh server [REQUIREMENT_SET...]   (default: 2025-11-25; also 2026-07-28)
-       scripts/conformance.sh client [REQUIREMENT_SET...]   (default: 2025-11-25)
+       scripts/conformance.sh client [REQUIREMENT_SET...]   (default: 2025-11-25; also 2026-07-28)
 EOF
   exit 2
 }

@@ -2,7 +2,7 @@
 # The whole test suite: installs the pinned interop peers (official Python and TypeScript
 # SDKs), runs every test of the workspace (unit, integration, real-process stdio and HTTP,
 # interop, doctests), then the official conformance suite's server leg at both eras and its
-# client leg.
+# client leg, both at both eras.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$root"
@@ -12,4 +12,4 @@ export MCPKIT_INTEROP_PYTHON="$root/target/interop-venv/bin/python"
 cargo test --workspace --all-targets --locked
 cargo test --workspace --doc --locked
 scripts/conformance.sh server 2025-11-25 2026-07-28
-scripts/conformance.sh client 2025-11-25
+scripts/conformance.sh client 2025-11-25 2026-07-28

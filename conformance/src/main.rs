@@ -5,13 +5,18 @@
 //!
 //! Every scenario goes through the public mcpkit client API: the scenario only chooses what to
 //! call and how the client is configured (the OAuth client for `auth/*`, an elicitation handler
-//! that fills in schema defaults). Exit status 0 when the scenario's calls succeeded.
+//! that fills in schema defaults). A handshake-era revision connects with `initialize`; a
+//! stateless-era one (2026-07-28) pins the client to that revision (`ConnectMode::Version`), so
+//! the per-request `_meta`, the mirrored headers and the input rounds are the SDK's. Exit status
+//! 0 when the scenario's calls succeeded.
 
 use std::process::ExitCode;
 use std::sync::Arc;
 
 use mcpkit::auth::{ClientCredentials, HeadlessAuthorizer, OAuthClient};
+use mcpkit::client::ConnectMode;
 use mcpkit::transport::http::client::HttpClientTransport;
+use mcpkit::types::schema::Root;
 use mcpkit::types::schema::{ElicitParams, ElicitResult};
 use mcpkit::types::{Era, ProtocolVersion};
 use mcpkit::Client;
@@ -46,12 +51,7 @@ async fn main() -> ExitCode {
         .unwrap_or_default();
     eprintln!("scenario {scenario:?} at {url} (protocol {version})");
     let version = match version.parse::<ProtocolVersion>() {
-        Ok(v) if v.era() == Era::Handshake => v,
-        Ok(_) => {
-            // The stateless-era client (no initialize; per-request _meta) is not in this build yet.
-            eprintln!("protocol revision {version} (stateless era) is not supported by this client yet");
-            return ExitCode::from(3);
-        }
+        Ok(v) => v,
         Err(_) => {
             eprintln!("unknown protocol revision {version:?}");
             return ExitCode::from(2);
@@ -79,14 +79,20 @@ async fn run(
     if scenario.starts_with("auth/") {
         transport = transport.auth(Arc::new(oauth_client(scenario, url, context)?));
     }
-    let mut builder = Client::builder()
-        .name("mcpkit-conformance-client", env!("CARGO_PKG_VERSION"))
-        .protocol_version(version);
-    if scenario.starts_with("elicitation") {
+    let mut builder = Client::builder().name("mcpkit-conformance-client", env!("CARGO_PKG_VERSION"));
+    let stateless = version.era() == Era::Stateless;
+    builder = if stateless {
+        // The stateless wire, pinned to the revision under test: no initialize, the protocol
+        // `_meta` and headers on every request, input rounds answered by the handlers below.
+        builder.mode(ConnectMode::Version(version)).roots(Vec::<Root>::new())
+    } else {
+        builder.protocol_version(version)
+    };
+    if stateless || scenario.starts_with("elicitation") {
         builder = builder.on_elicitation(|params| async move { Ok(accept_with_defaults(&params)) });
     }
     let client = builder.connect(transport.build()?).await?;
-    let outcome = exercise(scenario, &client).await;
+    let outcome = exercise(scenario, &client, context).await;
     let closed = client.close().await;
     outcome?;
     closed?;
@@ -94,10 +100,54 @@ async fn run(
 }
 
 /// What each scenario calls after connecting.
-async fn exercise(scenario: &str, client: &Client) -> Result<(), BoxError> {
+async fn exercise(scenario: &str, client: &Client, context: &Map<String, Value>) -> Result<(), BoxError> {
     let tools = client.list_all_tools().await?;
     match scenario {
-        "initialize" => {}
+        "initialize" | "request-metadata" | "json-schema-ref-no-deref" => {}
+        "sep-2322-client-request-state" => {
+            for name in [
+                "test_mrtr_echo_state",
+                "test_mrtr_no_state",
+                "test_mrtr_unrelated",
+                "test_mrtr_no_result_type",
+            ] {
+                client.call_tool(name, json!({})).await?;
+            }
+        }
+        "http-standard-headers" => {
+            // Every kind of request that carries a name: a tool, a resource, a prompt.
+            if let Some(tool) = tools.first() {
+                client.call_tool(&tool.name, json!({})).await?;
+            }
+            if let Some(resource) = client.list_all_resources().await?.first() {
+                client.read_resource(&resource.uri).await?;
+            }
+            if let Some(prompt) = client.list_all_prompts().await?.first() {
+                client.get_prompt(&prompt.name, Vec::<(String, String)>::new()).await?;
+            }
+        }
+        "http-custom-headers" => {
+            // The calls the context lists, arguments as given.
+            let calls = context
+                .get("toolCalls")
+                .and_then(Value::as_array)
+                .ok_or("context has no toolCalls")?;
+            for call in calls {
+                let name = call
+                    .get("name")
+                    .and_then(Value::as_str)
+                    .ok_or("a toolCall without a name")?;
+                client
+                    .call_tool(name, call.get("arguments").cloned().unwrap_or(Value::Null))
+                    .await?;
+            }
+        }
+        "http-invalid-tool-headers" => {
+            // Every tool the client kept (those with invalid annotations are left out).
+            for tool in &tools {
+                client.call_tool(&tool.name, json!({})).await?;
+            }
+        }
         "tools_call" => {
             client.call_tool("add_numbers", json!({"a": 5, "b": 3})).await?;
         }

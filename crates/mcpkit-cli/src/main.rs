@@ -1,11 +1,15 @@
 //! `mcpkit`: serve the reference MCP server; inspect, call, benchmark and bridge any MCP server.
 
 use std::process::ExitCode;
+use std::sync::Arc;
 
 use clap::{Parser, Subcommand};
-use mcpkit::transport::http::server::{serve_listener, HttpConfig};
+use mcpkit::auth::resource::{IntrospectionVerifier, JwtVerifier, ProtectedResource, TokenVerifier};
+use mcpkit::transport::http::legacy_server::legacy_router_with_shutdown;
+use mcpkit::transport::http::server::{router_with_shutdown, serve_listener, HttpConfig};
 use mcpkit::transport::stdio::stdio;
 use mcpkit_cli::target::{ConnectOptions, Failure, TargetArgs};
+use tokio_util::sync::CancellationToken;
 
 #[derive(Parser)]
 #[command(
@@ -27,6 +31,94 @@ struct Cli {
     command: Command,
 }
 
+/// OAuth 2.1 protection of `mcpkit serve --http` (the resource-server side).
+#[derive(clap::Args, Debug, Clone, Default)]
+struct ServeAuthArgs {
+    /// Protect the HTTP endpoint with OAuth 2.1: accept only bearer tokens issued by this
+    /// authorization server (its issuer URL, advertised in the protected-resource metadata).
+    /// Needs --auth-jwks or --auth-introspect.
+    #[arg(long, requires = "http", value_name = "URL")]
+    auth_issuer: Option<String>,
+    /// The resource identifier tokens must be issued for (their audience). Default: the
+    /// endpoint's own URL, http://ADDR/mcp with the bound address.
+    #[arg(long, requires = "auth_issuer", value_name = "URL")]
+    auth_audience: Option<String>,
+    /// Verify JWT access tokens with the keys published at this JWKS URL.
+    #[arg(long, requires = "auth_issuer", value_name = "URL")]
+    auth_jwks: Option<String>,
+    /// Verify tokens by RFC 7662 introspection at this URL (with --auth-client-id and
+    /// --auth-client-secret, this server's credentials at the authorization server).
+    #[arg(long, requires = "auth_issuer", conflicts_with = "auth_jwks", value_name = "URL")]
+    auth_introspect: Option<String>,
+    /// This server's client id at the introspection endpoint.
+    #[arg(long, requires = "auth_introspect", value_name = "ID")]
+    auth_client_id: Option<String>,
+    /// This server's client secret at the introspection endpoint.
+    #[arg(long, requires = "auth_introspect", value_name = "SECRET")]
+    auth_client_secret: Option<String>,
+    /// Scopes every request needs (comma-separated); named in the 401 challenge.
+    #[arg(long, requires = "auth_issuer", value_delimiter = ',', value_name = "SCOPE")]
+    auth_scope: Vec<String>,
+    /// Extra scopes one JSON-RPC method needs, as METHOD=SCOPE[,SCOPE] (repeatable), e.g.
+    /// tools/call=mcp:write. A token without them gets 403 insufficient_scope (step-up).
+    #[arg(long, requires = "auth_issuer", value_name = "METHOD=SCOPES")]
+    auth_method_scope: Vec<String>,
+    /// The scopes advertised in the metadata (`scopes_supported`; comma-separated).
+    #[arg(long, requires = "auth_issuer", value_delimiter = ',', value_name = "SCOPE")]
+    auth_scopes_supported: Vec<String>,
+}
+
+impl ServeAuthArgs {
+    /// The resource-server layer these flags describe (`None` without --auth-issuer), for the
+    /// endpoint at `endpoint` (used when --auth-audience is not given).
+    fn protection(&self, endpoint: &str) -> Result<Option<ProtectedResource>, Failure> {
+        let Some(issuer) = &self.auth_issuer else {
+            return Ok(None);
+        };
+        let usage = |message: String| Failure { code: 2, message };
+        let audience = self.auth_audience.clone().unwrap_or_else(|| endpoint.to_owned());
+        let verifier: Arc<dyn TokenVerifier> = match (&self.auth_jwks, &self.auth_introspect) {
+            (Some(jwks), None) => {
+                Arc::new(JwtVerifier::new(issuer.clone(), jwks, audience.clone()).map_err(|e| usage(e.to_string()))?)
+            }
+            (None, Some(endpoint)) => {
+                let (Some(id), Some(secret)) = (&self.auth_client_id, &self.auth_client_secret) else {
+                    return Err(usage(
+                        "--auth-introspect needs --auth-client-id and --auth-client-secret".into(),
+                    ));
+                };
+                Arc::new(
+                    IntrospectionVerifier::new(endpoint, id.clone(), secret.clone(), audience.clone())
+                        .map_err(|e| usage(e.to_string()))?,
+                )
+            }
+            _ => return Err(usage("--auth-issuer needs --auth-jwks or --auth-introspect".into())),
+        };
+        let mut rs = ProtectedResource::new(&audience, [issuer.clone()], verifier).map_err(|e| usage(e.to_string()))?;
+        if !self.auth_scopes_supported.is_empty() {
+            rs = rs.scopes_supported(self.auth_scopes_supported.iter().cloned());
+        }
+        if !self.auth_scope.is_empty() {
+            rs = rs.required_scopes(self.auth_scope.iter().cloned());
+        }
+        for entry in &self.auth_method_scope {
+            let Some((method, scopes)) = entry.split_once('=') else {
+                return Err(usage(format!(
+                    "--auth-method-scope {entry:?}: expected METHOD=SCOPE[,SCOPE]"
+                )));
+            };
+            let scopes: Vec<&str> = scopes.split(',').map(str::trim).filter(|s| !s.is_empty()).collect();
+            if method.is_empty() || scopes.is_empty() {
+                return Err(usage(format!(
+                    "--auth-method-scope {entry:?}: expected METHOD=SCOPE[,SCOPE]"
+                )));
+            }
+            rs = rs.method_scopes(method, scopes);
+        }
+        Ok(Some(rs))
+    }
+}
+
 #[derive(Subcommand)]
 enum Command {
     /// Run the built-in reference server (every conformance fixture, plus `echo` and `add`):
@@ -42,6 +134,8 @@ enum Command {
         /// Serve without sessions (each POST on its own).
         #[arg(long, requires = "http")]
         stateless: bool,
+        #[command(flatten)]
+        auth: ServeAuthArgs,
     },
     /// Connect to a server and print what it offers: server info, negotiated revision,
     /// capabilities, tools, resources, templates and prompts.
@@ -266,6 +360,7 @@ async fn run(command: Command, trace_wire: bool) -> Result<u8, Failure> {
             http: Some(addr),
             allow_any_host,
             stateless,
+            auth,
         } => {
             let mut config = HttpConfig {
                 stateless,
@@ -275,10 +370,7 @@ async fn run(command: Command, trace_wire: bool) -> Result<u8, Failure> {
                 config.allowed_hosts = vec!["*".into()];
                 config.allowed_origins = vec!["*".into()];
             }
-            serve_http(addr, config).await.map(|()| 0).map_err(|e| Failure {
-                code: 1,
-                message: e.to_string(),
-            })
+            serve_http(addr, config, &auth).await.map(|()| 0)
         }
         Command::Inspect { json, target } => {
             let t = target.resolve()?;
@@ -498,10 +590,33 @@ where
     outcome
 }
 
-async fn serve_http(addr: std::net::SocketAddr, config: HttpConfig) -> std::io::Result<()> {
-    let listener = tokio::net::TcpListener::bind(addr).await?;
-    eprintln!("mcpkit serve: listening on http://{}/mcp", listener.local_addr()?);
-    serve_listener(mcpkit_cli::reference::server(), listener, config, shutdown_signal()).await
+async fn serve_http(addr: std::net::SocketAddr, config: HttpConfig, auth: &ServeAuthArgs) -> Result<(), Failure> {
+    let io = |e: std::io::Error| Failure {
+        code: 1,
+        message: e.to_string(),
+    };
+    let listener = tokio::net::TcpListener::bind(addr).await.map_err(io)?;
+    let endpoint = format!("http://{}/mcp", listener.local_addr().map_err(io)?);
+    let Some(protection) = auth.protection(&endpoint)? else {
+        eprintln!("mcpkit serve: listening on {endpoint}");
+        return serve_listener(mcpkit_cli::reference::server(), listener, config, shutdown_signal())
+            .await
+            .map_err(io);
+    };
+    // Every route (Streamable HTTP and the legacy HTTP+SSE endpoints) behind the layer.
+    let stop = CancellationToken::new();
+    let server = mcpkit_cli::reference::server();
+    let legacy = legacy_router_with_shutdown(server.clone(), config.clone(), "/sse", "/messages", stop.clone());
+    let app = protection.protect(router_with_shutdown(server, config, "/mcp", stop.clone()).merge(legacy));
+    eprintln!("mcpkit serve: listening on {endpoint} (OAuth 2.1 protected)");
+    let shutdown = async move {
+        shutdown_signal().await;
+        stop.cancel();
+    };
+    axum::serve(listener, app)
+        .with_graceful_shutdown(shutdown)
+        .await
+        .map_err(io)
 }
 
 /// Resolves on Ctrl-C or SIGTERM.

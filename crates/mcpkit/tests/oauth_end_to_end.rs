@@ -7,238 +7,45 @@
 #![cfg(all(feature = "auth", feature = "client", feature = "server"))]
 #![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
 
+mod auth_server;
 mod common;
 
-use std::collections::HashMap;
-use std::sync::{Arc, Mutex};
-use std::time::{SystemTime, UNIX_EPOCH};
+use std::sync::Arc;
 
+use auth_server::{form, listen, new_key, now, sign, spawn, start_auth_server, AuthServer};
 use axum::body::Bytes;
-use axum::extract::{RawQuery, State};
+use axum::extract::State;
 use axum::http::{header, HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
-use axum::routing::{get, post};
+use axum::routing::post;
 use axum::{Extension, Router};
-use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use base64::Engine as _;
 use common::within;
 use mcpkit::auth::resource::{AuthInfo, JwtVerifier, ProtectedResource};
 use mcpkit::auth::{HeadlessAuthorizer, OAuthClient};
-use mcpkit::server::ToolDef;
+use mcpkit::client::ConnectMode;
+use mcpkit::server::{RequestContext, ToolDef};
 use mcpkit::transport::http::client::HttpClientTransport;
+use mcpkit::transport::http::legacy_server::legacy_router_with_shutdown;
 use mcpkit::transport::http::server::{router, HttpConfig};
+use mcpkit::types::ProtocolVersion;
 use mcpkit::{Client, Server};
-use ring::signature::{EcdsaKeyPair, KeyPair, ECDSA_P256_SHA256_FIXED_SIGNING};
 use serde_json::{json, Value};
-use tokio::net::TcpListener;
-
-/// An ES256 key: the signing half and its public JWK.
-struct Key {
-    encoding: jsonwebtoken::EncodingKey,
-    jwk: Value,
-}
-
-fn new_key(kid: &str) -> Key {
-    let rng = ring::rand::SystemRandom::new();
-    let pkcs8 = EcdsaKeyPair::generate_pkcs8(&ECDSA_P256_SHA256_FIXED_SIGNING, &rng).unwrap();
-    let pair = EcdsaKeyPair::from_pkcs8(&ECDSA_P256_SHA256_FIXED_SIGNING, pkcs8.as_ref(), &rng).unwrap();
-    let point = pair.public_key().as_ref(); // 0x04 || X || Y
-    let jwk = json!({
-        "kty": "EC", "crv": "P-256", "alg": "ES256", "use": "sig", "kid": kid,
-        "x": URL_SAFE_NO_PAD.encode(&point[1..33]),
-        "y": URL_SAFE_NO_PAD.encode(&point[33..65]),
-    });
-    Key {
-        encoding: jsonwebtoken::EncodingKey::from_ec_der(pkcs8.as_ref()),
-        jwk,
-    }
-}
-
-fn now() -> i64 {
-    SystemTime::now().duration_since(UNIX_EPOCH).unwrap().as_secs() as i64
-}
-
-fn sign(key: &Key, kid: &str, claims: &Value) -> String {
-    let mut h = jsonwebtoken::Header::new(jsonwebtoken::Algorithm::ES256);
-    h.kid = Some(kid.into());
-    jsonwebtoken::encode(&h, claims, &key.encoding).unwrap()
-}
-
-/// What the authorization server stand-in saw.
-#[derive(Default)]
-struct Seen {
-    registrations: usize,
-    /// The `scope` of each authorization request.
-    authorize_scopes: Vec<Option<String>>,
-    code_grants: usize,
-    refresh_grants: usize,
-    /// code → (PKCE challenge, scope)
-    codes: HashMap<String, (String, Option<String>)>,
-    /// refresh token → scope
-    refresh: HashMap<String, Option<String>>,
-}
-
-struct AuthServer {
-    issuer: String,
-    resource: String,
-    key: Key,
-    seen: Mutex<Seen>,
-}
-
-fn form(body: &[u8]) -> HashMap<String, String> {
-    url::form_urlencoded::parse(body).into_owned().collect()
-}
-
-impl AuthServer {
-    /// An access token for `scope`; the first one is issued already expired, so the client
-    /// must refresh it.
-    fn access_token(&self, scope: &Option<String>, expired: bool) -> String {
-        let exp = if expired { now() - 600 } else { now() + 3600 };
-        sign(
-            &self.key,
-            "as-key",
-            &json!({
-                "iss": self.issuer, "sub": "user-1", "aud": self.resource, "client_id": "client-1",
-                "exp": exp, "iat": now(), "scope": scope.clone().unwrap_or_default(),
-            }),
-        )
-    }
-}
-
-async fn as_metadata(State(s): State<Arc<AuthServer>>) -> Response {
-    let i = &s.issuer;
-    (
-        [(header::CONTENT_TYPE, "application/json")],
-        json!({
-            "issuer": i,
-            "authorization_endpoint": format!("{i}/authorize"),
-            "token_endpoint": format!("{i}/token"),
-            "registration_endpoint": format!("{i}/register"),
-            "jwks_uri": format!("{i}/jwks"),
-            "response_types_supported": ["code"],
-            "grant_types_supported": ["authorization_code", "refresh_token"],
-            "token_endpoint_auth_methods_supported": ["none"],
-            "code_challenge_methods_supported": ["S256"],
-            "authorization_response_iss_parameter_supported": true,
-        })
-        .to_string(),
-    )
-        .into_response()
-}
-
-async fn jwks(State(s): State<Arc<AuthServer>>) -> Response {
-    (
-        [(header::CONTENT_TYPE, "application/json")],
-        json!({"keys": [s.key.jwk]}).to_string(),
-    )
-        .into_response()
-}
-
-async fn register(State(s): State<Arc<AuthServer>>, body: Bytes) -> Response {
-    let req: Value = serde_json::from_slice(&body).unwrap();
-    assert_eq!(req["application_type"], "native");
-    assert_eq!(req["token_endpoint_auth_method"], "none");
-    s.seen.lock().unwrap().registrations += 1;
-    (
-        StatusCode::CREATED,
-        [(header::CONTENT_TYPE, "application/json")],
-        json!({"client_id": "client-1", "redirect_uris": req["redirect_uris"], "token_endpoint_auth_method": "none"})
-            .to_string(),
-    )
-        .into_response()
-}
-
-async fn authorize(State(s): State<Arc<AuthServer>>, RawQuery(q): RawQuery) -> Response {
-    let q = form(q.unwrap_or_default().as_bytes());
-    assert_eq!(q["response_type"], "code");
-    assert_eq!(q["client_id"], "client-1");
-    assert_eq!(q["code_challenge_method"], "S256");
-    assert_eq!(
-        q["resource"], s.resource,
-        "the resource parameter is the PRM resource verbatim"
-    );
-    let mut seen = s.seen.lock().unwrap();
-    let code = format!("code-{}", seen.authorize_scopes.len());
-    seen.authorize_scopes.push(q.get("scope").cloned());
-    seen.codes
-        .insert(code.clone(), (q["code_challenge"].clone(), q.get("scope").cloned()));
-    let mut to = url::Url::parse(&q["redirect_uri"]).unwrap();
-    to.query_pairs_mut()
-        .append_pair("code", &code)
-        .append_pair("state", &q["state"])
-        .append_pair("iss", &s.issuer);
-    (StatusCode::FOUND, [(header::LOCATION, to.to_string())]).into_response()
-}
-
-async fn token(State(s): State<Arc<AuthServer>>, body: Bytes) -> Response {
-    let f = form(&body);
-    assert_eq!(f["resource"], s.resource);
-    assert_eq!(f["client_id"], "client-1");
-    let mut seen = s.seen.lock().unwrap();
-    let scope = match f["grant_type"].as_str() {
-        "authorization_code" => {
-            let (challenge, scope) = seen.codes.remove(&f["code"]).expect("a code issued once");
-            let computed = URL_SAFE_NO_PAD.encode(ring::digest::digest(
-                &ring::digest::SHA256,
-                f["code_verifier"].as_bytes(),
-            ));
-            assert_eq!(computed, challenge, "PKCE verifier matches the challenge");
-            seen.code_grants += 1;
-            scope
-        }
-        "refresh_token" => {
-            seen.refresh_grants += 1;
-            seen.refresh
-                .get(&f["refresh_token"])
-                .cloned()
-                .expect("a known refresh token")
-        }
-        other => panic!("unexpected grant {other}"),
-    };
-    // The very first access token is already expired.
-    let expired = seen.code_grants == 1 && seen.refresh_grants == 0;
-    let refresh = format!("refresh-{}", seen.code_grants + seen.refresh_grants);
-    seen.refresh.insert(refresh.clone(), scope.clone());
-    let access = s.access_token(&scope, expired);
-    (
-        [(header::CONTENT_TYPE, "application/json")],
-        json!({"access_token": access, "token_type": "Bearer", "expires_in": 3600, "refresh_token": refresh, "scope": scope})
-            .to_string(),
-    )
-        .into_response()
-}
-
-async fn listen() -> (TcpListener, String) {
-    let l = TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let base = format!("http://127.0.0.1:{}", l.local_addr().unwrap().port());
-    (l, base)
-}
-
-fn spawn(l: TcpListener, app: Router) {
-    tokio::spawn(async move { axum::serve(l, app).await.unwrap() });
-}
-
-async fn start_auth_server(resource: &str) -> Arc<AuthServer> {
-    let (l, issuer) = listen().await;
-    let s = Arc::new(AuthServer {
-        issuer,
-        resource: resource.to_owned(),
-        key: new_key("as-key"),
-        seen: Mutex::new(Seen::default()),
-    });
-    let app = Router::new()
-        .route("/.well-known/oauth-authorization-server", get(as_metadata))
-        .route("/jwks", get(jwks))
-        .route("/register", post(register))
-        .route("/authorize", get(authorize))
-        .route("/token", post(token))
-        .with_state(s.clone());
-    spawn(l, app);
-    s
-}
+use tokio_util::sync::CancellationToken;
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn client_authorizes_refreshes_and_steps_up() {
+    authorize_refresh_step_up(ConnectMode::Legacy).await;
+}
+
+/// The same flow on the stateless wire: each 2026-07-28 POST is authorized (and re-authorized
+/// on 401/403) exactly like a session's.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn stateless_client_authorizes_refreshes_and_steps_up() {
+    authorize_refresh_step_up(ConnectMode::Version(ProtocolVersion::V2026_07_28)).await;
+}
+
+async fn authorize_refresh_step_up(mode: ConnectMode) {
     let (mcp_listener, base) = listen().await;
     let resource = format!("{base}/mcp");
     let auth = start_auth_server(&resource).await;
@@ -265,7 +72,10 @@ async fn client_authorizes_refreshes_and_steps_up() {
         .auth(Arc::new(oauth.clone()))
         .build()
         .unwrap();
-    let client = within("connect", Client::builder().connect(transport)).await.unwrap();
+    let client = within("connect", Client::builder().mode(mode).connect(transport))
+        .await
+        .unwrap();
+    assert_eq!(client.is_stateless(), mode != ConnectMode::Legacy);
     let tools = within("tools/list", client.list_all_tools()).await.unwrap();
     assert_eq!(tools.len(), 1);
     {
@@ -447,4 +257,125 @@ async fn introspection_verifier_accepts_only_active_tokens_for_this_resource() {
     // Wrong resource-server credentials: the endpoint refuses, which is not the token's fault.
     let wrong = IntrospectionVerifier::new(&endpoint, "rs", "nope", &resource).unwrap();
     assert!(matches!(wrong.verify("good").await, Err(VerifyError::Unavailable(_))));
+}
+
+/// A protected server whose `whoami` tool reports the caller's verified identity, on `config`
+/// (Streamable HTTP at /mcp, HTTP+SSE at /sse + /messages); returns its resource URL and the
+/// authorization server stand-in.
+async fn protected_whoami(config: HttpConfig) -> (String, Arc<AuthServer>) {
+    let (mcp_listener, base) = listen().await;
+    let resource = format!("{base}/mcp");
+    let auth = start_auth_server(&resource).await;
+    let server = Server::builder()
+        .name("protected", "1.0.0")
+        .tool(ToolDef::new("whoami", |cx: RequestContext| async move {
+            let Some(info) = cx.auth() else {
+                return "anonymous".to_owned();
+            };
+            json!({
+                "subject": info.subject,
+                "client_id": info.client_id,
+                "issuer": info.issuer,
+                "scopes": info.scopes,
+                "audience": info.audience,
+                "expires": info.expires_at.is_some(),
+                "claims_sub": info.claims.get("sub"),
+            })
+            .to_string()
+        }))
+        .build();
+    let verifier = JwtVerifier::new(&auth.issuer, &format!("{}/jwks", auth.issuer), &resource).unwrap();
+    let legacy = legacy_router_with_shutdown(
+        server.clone(),
+        config.clone(),
+        "/sse",
+        "/messages",
+        CancellationToken::new(),
+    );
+    let app = ProtectedResource::new(&resource, [auth.issuer.clone()], Arc::new(verifier))
+        .unwrap()
+        .required_scopes(["mcp:read"])
+        .protect(router(server, config, "/mcp").merge(legacy));
+    spawn(mcp_listener, app);
+    (resource, auth)
+}
+
+/// Connect the OAuth client to `url` in `mode`, call `whoami`, return what it reported.
+async fn whoami(url: &str, resource: &str, mode: ConnectMode) -> Value {
+    let oauth = OAuthClient::builder(resource)
+        .redirect_uri("http://127.0.0.1:9/callback")
+        .authorizer(Arc::new(HeadlessAuthorizer::new().unwrap()))
+        .build()
+        .unwrap();
+    let transport = if url.ends_with("/sse") {
+        HttpClientTransport::builder(url).force_legacy(true)
+    } else {
+        HttpClientTransport::builder(url)
+    }
+    .auth(Arc::new(oauth))
+    .build()
+    .unwrap();
+    let client = within("connect", Client::builder().mode(mode).connect(transport))
+        .await
+        .unwrap();
+    let result = within("whoami", client.call_tool("whoami", ())).await.unwrap();
+    within("close", client.close()).await.unwrap();
+    let text = result.content.as_slice()[0].as_text().unwrap().to_owned();
+    serde_json::from_str(&text).unwrap_or_else(|_| panic!("whoami said {text:?}"))
+}
+
+/// Handlers read who called from their request context — subject, client, issuer, scopes,
+/// audience, expiry, claims — on both eras and on every HTTP path: sessions, stateless
+/// handshake-era POSTs, 2026-07-28 POSTs and the legacy HTTP+SSE transport.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn handlers_see_the_verified_caller_on_every_http_path() {
+    let stateless_config = HttpConfig {
+        stateless: true,
+        ..HttpConfig::default()
+    };
+    let modern = ConnectMode::Version(ProtocolVersion::V2026_07_28);
+    for (what, config, path, mode) in [
+        ("session", HttpConfig::default(), "/mcp", ConnectMode::Legacy),
+        ("2026-07-28", HttpConfig::default(), "/mcp", modern),
+        (
+            "stateless handshake era",
+            stateless_config.clone(),
+            "/mcp",
+            ConnectMode::Legacy,
+        ),
+        ("stateless server, 2026-07-28", stateless_config, "/mcp", modern),
+        ("HTTP+SSE", HttpConfig::default(), "/sse", ConnectMode::Legacy),
+    ] {
+        let (resource, auth) = protected_whoami(config).await;
+        let url = resource.replace("/mcp", path);
+        let seen = whoami(&url, &resource, mode).await;
+        assert_eq!(
+            seen,
+            json!({
+                "subject": "user-1", "client_id": "client-1", "issuer": auth.issuer,
+                "scopes": ["mcp:read"], "audience": [resource], "expires": true, "claims_sub": "user-1",
+            }),
+            "{what}"
+        );
+    }
+}
+
+/// Without the layer a handler sees no identity, and a token sent anyway is not one.
+#[tokio::test]
+async fn an_unprotected_server_reports_no_caller() {
+    let server = Server::builder()
+        .tool(ToolDef::new("whoami", |cx: RequestContext| async move {
+            cx.auth().map_or("anonymous".to_owned(), |i| format!("{:?}", i.subject))
+        }))
+        .build();
+    let (l, base) = listen().await;
+    spawn(l, router(server, HttpConfig::default(), "/mcp"));
+    let transport = HttpClientTransport::builder(format!("{base}/mcp"))
+        .bearer_auth("forged")
+        .build()
+        .unwrap();
+    let client = within("connect", Client::builder().connect(transport)).await.unwrap();
+    let result = within("whoami", client.call_tool("whoami", ())).await.unwrap();
+    assert_eq!(result.content.as_slice()[0].as_text(), Some("anonymous"));
+    within("close", client.close()).await.unwrap();
 }

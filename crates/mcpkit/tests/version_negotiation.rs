@@ -6,6 +6,7 @@
 mod common;
 
 use common::{within, Wire};
+use mcpkit::client::ConnectMode;
 use mcpkit::server::ToolDef;
 use mcpkit::testing::TestPair;
 use mcpkit::transport::memory;
@@ -124,4 +125,55 @@ async fn a_server_choosing_an_older_supported_version_is_accepted() {
     let (result, _) = connect_to_fake_server("2025-03-26").await;
     let client = result.unwrap();
     assert_eq!(client.protocol_version(), ProtocolVersion::V2025_03_26);
+}
+
+/// A pinned stateless client whose `server/discover` is refused with UnsupportedProtocolVersion
+/// (`supported` as given): returns what `connect` gave and every request the fake server read.
+async fn pinned_client_refused_once(supported: &[&str]) -> (mcpkit::Result<Client>, Vec<serde_json::Value>) {
+    let (a, b) = memory::pair();
+    let mut fake = Wire::from_transport(b, None);
+    let connect = tokio::spawn(
+        Client::builder()
+            .mode(ConnectMode::Version(ProtocolVersion::V2026_07_28))
+            .connect(a),
+    );
+    let first = fake.recv().await;
+    assert_eq!(first["method"], "server/discover");
+    fake.send_json(&json!({"jsonrpc": "2.0", "id": first["id"], "error": {
+        "code": -32022, "message": "Unsupported protocol version",
+        "data": {"supported": supported, "requested": "2026-07-28"}
+    }}))
+    .await;
+    let mut seen = vec![first];
+    if supported.contains(&"2026-07-28") {
+        let retry = fake.recv().await;
+        fake.send_json(&json!({"jsonrpc": "2.0", "id": retry["id"], "result": {
+            "resultType": "complete", "supportedVersions": ["2026-07-28"], "capabilities": {},
+            "_meta": {"io.modelcontextprotocol/serverInfo": {"name": "fake", "version": "0"}}
+        }}))
+        .await;
+        seen.push(retry);
+    }
+    (within("connect", connect).await.unwrap(), seen)
+}
+
+#[tokio::test]
+async fn a_refused_stateless_version_is_retried_once_when_the_server_lists_it() {
+    let (result, seen) = pinned_client_refused_once(&["2026-07-28"]).await;
+    let client = result.unwrap();
+    assert!(client.is_stateless());
+    assert_eq!(seen.len(), 2);
+    assert_eq!(seen[1]["method"], "server/discover");
+    assert_ne!(seen[0]["id"], seen[1]["id"], "the retry is a new request");
+    assert_eq!(
+        seen[1]["params"]["_meta"]["io.modelcontextprotocol/protocolVersion"],
+        "2026-07-28"
+    );
+}
+
+#[tokio::test]
+async fn a_refused_stateless_version_the_server_does_not_list_fails_the_connect() {
+    let (result, seen) = pinned_client_refused_once(&["2025-11-25"]).await;
+    assert!(result.is_err(), "{:?}", result.map(|_| ()));
+    assert_eq!(seen.len(), 1, "no retry with a version the client does not speak");
 }

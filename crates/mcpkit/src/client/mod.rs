@@ -26,7 +26,7 @@ use mcpkit_types::schema::{
     SubscribeParams, SubscriptionFilter, SubscriptionsAcknowledgedParams, SubscriptionsListenParams, Tool,
     UnsubscribeParams,
 };
-use mcpkit_types::{ErrorObject, ProtocolVersion};
+use mcpkit_types::{ErrorCode, ErrorObject, ProtocolVersion};
 use serde::Serialize;
 use tokio::sync::{broadcast, mpsc};
 
@@ -245,13 +245,38 @@ impl ClientBuilder {
                 )))
             }
         };
-        let modern = Modern::new(version, &self.capabilities, &self.info, self.max_input_rounds);
-        let params = modern.params(serde_json::Value::Null)?;
-        let options = RequestOptions {
-            timeout: auto.then_some(self.probe_timeout),
-            ..Default::default()
+        let mut modern = Modern::new(version, &self.capabilities, &self.info, self.max_input_rounds);
+        let mut retried = false;
+        let outcome = loop {
+            let params = modern.params(serde_json::Value::Null)?;
+            let options = RequestOptions {
+                timeout: auto.then_some(self.probe_timeout),
+                ..Default::default()
+            };
+            let outcome = peer.request_raw(Discover::NAME, Some(&params), options).await;
+            // Spec: 2026-07-28 `basic/transports/streamable-http` "Protocol Version Header": an
+            // UnsupportedProtocolVersion answer lists what the server speaks; retry once with a
+            // stateless revision from that list that this client accepts (only the pinned one
+            // when pinned, the newest known one in auto mode).
+            let retry = match &outcome {
+                Err(e) if !retried && e.rpc().map(|e| e.code) == Some(ErrorCode::UNSUPPORTED_PROTOCOL_VERSION) => {
+                    modern::supported_of(e)
+                        .iter()
+                        .filter_map(|v| v.parse::<ProtocolVersion>().ok())
+                        .filter(|v| v.era() == mcpkit_types::Era::Stateless && (auto || *v == version))
+                        .max()
+                }
+                _ => None,
+            };
+            match retry {
+                Some(v) => {
+                    retried = true;
+                    modern = Modern::new(v, &self.capabilities, &self.info, self.max_input_rounds);
+                }
+                None => break outcome,
+            }
         };
-        let outcome = peer.request_raw(Discover::NAME, Some(&params), options).await;
+        let version = modern.version;
         let speaks_handshake = |versions: &[String]| {
             versions.iter().any(|v| {
                 v.parse::<ProtocolVersion>()

@@ -49,6 +49,8 @@ pub struct IncomingRequest {
     pub params: Option<Box<RawValue>>,
     /// Fires when the peer cancels the request or the connection ends.
     pub cancel: CancellationToken,
+    /// What the transport attached to the request (see [`FrameReader::take_extensions`]).
+    pub extensions: crate::transport::Extensions,
 }
 
 /// The handler table of one role. Server and client are the same engine with different services.
@@ -234,6 +236,7 @@ async fn read_loop<R: FrameReader>(mut reader: R, peer: Peer, service: Arc<dyn S
             Ok(None) => break None,
             Err(e) => break Some(Error::from(e)),
         };
+        let extensions = reader.take_extensions();
         match jsonrpc::parse(&bytes) {
             Ok(MessageRef::Request(r)) => {
                 let cancel = peer.shared.closed.child_token();
@@ -252,6 +255,7 @@ async fn read_loop<R: FrameReader>(mut reader: R, peer: Peer, service: Arc<dyn S
                     method: r.method.into_owned(),
                     params: r.params.map(ToOwned::to_owned),
                     cancel,
+                    extensions,
                 };
                 let id = request.id.clone();
                 let cancel = request.cancel.clone();

@@ -18,6 +18,7 @@ use super::stateless::InputState;
 use super::Server;
 use crate::error::{Error, Result};
 use crate::peer::{Peer, RequestOptions};
+use crate::transport::Extensions;
 
 /// Everything a handler may need about the request it is serving.
 #[derive(Clone, Debug)]
@@ -31,6 +32,8 @@ pub struct RequestContext {
     pub(crate) method: &'static str,
     /// Stateless era: the inputs of this request (on methods that may ask for input).
     pub(crate) input: Option<Arc<InputState>>,
+    /// What the transport attached to the request (HTTP: the caller's verified identity).
+    pub(crate) extensions: Extensions,
 }
 
 impl RequestContext {
@@ -72,6 +75,19 @@ impl RequestContext {
     /// Who the client said it is.
     pub fn client_info(&self) -> Option<Implementation> {
         self.session.client_info()
+    }
+
+    /// What the transport attached to this request (see [`Extensions`]).
+    pub fn extensions(&self) -> &Extensions {
+        &self.extensions
+    }
+
+    /// Who called, as the authorization layer verified it (spec: `basic/authorization`): the
+    /// token's subject, client, scopes, audience, expiry and claims. `None` when the request
+    /// did not come through a protected HTTP endpoint. The bearer token itself is never kept.
+    #[cfg(feature = "auth")]
+    pub fn auth(&self) -> Option<&crate::auth::resource::AuthInfo> {
+        self.extensions.get()
     }
 
     /// The connection to the client.

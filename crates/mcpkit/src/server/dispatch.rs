@@ -159,6 +159,7 @@ impl Service for ServerService {
                             None,
                             "notifications/roots/list_changed",
                             None,
+                            Default::default(),
                         );
                         f(cx);
                     }
@@ -187,6 +188,7 @@ fn context(
     meta: Option<mcpkit_types::schema::RequestMeta>,
     method: &'static str,
     input: Option<Arc<InputState>>,
+    extensions: crate::transport::Extensions,
 ) -> RequestContext {
     RequestContext {
         peer,
@@ -197,6 +199,7 @@ fn context(
         cancel,
         method,
         input,
+        extensions,
     }
 }
 
@@ -359,6 +362,7 @@ async fn call_tool(
         p.meta,
         mrtr.method,
         input.clone(),
+        req.extensions,
     );
     let call = ToolCall {
         name: p.name.into(),
@@ -408,6 +412,7 @@ async fn read_resource(
         p.meta,
         mrtr.method,
         input.clone(),
+        req.extensions,
     );
     let read = if let Some(def) = snap
         .resource_index
@@ -499,6 +504,7 @@ async fn get_prompt(
         p.meta,
         mrtr.method,
         input.clone(),
+        req.extensions,
     );
     let outcome = (def.get)(PromptRequest { arguments, cx }).await;
     let failed = outcome.is_err();

@@ -84,6 +84,9 @@ impl<R: FrameReader> FrameReader for TapReader<R> {
         }
         Ok(f)
     }
+    fn take_extensions(&mut self) -> crate::transport::Extensions {
+        self.inner.take_extensions()
+    }
 }
 
 impl<W: FrameWriter> FrameWriter for TapWriter<W> {

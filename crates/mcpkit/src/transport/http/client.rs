@@ -923,17 +923,16 @@ impl Inner {
     /// POST one 2026-07-28 request: no session; its reply (or its JSON-RPC error, whatever the
     /// HTTP status) goes to the reader. Dropping the stream is the cancellation.
     async fn post_modern(self: &Arc<Self>, frame: Bytes, id: RequestId, headers: Vec<(HeaderName, HeaderValue)>) {
-        let mut req = self
-            .http
-            .post(self.url.clone())
-            .headers(self.headers.clone())
-            .header(header::CONTENT_TYPE, "application/json")
-            .header(header::ACCEPT, ACCEPT_POST)
-            .body(frame);
-        for (name, value) in headers {
-            req = req.header(name, value);
-        }
-        let response = match req.send().await {
+        // Through the auth provider like every other request: a stateless-era server asks for
+        // authorization (401/403) the same way.
+        let build = || {
+            let mut req = self.post_request(&frame, None, false);
+            for (name, value) in &headers {
+                req = req.header(name.clone(), value.clone());
+            }
+            req
+        };
+        let response = match self.send_authorized(build).await {
             Ok(r) => r,
             Err(e) => {
                 return self.fail_request(

@@ -22,7 +22,7 @@ use super::security::{self, Refusal};
 use super::server::HttpConfig;
 use crate::peer::Peer;
 use crate::server::Server;
-use crate::transport::{Frame, FrameReader, FrameWriter, Transport};
+use crate::transport::{Extensions, Frame, FrameReader, FrameWriter, Transport};
 
 struct LegacyState {
     shutdown: CancellationToken,
@@ -33,7 +33,7 @@ struct LegacyState {
 }
 
 struct LegacySession {
-    inbound: mpsc::UnboundedSender<Vec<u8>>,
+    inbound: mpsc::UnboundedSender<(Vec<u8>, Extensions)>,
     peer: Peer,
 }
 
@@ -167,14 +167,16 @@ async fn message(State(state): State<Arc<LegacyState>>, request: Request) -> Res
     let Some(inbound) = lock(&state.sessions).get(&session_id).map(|s| s.inbound.clone()) else {
         return (StatusCode::NOT_FOUND, "Session not found").into_response();
     };
-    let body = match axum::body::to_bytes(request.into_body(), state.config.max_body_bytes).await {
+    let (parts, body) = request.into_parts();
+    let extensions = super::server::extensions_of(&parts);
+    let body = match axum::body::to_bytes(body, state.config.max_body_bytes).await {
         Ok(b) => b,
         Err(_) => return StatusCode::PAYLOAD_TOO_LARGE.into_response(),
     };
     // Malformed frames are still delivered: the engine answers them on the stream with the
     // right JSON-RPC error. Only unparseable JSON also gets a 400 here.
     let bad_json = matches!(jsonrpc::parse(&body), Err(FrameError::Parse(_)));
-    if inbound.send(body.to_vec()).is_err() {
+    if inbound.send((body.to_vec(), extensions)).is_err() {
         return (StatusCode::NOT_FOUND, "Session ended").into_response();
     }
     if bad_json {
@@ -185,24 +187,39 @@ async fn message(State(state): State<Arc<LegacyState>>, request: Request) -> Res
 }
 
 struct LegacyTransport {
-    rx: mpsc::UnboundedReceiver<Vec<u8>>,
+    rx: mpsc::UnboundedReceiver<(Vec<u8>, Extensions)>,
     tx: mpsc::UnboundedSender<Vec<u8>>,
 }
 
-struct LegacyReader(mpsc::UnboundedReceiver<Vec<u8>>);
+struct LegacyReader {
+    rx: mpsc::UnboundedReceiver<(Vec<u8>, Extensions)>,
+    last: Extensions,
+}
 struct LegacyWriter(mpsc::UnboundedSender<Vec<u8>>);
 
 impl Transport for LegacyTransport {
     type Reader = LegacyReader;
     type Writer = LegacyWriter;
     fn split(self) -> (LegacyReader, LegacyWriter) {
-        (LegacyReader(self.rx), LegacyWriter(self.tx))
+        (
+            LegacyReader {
+                rx: self.rx,
+                last: Extensions::default(),
+            },
+            LegacyWriter(self.tx),
+        )
     }
 }
 
 impl FrameReader for LegacyReader {
     async fn read_frame(&mut self) -> io::Result<Option<Frame>> {
-        Ok(self.0.recv().await.map(Frame::Message))
+        Ok(self.rx.recv().await.map(|(frame, extensions)| {
+            self.last = extensions;
+            Frame::Message(frame)
+        }))
+    }
+    fn take_extensions(&mut self) -> Extensions {
+        std::mem::take(&mut self.last)
     }
 }
 

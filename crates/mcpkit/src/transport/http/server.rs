@@ -35,6 +35,7 @@ pub use super::session::{SessionReader, SessionTransport, SessionWriter};
 use super::{LAST_EVENT_ID_HEADER, PROTOCOL_VERSION_HEADER, SESSION_HEADER};
 use crate::peer::{self, IncomingRequest, Peer, Service};
 use crate::server::{Preset, Server};
+use crate::transport::Extensions;
 
 /// Limits and policies of the HTTP endpoint.
 #[derive(Debug, Clone)]
@@ -264,11 +265,25 @@ async fn handle(State(state): State<Arc<HttpState>>, request: Request) -> Respon
         }
     }
     match parts.method {
-        Method::POST => post(&state, &parts.headers, body).await,
+        Method::POST => post(&state, &parts.headers, body, extensions_of(&parts)).await,
         Method::GET => get(&state, &parts.headers),
         Method::DELETE => delete(&state, &parts.headers),
         _ => method_not_allowed(&state),
     }
+}
+
+/// What the engine may learn about a request beyond its body: the caller's verified identity
+/// when an authorization layer put one on it. Never a header, so never the bearer token.
+pub(super) fn extensions_of(parts: &axum::http::request::Parts) -> Extensions {
+    #[allow(unused_mut)]
+    let mut extensions = Extensions::new();
+    #[cfg(feature = "auth")]
+    if let Some(info) = parts.extensions.get::<crate::auth::resource::AuthInfo>() {
+        extensions.insert(info.clone());
+    }
+    #[cfg(not(feature = "auth"))]
+    let _ = parts;
+    extensions
 }
 
 fn method_not_allowed(state: &HttpState) -> Response {
@@ -359,7 +374,7 @@ fn new_session_id() -> Option<Arc<str>> {
     Some(bytes.iter().map(|b| format!("{b:02x}")).collect::<String>().into())
 }
 
-async fn post(state: &Arc<HttpState>, headers: &HeaderMap, body: Body) -> Response {
+async fn post(state: &Arc<HttpState>, headers: &HeaderMap, body: Body, extensions: Extensions) -> Response {
     if !(accepts(headers, "application/json") && accepts(headers, "text/event-stream")) {
         return rpc_error(
             StatusCode::NOT_ACCEPTABLE,
@@ -418,7 +433,7 @@ async fn post(state: &Arc<HttpState>, headers: &HeaderMap, body: Body) -> Respon
     drop(message);
     if modern::is_modern(headers, headers.contains_key(SESSION_HEADER)) {
         if let Some(backend) = &state.modern {
-            return modern_post(state, backend, headers, frame, request_id).await;
+            return modern_post(state, backend, headers, frame, request_id, extensions).await;
         }
     }
     let version = match protocol_version(headers, request_id.as_ref()) {
@@ -427,7 +442,7 @@ async fn post(state: &Arc<HttpState>, headers: &HeaderMap, body: Body) -> Respon
     };
 
     if state.config.stateless {
-        return stateless(state, frame, request_id, version, is_initialize).await;
+        return stateless(state, frame, request_id, version, is_initialize, extensions).await;
     }
     if is_initialize {
         if headers.contains_key(SESSION_HEADER) {
@@ -468,7 +483,7 @@ async fn post(state: &Arc<HttpState>, headers: &HeaderMap, body: Body) -> Respon
         let Some(rid) = request_id else {
             return StatusCode::ACCEPTED.into_response();
         };
-        let mut response = answer(state, &session, rid, frame).await;
+        let mut response = answer(state, &session, rid, frame, extensions).await;
         if let Ok(v) = HeaderValue::from_str(&session.id) {
             response.headers_mut().insert(SESSION_HEADER, v);
         }
@@ -483,9 +498,9 @@ async fn post(state: &Arc<HttpState>, headers: &HeaderMap, body: Body) -> Respon
         Err(r) => return r,
     };
     match request_id {
-        Some(rid) => answer(state, &session, rid, frame).await,
+        Some(rid) => answer(state, &session, rid, frame, extensions).await,
         None => {
-            session.deliver(frame);
+            session.deliver(frame, extensions);
             StatusCode::ACCEPTED.into_response()
         }
     }
@@ -507,6 +522,7 @@ async fn stateless(
     request_id: Option<RequestId>,
     version: ProtocolVersion,
     is_initialize: bool,
+    extensions: Extensions,
 ) -> Response {
     let preset = (!is_initialize).then(|| Preset {
         version,
@@ -524,7 +540,7 @@ async fn stateless(
     };
     let session = HttpSession::start(id, &state.server, state.config.event_store.clone(), preset);
     let response = match request_id {
-        Some(rid) => answer(state, &session, rid, frame).await,
+        Some(rid) => answer(state, &session, rid, frame, extensions).await,
         None => StatusCode::ACCEPTED.into_response(),
     };
     session.close();
@@ -540,6 +556,7 @@ async fn modern_post(
     headers: &HeaderMap,
     frame: Vec<u8>,
     request_id: Option<RequestId>,
+    extensions: Extensions,
 ) -> Response {
     let Some(rid) = request_id else {
         // No client-to-server notification is defined on this wire; accept and ignore.
@@ -568,6 +585,7 @@ async fn modern_post(
         method: r.method.into_owned(),
         params: r.params.map(ToOwned::to_owned),
         cancel: cancel.clone(),
+        extensions,
     };
     let (peer, mut sent) = Peer::detached(backend.server.peer_options());
     let service = backend.service.clone();
@@ -657,7 +675,13 @@ impl Drop for CancelOnDrop {
 
 /// Forward a request to the engine and answer it: plain JSON when its reply is the first thing
 /// the handler sends, otherwise an SSE stream carrying everything up to the reply.
-async fn answer(state: &HttpState, session: &Arc<HttpSession>, id: RequestId, frame: Vec<u8>) -> Response {
+async fn answer(
+    state: &HttpState,
+    session: &Arc<HttpSession>,
+    id: RequestId,
+    frame: Vec<u8>,
+    extensions: Extensions,
+) -> Response {
     let Some((mut rx, prime, stream)) = session.open_request(id.clone()) else {
         return rpc_error(
             StatusCode::BAD_REQUEST,
@@ -666,7 +690,7 @@ async fn answer(state: &HttpState, session: &Arc<HttpSession>, id: RequestId, fr
             Some(&id),
         );
     };
-    if !session.deliver(frame) {
+    if !session.deliver(frame, extensions) {
         return rpc_error(StatusCode::NOT_FOUND, ErrorCode::INVALID_REQUEST, "Session ended", None);
     }
     // Plain JSON when the reply comes first and soon; otherwise SSE, so a slow handler's

@@ -15,7 +15,7 @@ use tokio::sync::mpsc;
 
 use super::event_store::EventStore;
 use crate::peer::Peer;
-use crate::transport::{Frame, FrameReader, FrameWriter, Route, Transport};
+use crate::transport::{Extensions, Frame, FrameReader, FrameWriter, Route, Transport};
 
 /// One server-sent event: its id and its JSON-RPC frame.
 #[derive(Debug, Clone)]
@@ -65,7 +65,7 @@ const STANDALONE: u64 = 0;
 pub(crate) struct HttpSession {
     pub(crate) id: Arc<str>,
     stop: Stop,
-    inbound: mpsc::UnboundedSender<Vec<u8>>,
+    inbound: mpsc::UnboundedSender<(Vec<u8>, Extensions)>,
     routes: Arc<Mutex<Routes>>,
 }
 
@@ -219,9 +219,9 @@ impl HttpSession {
         Some((rx, prime, stream))
     }
 
-    /// Hand a frame to the engine.
-    pub(crate) fn deliver(&self, frame: Vec<u8>) -> bool {
-        self.inbound.send(frame).is_ok()
+    /// Hand a frame to the engine, with what the HTTP layer knows about its request.
+    pub(crate) fn deliver(&self, frame: Vec<u8>, extensions: Extensions) -> bool {
+        self.inbound.send((frame, extensions)).is_ok()
     }
 
     /// Open the standalone stream. `None` when one is already open.
@@ -297,13 +297,16 @@ impl HttpSession {
 /// [`Route`] (written): a reply goes on its request's response stream, related traffic too,
 /// standalone traffic on the GET stream. Given to a [`super::server::SessionFactory`].
 pub struct SessionTransport {
-    rx: mpsc::UnboundedReceiver<Vec<u8>>,
+    rx: mpsc::UnboundedReceiver<(Vec<u8>, Extensions)>,
     routes: Arc<Mutex<Routes>>,
 }
 
 /// Reading half of a [`SessionTransport`]: the frames the client POSTed, in order.
 #[derive(Debug)]
-pub struct SessionReader(mpsc::UnboundedReceiver<Vec<u8>>);
+pub struct SessionReader {
+    rx: mpsc::UnboundedReceiver<(Vec<u8>, Extensions)>,
+    last: Extensions,
+}
 
 /// Writing half of a [`SessionTransport`]: routes each frame to its response stream.
 pub struct SessionWriter {
@@ -326,13 +329,25 @@ impl Transport for SessionTransport {
     type Reader = SessionReader;
     type Writer = SessionWriter;
     fn split(self) -> (SessionReader, SessionWriter) {
-        (SessionReader(self.rx), SessionWriter { routes: self.routes })
+        (
+            SessionReader {
+                rx: self.rx,
+                last: Extensions::default(),
+            },
+            SessionWriter { routes: self.routes },
+        )
     }
 }
 
 impl FrameReader for SessionReader {
     async fn read_frame(&mut self) -> io::Result<Option<Frame>> {
-        Ok(self.0.recv().await.map(Frame::Message))
+        Ok(self.rx.recv().await.map(|(frame, extensions)| {
+            self.last = extensions;
+            Frame::Message(frame)
+        }))
+    }
+    fn take_extensions(&mut self) -> Extensions {
+        std::mem::take(&mut self.last)
     }
 }
 

@@ -23,14 +23,16 @@ impl Inner {
     /// stream in the background. The endpoint must be on the same origin as the stream: the
     /// transport's headers (credentials, perhaps) are sent there.
     pub(super) async fn connect_legacy(self: &Arc<Self>) -> io::Result<Url> {
-        let response = self
-            .http
-            .get(self.url.clone())
-            .headers(self.headers.clone())
-            .header(header::ACCEPT, ACCEPT_SSE)
-            .send()
-            .await
-            .map_err(|e| other(format!("could not open the HTTP+SSE stream at {}: {e}", self.url)))?;
+        // Through the auth provider, like Streamable HTTP: a protected HTTP+SSE server
+        // challenges the GET (and each POST) the same way.
+        let response = super::auth::send(self.auth.as_ref(), &self.url, || {
+            self.http
+                .get(self.url.clone())
+                .headers(self.headers.clone())
+                .header(header::ACCEPT, ACCEPT_SSE)
+        })
+        .await
+        .map_err(|e| other(format!("could not open the HTTP+SSE stream at {}: {e}", self.url)))?;
         let status = response.status();
         if !status.is_success() || !is_sse(&response) {
             return Err(other(format!(
@@ -136,19 +138,19 @@ impl Inner {
 
     /// POST one message to the endpoint; replies arrive on the SSE stream.
     pub(super) async fn legacy_post(&self, endpoint: &Url, frame: Bytes, id: Option<&RequestId>) {
-        let sent = self
-            .http
-            .post(endpoint.clone())
-            .headers(self.headers.clone())
-            .header(header::CONTENT_TYPE, "application/json")
-            .header(header::ACCEPT, ACCEPT_POST)
-            .body(frame)
-            .send()
-            .await;
+        let sent = super::auth::send(self.auth.as_ref(), &self.url, || {
+            self.http
+                .post(endpoint.clone())
+                .headers(self.headers.clone())
+                .header(header::CONTENT_TYPE, "application/json")
+                .header(header::ACCEPT, ACCEPT_POST)
+                .body(frame.clone())
+        })
+        .await;
         match sent {
             Ok(r) if r.status().is_success() => {}
             Ok(r) => self.http_error(r, id).await,
-            Err(e) => self.fail_request(id, &format!("the HTTP request failed: {e}")),
+            Err(e) => self.fail_request(id, &e),
         }
     }
 }
