@@ -209,8 +209,7 @@ fn main() -> ExitCode {
     init_tracing(cli.verbose);
     // Serving stdio is one connection: a current-thread runtime answers a call without waking
     // another thread (reader, handler and writer run on this one) and starts faster.
-    let stdio_server =
-        matches!(cli.command, Command::Serve { http: None, .. }) && std::env::var_os("MCPKIT_EXPERIMENT_MT").is_none();
+    let stdio_server = matches!(cli.command, Command::Serve { http: None, .. });
     let mut builder = if stdio_server {
         tokio::runtime::Builder::new_current_thread()
     } else {

@@ -60,6 +60,7 @@ pub struct StdinReader(StdinKind);
 #[derive(Debug)]
 enum StdinKind {
     #[cfg(unix)]
+    /// The restore guard is held for its `Drop`.
     Pipe(tokio::net::unix::pipe::Receiver, #[allow(dead_code)] Restore),
     Blocking(tokio::io::Stdin),
 }
@@ -71,6 +72,7 @@ pub struct StdoutWriter(StdoutKind);
 #[derive(Debug)]
 enum StdoutKind {
     #[cfg(unix)]
+    /// The restore guard is held for its `Drop`.
     Pipe(tokio::net::unix::pipe::Sender, #[allow(dead_code)] Restore),
     Blocking(tokio::io::Stdout),
 }
@@ -79,10 +81,10 @@ impl StdinReader {
     /// Open the process's stdin (non-blocking when it is a pipe or socket, see [`stdio`]).
     pub fn open() -> Self {
         #[cfg(unix)]
-        if let Some((rx, restore)) = nonblocking::open(std::io::stdin().as_fd(), nonblocking::Dir::Read) {
-            if let nonblocking::Opened::Read(rx) = rx {
-                return StdinReader(StdinKind::Pipe(rx, restore));
-            }
+        if let Some((nonblocking::Opened::Read(rx), restore)) =
+            nonblocking::open(std::io::stdin().as_fd(), nonblocking::Dir::Read)
+        {
+            return StdinReader(StdinKind::Pipe(rx, restore));
         }
         StdinReader(StdinKind::Blocking(tokio::io::stdin()))
     }
@@ -97,10 +99,10 @@ impl StdoutWriter {
     /// Open the process's stdout (non-blocking when it is a pipe or socket, see [`stdio`]).
     pub fn open() -> Self {
         #[cfg(unix)]
-        if let Some((tx, restore)) = nonblocking::open(std::io::stdout().as_fd(), nonblocking::Dir::Write) {
-            if let nonblocking::Opened::Write(tx) = tx {
-                return StdoutWriter(StdoutKind::Pipe(tx, restore));
-            }
+        if let Some((nonblocking::Opened::Write(tx), restore)) =
+            nonblocking::open(std::io::stdout().as_fd(), nonblocking::Dir::Write)
+        {
+            return StdoutWriter(StdoutKind::Pipe(tx, restore));
         }
         StdoutWriter(StdoutKind::Blocking(tokio::io::stdout()))
     }
