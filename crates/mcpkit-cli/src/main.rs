@@ -301,7 +301,15 @@ fn init_tracing(verbose: u8) {
 fn main() -> ExitCode {
     let cli = Cli::parse();
     init_tracing(cli.verbose);
-    let runtime = match tokio::runtime::Builder::new_multi_thread().enable_all().build() {
+    // Serving stdio is one connection: a current-thread runtime answers a call without waking
+    // another thread (reader, handler and writer run on this one) and starts faster.
+    let stdio_server = matches!(cli.command, Command::Serve { http: None, .. });
+    let mut builder = if stdio_server {
+        tokio::runtime::Builder::new_current_thread()
+    } else {
+        tokio::runtime::Builder::new_multi_thread()
+    };
+    let runtime = match builder.enable_all().build() {
         Ok(rt) => rt,
         Err(e) => {
             eprintln!("mcpkit: cannot start the async runtime: {e}");

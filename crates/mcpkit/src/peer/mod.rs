@@ -2,8 +2,9 @@
 //! `basic/utilities/progress`).
 //!
 //! A connection has a reader task (parse, classify, dispatch), a writer task (one writer that
-//! drains its queue and flushes when the queue is empty), an ordered notification task, and one
-//! task per incoming request. [`Peer`] is a cheap handle for sending requests and notifications.
+//! drains its queue and flushes when the queue is empty), an ordered notification task, and a
+//! task for each incoming request whose handler does not complete at its first poll (one that
+//! does is answered by the reader itself, without a task). [`Peer`] is a cheap handle for sending requests and notifications.
 //! The pending map and the in-flight map are locked only for an insert or a remove, never across
 //! an await.
 //!
@@ -103,12 +104,44 @@ type Outbound = (Vec<u8>, Route);
 
 type Pending = oneshot::Sender<Result<Box<RawValue>>>;
 
+/// A sink that takes each outgoing frame at once, without waiting (see [`start_direct`]).
+pub(crate) type DirectSink = Box<dyn Fn(Vec<u8>, Route) + Send + Sync>;
+
+/// Where a connection's outgoing frames go.
+enum Outbox {
+    /// Queued for the connection's writer task (stream transports).
+    Queue(mpsc::UnboundedSender<Outbound>),
+    /// Handed to a sink that never waits (an HTTP session routes each frame to its response
+    /// stream under a lock): no queue, no writer task.
+    Direct(DirectSink),
+}
+
+impl Outbox {
+    fn send(&self, frame: Outbound, closed: &CancellationToken) -> std::result::Result<(), ()> {
+        match self {
+            Outbox::Queue(tx) => tx.send(frame).map_err(|_| ()),
+            Outbox::Direct(_) if closed.is_cancelled() => Err(()),
+            Outbox::Direct(sink) => {
+                sink(frame.0, frame.1);
+                Ok(())
+            }
+        }
+    }
+
+    fn is_closed(&self) -> bool {
+        match self {
+            Outbox::Queue(tx) => tx.is_closed(),
+            Outbox::Direct(_) => false,
+        }
+    }
+}
+
 struct Shared {
     pending: Mutex<HashMap<RequestId, Pending>>,
     inflight: Mutex<HashMap<RequestId, CancellationToken>>,
     progress: Mutex<HashMap<ProgressToken, mpsc::UnboundedSender<ProgressParams>>>,
     next_id: AtomicI64,
-    out: mpsc::UnboundedSender<Outbound>,
+    out: Outbox,
     closed: CancellationToken,
     close_reason: Mutex<Option<Error>>,
     options: PeerOptions,
@@ -162,14 +195,211 @@ pub fn start<T: Transport>(transport: T, service: Arc<dyn Service>, options: Pee
     let (reader, writer) = transport.split();
     let (peer, out_rx) = Peer::with_outbox(options, false);
     let writer_task = tokio::spawn(write_loop(writer, out_rx, peer.shared.closed.clone()));
-    let reader_peer = peer.clone();
+    let dispatcher = Dispatcher::new(peer.clone(), service);
     let done = tokio::spawn(async move {
-        read_loop(reader, reader_peer.clone(), service).await;
+        read_loop(reader, &dispatcher).await;
         // Let the writer drain what handlers already queued, then stop it.
-        reader_peer.shared.closed.cancel();
+        dispatcher.peer.shared.closed.cancel();
         let _ = writer_task.await;
     });
     Connection { peer, done }
+}
+
+/// Start the engine without a task of its own: the caller hands it each incoming frame
+/// ([`Dispatcher::on_frame`]) and every outgoing frame goes straight to `sink`. For transports
+/// that already run a task per incoming message (HTTP POSTs): an idle connection then costs a
+/// small struct, no task and no queue.
+pub(crate) fn start_direct(service: Arc<dyn Service>, options: PeerOptions, sink: DirectSink) -> Dispatcher {
+    let peer = Peer::from_outbox(options, false, Outbox::Direct(sink));
+    Dispatcher::new(peer, service)
+}
+
+/// One connection's incoming side: classifies each frame and runs its handler. Requests run
+/// concurrently (a handler that completes at its first poll is answered on the spot);
+/// notifications are handled one at a time, in arrival order.
+pub(crate) struct Dispatcher {
+    peer: Peer,
+    service: Arc<dyn Service>,
+    limit: Arc<Semaphore>,
+    notes: Mutex<Notes>,
+}
+
+type Note = (String, Option<Box<RawValue>>);
+
+/// Ordered notification handling: inline while every handler completes at once; after one has
+/// to wait, it and every later notification go through a queue and a task, in order.
+#[derive(Default)]
+struct Notes {
+    queue: Option<mpsc::UnboundedSender<Note>>,
+    task: Option<tokio::task::JoinHandle<()>>,
+}
+
+impl Dispatcher {
+    fn new(peer: Peer, service: Arc<dyn Service>) -> Dispatcher {
+        let limit = Arc::new(Semaphore::new(peer.shared.options.max_concurrent_requests.max(1)));
+        Dispatcher {
+            peer,
+            service,
+            limit,
+            notes: Mutex::new(Notes::default()),
+        }
+    }
+
+    /// The handle for sending to the other side.
+    pub(crate) fn peer(&self) -> &Peer {
+        &self.peer
+    }
+
+    /// Classify one incoming frame and act on it.
+    pub(crate) fn on_frame(&self, bytes: &[u8], extensions: crate::transport::Extensions) {
+        let peer = &self.peer;
+        match jsonrpc::parse(bytes) {
+            Ok(MessageRef::Request(r)) => {
+                let cancel = peer.shared.closed.child_token();
+                {
+                    let mut inflight = lock(&peer.shared.inflight);
+                    if inflight.contains_key(&r.id) {
+                        drop(inflight);
+                        let e = ErrorObject::invalid_request(format!("request id {} is already in flight", r.id));
+                        peer.send_error(Some(&r.id), &e);
+                        return;
+                    }
+                    inflight.insert(r.id.clone(), cancel.clone());
+                }
+                let request = IncomingRequest {
+                    id: r.id,
+                    method: r.method.into_owned(),
+                    params: r.params.map(ToOwned::to_owned),
+                    cancel,
+                    extensions,
+                };
+                let id = request.id.clone();
+                let cancel = request.cancel.clone();
+                // The handler's synchronous part runs here, in arrival order (so `initialize`
+                // is settled before the next request is looked at); its future runs on its own.
+                let handler =
+                    std::panic::catch_unwind(AssertUnwindSafe(|| self.service.handle_request(peer.clone(), request)));
+                let mut handler: BoxFuture<HandlerResult> = match handler {
+                    Ok(f) => f,
+                    Err(_) => Box::pin(async { std::panic::panic_any("handler setup panicked") }),
+                };
+                // A handler that completes at its first poll (most do: echo, lists, ping) is
+                // answered right here, without a task. Only when a slot is free without waiting,
+                // so the concurrency limit and its queue order hold.
+                if let Ok(permit) = self.limit.clone().try_acquire_owned() {
+                    let mut cx = std::task::Context::from_waker(std::task::Waker::noop());
+                    match std::panic::catch_unwind(AssertUnwindSafe(|| handler.as_mut().poll(&mut cx))) {
+                        Ok(std::task::Poll::Ready(result)) => {
+                            drop(permit);
+                            finish_request(peer, id, &cancel, Some(Ok(result)));
+                        }
+                        Err(panic) => {
+                            drop(permit);
+                            finish_request(peer, id, &cancel, Some(Err(panic)));
+                        }
+                        // Not done: it goes on in its own task, which polls it again (with a
+                        // real waker) straight away.
+                        Ok(std::task::Poll::Pending) => {
+                            tokio::spawn(run_request(peer.clone(), id, cancel, handler, Permit::Held(permit)));
+                        }
+                    }
+                } else {
+                    let wait = Permit::Wait(self.limit.clone());
+                    tokio::spawn(run_request(peer.clone(), id, cancel, handler, wait));
+                }
+            }
+            Ok(MessageRef::Notification(n)) => match &*n.method {
+                "notifications/cancelled" => peer.on_cancelled(n.params),
+                "notifications/progress" => {
+                    peer.on_progress(n.params);
+                    self.on_notification(n.method.into_owned(), n.params.map(ToOwned::to_owned));
+                }
+                _ => self.on_notification(n.method.into_owned(), n.params.map(ToOwned::to_owned)),
+            },
+            Ok(MessageRef::Response(r)) => {
+                let waiter = lock(&peer.shared.pending).remove(&r.id);
+                match waiter {
+                    Some(tx) => {
+                        let _ = tx.send(r.outcome.map(ToOwned::to_owned).map_err(Error::Rpc));
+                    }
+                    None => tracing::debug!("ignoring a response to unknown request {}", r.id),
+                }
+            }
+            Err(e) => match e.reply() {
+                Some((id, err)) => peer.send_error(id.as_ref(), &err),
+                None => tracing::debug!("ignoring a malformed frame: {e:?}"),
+            },
+        }
+    }
+
+    fn on_notification(&self, method: String, params: Option<Box<RawValue>>) {
+        let mut notes = lock(&self.notes);
+        if let Some(queue) = &notes.queue {
+            // An earlier handler is still running: keep the order.
+            let _ = queue.send((method, params));
+            return;
+        }
+        let setup = std::panic::catch_unwind(AssertUnwindSafe(|| {
+            self.service.handle_notification(self.peer.clone(), method, params)
+        }));
+        let Ok(mut fut) = setup else {
+            tracing::error!("a notification handler panicked");
+            return;
+        };
+        let mut cx = std::task::Context::from_waker(std::task::Waker::noop());
+        match std::panic::catch_unwind(AssertUnwindSafe(|| fut.as_mut().poll(&mut cx))) {
+            Ok(std::task::Poll::Ready(())) => {}
+            Err(_) => tracing::error!("a notification handler panicked"),
+            Ok(std::task::Poll::Pending) => {
+                let (tx, mut rx) = mpsc::unbounded_channel::<Note>();
+                let service = self.service.clone();
+                let peer = self.peer.clone();
+                notes.task = Some(tokio::spawn(async move {
+                    if AssertUnwindSafe(fut).catch_unwind().await.is_err() {
+                        tracing::error!("a notification handler panicked");
+                    }
+                    while let Some((method, params)) = rx.recv().await {
+                        let fut = service.handle_notification(peer.clone(), method, params);
+                        if AssertUnwindSafe(fut).catch_unwind().await.is_err() {
+                            tracing::error!("a notification handler panicked");
+                        }
+                    }
+                }));
+                notes.queue = Some(tx);
+            }
+        }
+    }
+
+    /// No more input: let queued notification handlers finish.
+    async fn end_notes(&self) {
+        let task = {
+            let mut notes = lock(&self.notes);
+            notes.queue = None;
+            notes.task.take()
+        };
+        if let Some(task) = task {
+            let _ = task.await;
+        }
+    }
+
+    /// Whether the connection has ended.
+    pub(crate) fn is_closed(&self) -> bool {
+        self.peer.is_closed()
+    }
+
+    /// End a connection started with [`start_direct`]: nothing more is dispatched or sent,
+    /// callers waiting for an answer from the other side fail, running handlers are cancelled.
+    pub(crate) fn shutdown(&self) {
+        self.peer.shared.closed.cancel();
+        lock(&self.notes).queue = None;
+        let reason = self.peer.close_error();
+        for (_, tx) in lock(&self.peer.shared.pending).drain() {
+            let _ = tx.send(Err(reason.clone()));
+        }
+        for (_, token) in lock(&self.peer.shared.inflight).drain() {
+            token.cancel();
+        }
+    }
 }
 
 async fn write_loop<W: FrameWriter>(mut w: W, mut rx: mpsc::UnboundedReceiver<Outbound>, closed: CancellationToken) {
@@ -205,101 +435,33 @@ async fn write_loop<W: FrameWriter>(mut w: W, mut rx: mpsc::UnboundedReceiver<Ou
     let _ = w.close().await;
 }
 
-async fn read_loop<R: FrameReader>(mut reader: R, peer: Peer, service: Arc<dyn Service>) {
-    let (note_tx, mut note_rx) = mpsc::unbounded_channel::<(String, Option<Box<RawValue>>)>();
-    let note_service = service.clone();
-    let note_peer = peer.clone();
-    let notes = tokio::spawn(async move {
-        while let Some((method, params)) = note_rx.recv().await {
-            let fut = note_service.handle_notification(note_peer.clone(), method, params);
-            if AssertUnwindSafe(fut).catch_unwind().await.is_err() {
-                tracing::error!("a notification handler panicked");
-            }
-        }
-    });
-    let limit = Arc::new(Semaphore::new(peer.shared.options.max_concurrent_requests.max(1)));
+async fn read_loop<R: FrameReader>(mut reader: R, dispatcher: &Dispatcher) {
+    let peer = &dispatcher.peer;
     let end = loop {
         let frame = tokio::select! {
             f = reader.read_frame() => f,
             _ = peer.shared.closed.cancelled() => break None,
         };
-        let bytes = match frame {
-            Ok(Some(Frame::Message(b))) => b,
+        match frame {
+            Ok(Some(Frame::Message(b))) => dispatcher.on_frame(&b, reader.take_extensions()),
             Ok(Some(Frame::Oversized(n))) => {
                 tracing::warn!("discarded a {n}-byte frame over the size limit");
                 peer.send_error(
                     None,
                     &ErrorObject::invalid_request(format!("message of {n} bytes exceeds the size limit")),
                 );
-                continue;
             }
             Ok(None) => break None,
             Err(e) => break Some(Error::from(e)),
-        };
-        let extensions = reader.take_extensions();
-        match jsonrpc::parse(&bytes) {
-            Ok(MessageRef::Request(r)) => {
-                let cancel = peer.shared.closed.child_token();
-                {
-                    let mut inflight = lock(&peer.shared.inflight);
-                    if inflight.contains_key(&r.id) {
-                        drop(inflight);
-                        let e = ErrorObject::invalid_request(format!("request id {} is already in flight", r.id));
-                        peer.send_error(Some(&r.id), &e);
-                        continue;
-                    }
-                    inflight.insert(r.id.clone(), cancel.clone());
-                }
-                let request = IncomingRequest {
-                    id: r.id,
-                    method: r.method.into_owned(),
-                    params: r.params.map(ToOwned::to_owned),
-                    cancel,
-                    extensions,
-                };
-                let id = request.id.clone();
-                let cancel = request.cancel.clone();
-                // The handler's synchronous part runs here, in arrival order (so `initialize`
-                // is settled before the next request is looked at); its future runs on its own.
-                let handler =
-                    std::panic::catch_unwind(AssertUnwindSafe(|| service.handle_request(peer.clone(), request)));
-                let handler: BoxFuture<HandlerResult> = match handler {
-                    Ok(f) => f,
-                    Err(_) => Box::pin(async { std::panic::panic_any("handler setup panicked") }),
-                };
-                tokio::spawn(run_request(peer.clone(), id, cancel, handler, limit.clone()));
-            }
-            Ok(MessageRef::Notification(n)) => match &*n.method {
-                "notifications/cancelled" => peer.on_cancelled(n.params),
-                "notifications/progress" => {
-                    peer.on_progress(n.params);
-                    let _ = note_tx.send((n.method.into_owned(), n.params.map(ToOwned::to_owned)));
-                }
-                _ => {
-                    let _ = note_tx.send((n.method.into_owned(), n.params.map(ToOwned::to_owned)));
-                }
-            },
-            Ok(MessageRef::Response(r)) => {
-                let waiter = lock(&peer.shared.pending).remove(&r.id);
-                match waiter {
-                    Some(tx) => {
-                        let _ = tx.send(r.outcome.map(ToOwned::to_owned).map_err(Error::Rpc));
-                    }
-                    None => tracing::debug!("ignoring a response to unknown request {}", r.id),
-                }
-            }
-            Err(e) => match e.reply() {
-                Some((id, err)) => peer.send_error(id.as_ref(), &err),
-                None => tracing::debug!("ignoring a malformed frame: {e:?}"),
-            },
         }
+        // Long runs of buffered input still let other tasks (the writer) in.
+        tokio::task::consume_budget().await;
     };
     if let Some(e) = end {
         *lock(&peer.shared.close_reason) = Some(e);
     }
     // Nothing more will come in: fail every waiting caller (no answer can arrive).
-    drop(note_tx);
-    let _ = notes.await;
+    dispatcher.end_notes().await;
     let reason = peer.close_error();
     for (_, tx) in lock(&peer.shared.pending).drain() {
         let _ = tx.send(Err(reason.clone()));
@@ -345,21 +507,40 @@ pub(crate) async fn serve_one(service: &dyn Service, peer: Peer, request: Incomi
         .ok()
 }
 
+/// A request's concurrency slot: already taken, or to wait for.
+enum Permit {
+    Held(tokio::sync::OwnedSemaphorePermit),
+    Wait(Arc<Semaphore>),
+}
+
 async fn run_request(
     peer: Peer,
     id: RequestId,
     cancel: CancellationToken,
     handler: BoxFuture<HandlerResult>,
-    limit: Arc<Semaphore>,
+    permit: Permit,
 ) {
-    let Ok(_permit) = limit.acquire_owned().await else {
-        return;
+    let _permit = match permit {
+        Permit::Held(p) => p,
+        Permit::Wait(limit) => {
+            let Ok(p) = limit.acquire_owned().await else {
+                return;
+            };
+            p
+        }
     };
     let fut = AssertUnwindSafe(handler).catch_unwind();
     let outcome = tokio::select! {
         r = fut => Some(r),
         _ = cancel.cancelled() => None,
     };
+    finish_request(&peer, id, &cancel, outcome);
+}
+
+type Outcome = Option<std::result::Result<HandlerResult, Box<dyn std::any::Any + Send>>>;
+
+/// Send a request's answer (or, if it was cancelled, only release its stream).
+fn finish_request(peer: &Peer, id: RequestId, cancel: &CancellationToken, outcome: Outcome) {
     let still_wanted = lock(&peer.shared.inflight).remove(&id).is_some();
     match outcome {
         _ if !still_wanted || cancel.is_cancelled() => peer.finished_without_reply(id),
@@ -387,24 +568,32 @@ impl Peer {
     /// A peer and the receiving end of everything it sends.
     fn with_outbox(options: PeerOptions, detached: bool) -> (Peer, mpsc::UnboundedReceiver<Outbound>) {
         let (out_tx, out_rx) = mpsc::unbounded_channel();
+        (Peer::from_outbox(options, detached, Outbox::Queue(out_tx)), out_rx)
+    }
+
+    fn from_outbox(options: PeerOptions, detached: bool, out: Outbox) -> Peer {
         let shared = Arc::new(Shared {
             pending: Mutex::new(HashMap::new()),
             inflight: Mutex::new(HashMap::new()),
             progress: Mutex::new(HashMap::new()),
             next_id: AtomicI64::new(0),
-            out: out_tx,
+            out,
             closed: CancellationToken::new(),
             close_reason: Mutex::new(None),
             options,
             detached,
         });
-        (Peer { shared }, out_rx)
+        Peer { shared }
+    }
+
+    fn send_out(&self, frame: Outbound) -> std::result::Result<(), ()> {
+        self.shared.out.send(frame, &self.shared.closed)
     }
 
     fn send_frame<T: Serialize + ?Sized>(&self, frame: &T, route: Route) {
         match serde_json::to_vec(frame) {
             Ok(bytes) => {
-                let _ = self.shared.out.send((bytes, route));
+                let _ = self.send_out((bytes, route));
             }
             Err(e) => tracing::error!("could not serialize an outgoing message: {e}"),
         }
@@ -412,7 +601,7 @@ impl Peer {
 
     /// Tell the transport a request will never be answered (MCP cancellation sends nothing).
     fn finished_without_reply(&self, id: RequestId) {
-        let _ = self.shared.out.send((Vec::new(), Route::Finished(id)));
+        let _ = self.send_out((Vec::new(), Route::Finished(id)));
     }
 
     fn send_error(&self, id: Option<&RequestId>, error: &ErrorObject) {
@@ -464,7 +653,7 @@ impl Peer {
     /// Ask the transport to end the response stream of an incoming request early (HTTP: the
     /// client resumes it with `Last-Event-ID`; other transports ignore this).
     pub fn close_request_stream(&self, id: &RequestId) {
-        let _ = self.shared.out.send((Vec::new(), Route::CloseStream(id.clone())));
+        let _ = self.send_out((Vec::new(), Route::CloseStream(id.clone())));
     }
 
     /// Send a notification with any serializable params.
@@ -489,10 +678,7 @@ impl Peer {
         }
         let bytes = serde_json::to_vec(&OutgoingNotification::new(method, params))
             .map_err(|e| Error::Serialize(e.to_string()))?;
-        self.shared
-            .out
-            .send((bytes, route))
-            .map_err(|_| Error::ConnectionClosed)
+        self.send_out((bytes, route)).map_err(|_| Error::ConnectionClosed)
     }
 
     /// Send a typed request and wait for its typed result.
@@ -538,7 +724,7 @@ impl Peer {
             progress_rx = Some((prx, sink));
         }
         let route = options.related.clone().map_or(Route::Standalone, Route::Related);
-        if self.is_closed() || self.shared.out.send((bytes, route)).is_err() {
+        if self.is_closed() || self.send_out((bytes, route)).is_err() {
             guard.id = None;
             return Err(Error::ConnectionClosed);
         }

@@ -152,9 +152,27 @@ struct Catalog {
 }
 
 /// An immutable view of the catalogue with its lookup maps and pre-serialized list pages.
+///
+/// The maps and pages ([`Derived`], reached through `Deref`) are built on first use, once per
+/// catalogue change: a server answers `initialize` without serializing its lists first.
 #[derive(Debug, Default)]
 pub(crate) struct Snapshot {
     catalog: Catalog,
+    page_size: usize,
+    derived: std::sync::OnceLock<Derived>,
+}
+
+impl std::ops::Deref for Snapshot {
+    type Target = Derived;
+    fn deref(&self) -> &Derived {
+        self.derived
+            .get_or_init(|| Derived::build(&self.catalog, self.page_size))
+    }
+}
+
+/// The lookup maps and list pages of a [`Snapshot`].
+#[derive(Debug, Default)]
+pub(crate) struct Derived {
     tool_index: HashMap<String, usize>,
     resource_index: HashMap<String, usize>,
     prompt_index: HashMap<String, usize>,
@@ -208,6 +226,16 @@ impl Snapshot {
     }
 
     fn build(catalog: Catalog, page_size: usize) -> Self {
+        Snapshot {
+            catalog,
+            page_size,
+            derived: std::sync::OnceLock::new(),
+        }
+    }
+}
+
+impl Derived {
+    fn build(catalog: &Catalog, page_size: usize) -> Self {
         let index = |names: Vec<&str>| names.into_iter().enumerate().map(|(i, n)| (n.to_owned(), i)).collect();
         let tools: Vec<_> = catalog.tools.iter().map(|t| t.tool.clone()).collect();
         let resources: Vec<_> = catalog.resources.iter().map(|r| r.resource.clone()).collect();
@@ -221,7 +249,7 @@ impl Snapshot {
                 (!params.is_empty()).then(|| (t.tool.name.clone(), params))
             })
             .collect();
-        Snapshot {
+        Derived {
             tool_headers,
             tool_index: index(catalog.tools.iter().map(|t| t.tool.name.as_str()).collect()),
             resource_index: index(catalog.resources.iter().map(|r| r.resource.uri.as_str()).collect()),
@@ -248,7 +276,6 @@ impl Snapshot {
                 next_cursor,
                 ..Default::default()
             }),
-            catalog,
         }
     }
 }
@@ -433,6 +460,24 @@ impl Server {
     }
 
     fn start_with<T: Transport>(&self, transport: T, preset: Option<Preset>) -> Connection {
+        let (service, session) = self.session_service(preset);
+        let conn = peer::start(transport, service, self.inner.peer_options.clone());
+        let _ = session.peer.set(conn.peer().clone());
+        conn
+    }
+
+    /// Serve a connection without a task of its own (HTTP sessions): the caller hands it each
+    /// frame, and what it sends goes straight to `sink`.
+    #[cfg(feature = "http-server")]
+    pub(crate) fn start_direct(&self, sink: peer::DirectSink, preset: Option<Preset>) -> peer::Dispatcher {
+        let (service, session) = self.session_service(preset);
+        let dispatcher = peer::start_direct(service, self.inner.peer_options.clone(), sink);
+        let _ = session.peer.set(dispatcher.peer().clone());
+        dispatcher
+    }
+
+    /// A new session, registered for broadcasts, and the handler table serving it.
+    fn session_service(&self, preset: Option<Preset>) -> (Arc<dyn peer::Service>, Arc<Session>) {
         let session = Arc::new(Session::default());
         if let Some(p) = preset {
             session.negotiate(p.version, p.capabilities, p.client_info);
@@ -447,9 +492,7 @@ impl Server {
             server: self.clone(),
             session: session.clone(),
         });
-        let conn = peer::start(transport, service, self.inner.peer_options.clone());
-        let _ = session.peer.set(conn.peer().clone());
-        conn
+        (service, session)
     }
 
     /// The `serverInfo`.

@@ -2,6 +2,10 @@
 //! JSON with no embedded newline.
 
 use std::io;
+#[cfg(unix)]
+use std::os::fd::AsFd;
+use std::pin::Pin;
+use std::task::{Context, Poll};
 
 use tokio::io::{AsyncBufRead, AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader, BufWriter};
 
@@ -39,9 +43,220 @@ impl<R, W> LineTransport<R, W> {
 }
 
 /// The process's own stdin and stdout, for a server launched by a host.
-pub fn stdio() -> LineTransport<BufReader<tokio::io::Stdin>, BufWriter<tokio::io::Stdout>> {
-    LineTransport::new(tokio::io::stdin(), tokio::io::stdout())
+///
+/// When a standard stream is a pipe or a socket (the usual case: a host spawned the server) and
+/// this is called inside a tokio runtime with I/O enabled, it is put in non-blocking mode and
+/// driven by the runtime's reactor directly: no hand-off to the blocking thread pool per read
+/// and per write. A terminal, a regular file or a stream shared with stderr keeps tokio's
+/// blocking `stdin()`/`stdout()`. The original flags are restored when the halves are dropped.
+pub fn stdio() -> LineTransport<BufReader<StdinReader>, BufWriter<StdoutWriter>> {
+    LineTransport::new(StdinReader::open(), StdoutWriter::open())
 }
+
+/// The process's stdin, as [`stdio`] reads it.
+#[derive(Debug)]
+pub struct StdinReader(StdinKind);
+
+#[derive(Debug)]
+enum StdinKind {
+    #[cfg(unix)]
+    /// The restore guard is held for its `Drop`.
+    Pipe(tokio::net::unix::pipe::Receiver, #[allow(dead_code)] Restore),
+    Blocking(tokio::io::Stdin),
+}
+
+/// The process's stdout, as [`stdio`] writes it.
+#[derive(Debug)]
+pub struct StdoutWriter(StdoutKind);
+
+#[derive(Debug)]
+enum StdoutKind {
+    #[cfg(unix)]
+    /// The restore guard is held for its `Drop`.
+    Pipe(tokio::net::unix::pipe::Sender, #[allow(dead_code)] Restore),
+    Blocking(tokio::io::Stdout),
+}
+
+impl StdinReader {
+    /// Open the process's stdin (non-blocking when it is a pipe or socket, see [`stdio`]).
+    pub fn open() -> Self {
+        #[cfg(unix)]
+        if let Some((nonblocking::Opened::Read(rx), restore)) =
+            nonblocking::open(std::io::stdin().as_fd(), nonblocking::Dir::Read)
+        {
+            return StdinReader(StdinKind::Pipe(rx, restore));
+        }
+        StdinReader(StdinKind::Blocking(tokio::io::stdin()))
+    }
+
+    /// Whether reads go through the runtime's reactor (not the blocking thread pool).
+    pub fn is_nonblocking(&self) -> bool {
+        !matches!(self.0, StdinKind::Blocking(_))
+    }
+}
+
+impl StdoutWriter {
+    /// Open the process's stdout (non-blocking when it is a pipe or socket, see [`stdio`]).
+    pub fn open() -> Self {
+        #[cfg(unix)]
+        if let Some((nonblocking::Opened::Write(tx), restore)) =
+            nonblocking::open(std::io::stdout().as_fd(), nonblocking::Dir::Write)
+        {
+            return StdoutWriter(StdoutKind::Pipe(tx, restore));
+        }
+        StdoutWriter(StdoutKind::Blocking(tokio::io::stdout()))
+    }
+
+    /// Whether writes go through the runtime's reactor (not the blocking thread pool).
+    pub fn is_nonblocking(&self) -> bool {
+        !matches!(self.0, StdoutKind::Blocking(_))
+    }
+}
+
+impl AsyncRead for StdinReader {
+    fn poll_read(self: Pin<&mut Self>, cx: &mut Context<'_>, buf: &mut tokio::io::ReadBuf<'_>) -> Poll<io::Result<()>> {
+        match &mut self.get_mut().0 {
+            #[cfg(unix)]
+            StdinKind::Pipe(rx, _) => Pin::new(rx).poll_read(cx, buf),
+            StdinKind::Blocking(s) => Pin::new(s).poll_read(cx, buf),
+        }
+    }
+}
+
+impl AsyncWrite for StdoutWriter {
+    fn poll_write(self: Pin<&mut Self>, cx: &mut Context<'_>, buf: &[u8]) -> Poll<io::Result<usize>> {
+        match &mut self.get_mut().0 {
+            #[cfg(unix)]
+            StdoutKind::Pipe(tx, _) => Pin::new(tx).poll_write(cx, buf),
+            StdoutKind::Blocking(s) => Pin::new(s).poll_write(cx, buf),
+        }
+    }
+    fn poll_write_vectored(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        bufs: &[io::IoSlice<'_>],
+    ) -> Poll<io::Result<usize>> {
+        match &mut self.get_mut().0 {
+            #[cfg(unix)]
+            StdoutKind::Pipe(tx, _) => Pin::new(tx).poll_write_vectored(cx, bufs),
+            StdoutKind::Blocking(s) => Pin::new(s).poll_write_vectored(cx, bufs),
+        }
+    }
+    fn is_write_vectored(&self) -> bool {
+        match &self.0 {
+            #[cfg(unix)]
+            StdoutKind::Pipe(tx, _) => tx.is_write_vectored(),
+            StdoutKind::Blocking(s) => s.is_write_vectored(),
+        }
+    }
+    fn poll_flush(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        match &mut self.get_mut().0 {
+            #[cfg(unix)]
+            StdoutKind::Pipe(tx, _) => Pin::new(tx).poll_flush(cx),
+            StdoutKind::Blocking(s) => Pin::new(s).poll_flush(cx),
+        }
+    }
+    fn poll_shutdown(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        match &mut self.get_mut().0 {
+            #[cfg(unix)]
+            StdoutKind::Pipe(tx, _) => Pin::new(tx).poll_shutdown(cx),
+            StdoutKind::Blocking(s) => Pin::new(s).poll_shutdown(cx),
+        }
+    }
+}
+
+/// Driving a standard stream that is a pipe or socket through the reactor.
+#[cfg(unix)]
+mod nonblocking {
+    use std::os::fd::{AsFd, BorrowedFd, OwnedFd};
+
+    use nix::fcntl::{fcntl, FcntlArg, OFlag};
+    use nix::sys::stat::{fstat, FileStat, SFlag};
+    use tokio::net::unix::pipe;
+
+    pub(super) enum Dir {
+        Read,
+        Write,
+    }
+
+    pub(super) enum Opened {
+        Read(pipe::Receiver),
+        Write(pipe::Sender),
+    }
+
+    /// Puts a stream's original file status flags back when its half is dropped (the open file
+    /// description may be shared with the process that started us).
+    #[derive(Debug)]
+    pub(super) struct Restore {
+        fd: OwnedFd,
+        flags: Option<OFlag>,
+    }
+
+    impl Drop for Restore {
+        fn drop(&mut self) {
+            if let Some(flags) = self.flags {
+                let _ = fcntl(&self.fd, FcntlArg::F_SETFL(flags));
+            }
+        }
+    }
+
+    fn kind(st: &FileStat) -> SFlag {
+        SFlag::from_bits_truncate(st.st_mode & SFlag::S_IFMT.bits())
+    }
+
+    fn same_file(a: &FileStat, b: &FileStat) -> bool {
+        a.st_dev == b.st_dev && a.st_ino == b.st_ino
+    }
+
+    /// The stream as a reactor-driven pipe end, or `None` to keep the blocking path: not a pipe
+    /// or socket, shared with stderr (whose writes must stay blocking), no runtime with I/O.
+    pub(super) fn open(fd: BorrowedFd<'_>, dir: Dir) -> Option<(Opened, Restore)> {
+        let st = fstat(fd).ok()?;
+        let k = kind(&st);
+        if k != SFlag::S_IFIFO && k != SFlag::S_IFSOCK {
+            return None;
+        }
+        // The same pipe as stderr: O_NONBLOCK would be shared with it, and a log line could
+        // then fail with EAGAIN. Keep the blocking path.
+        if let Ok(err) = fstat(std::io::stderr().as_fd()) {
+            if same_file(&st, &err) {
+                return None;
+            }
+        }
+        tokio::runtime::Handle::try_current().ok()?;
+        let flags = OFlag::from_bits_truncate(fcntl(fd, FcntlArg::F_GETFL).ok()?);
+        let access = flags & OFlag::O_ACCMODE;
+        let readable = access == OFlag::O_RDONLY || access == OFlag::O_RDWR;
+        let writable = access == OFlag::O_WRONLY || access == OFlag::O_RDWR;
+        match dir {
+            Dir::Read if !readable => return None,
+            Dir::Write if !writable => return None,
+            _ => {}
+        }
+        let keep = fd.try_clone_to_owned().ok()?;
+        let owned = fd.try_clone_to_owned().ok()?;
+        if !flags.contains(OFlag::O_NONBLOCK) {
+            fcntl(&owned, FcntlArg::F_SETFL(flags | OFlag::O_NONBLOCK)).ok()?;
+        }
+        let restore = Restore {
+            fd: keep,
+            flags: (!flags.contains(OFlag::O_NONBLOCK)).then_some(flags),
+        };
+        // Registering with the reactor panics in a runtime without I/O enabled; that runtime
+        // gets the blocking path instead.
+        let registered = std::panic::catch_unwind(move || match dir {
+            Dir::Read => pipe::Receiver::from_owned_fd_unchecked(owned).map(Opened::Read),
+            Dir::Write => pipe::Sender::from_owned_fd_unchecked(owned).map(Opened::Write),
+        });
+        match registered {
+            Ok(Ok(opened)) => Some((opened, restore)),
+            _ => None, // `restore` puts the flags back
+        }
+    }
+}
+
+#[cfg(unix)]
+use nonblocking::Restore;
 
 /// Reading half of a [`LineTransport`].
 #[derive(Debug)]

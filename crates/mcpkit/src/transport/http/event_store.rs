@@ -91,9 +91,14 @@ impl EventStore for MemoryEventStore {
     }
 
     fn remove_stream(&self, session: &str, stream: u64) {
-        if let Some(s) = self.lock().get_mut(session) {
+        let mut sessions = self.lock();
+        if let Some(s) = sessions.get_mut(session) {
             if s.streams.remove(&stream).is_some() {
                 s.order.retain(|x| *x != stream);
+            }
+            if s.streams.is_empty() {
+                // Nothing left to replay: an idle session keeps no allocation here.
+                sessions.remove(session);
             }
         }
     }

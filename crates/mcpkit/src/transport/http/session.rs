@@ -14,7 +14,7 @@ use mcpkit_types::RequestId;
 use tokio::sync::mpsc;
 
 use super::event_store::EventStore;
-use crate::peer::Peer;
+use crate::peer::Dispatcher;
 use crate::transport::{Extensions, Frame, FrameReader, FrameWriter, Route, Transport};
 
 /// One server-sent event: its id and its JSON-RPC frame.
@@ -64,8 +64,7 @@ const STANDALONE: u64 = 0;
 
 pub(crate) struct HttpSession {
     pub(crate) id: Arc<str>,
-    stop: Stop,
-    inbound: mpsc::UnboundedSender<(Vec<u8>, Extensions)>,
+    engine: Engine,
     routes: Arc<Mutex<Routes>>,
 }
 
@@ -73,12 +72,16 @@ fn lock(m: &Mutex<Routes>) -> MutexGuard<'_, Routes> {
     m.lock().unwrap_or_else(|e| e.into_inner())
 }
 
-/// How a session's backend is told to stop.
-enum Stop {
-    /// An engine connection serving a [`crate::server::Server`].
-    Peer(Peer),
-    /// A custom backend (see [`super::server::SessionFactory`]).
-    Token(tokio_util::sync::CancellationToken),
+/// What serves a session's frames.
+enum Engine {
+    /// The engine serving a [`crate::server::Server`], driven by the POSTs themselves: an idle
+    /// session is this struct and its routes, no task and no queue.
+    Direct(Dispatcher),
+    /// A custom backend (see [`super::server::SessionFactory`]) reading a channel.
+    Factory {
+        inbound: mpsc::UnboundedSender<(Vec<u8>, Extensions)>,
+        stop: tokio_util::sync::CancellationToken,
+    },
 }
 
 /// What serves the sessions of an endpoint.
@@ -96,7 +99,10 @@ impl Routes {
         let log = self.logs.entry(stream).or_default();
         log.next_seq += 1;
         let seq = log.next_seq;
-        self.store.append(&self.session, stream, seq, data.clone());
+        // A priming event (no data) is never replayed: a resume asks for what came after it.
+        if !data.is_empty() {
+            self.store.append(&self.session, stream, seq, data.clone());
+        }
         if is_reply {
             self.finish(stream);
         }
@@ -141,14 +147,13 @@ pub(crate) struct Resumed {
 }
 
 impl HttpSession {
-    /// Start a session: its engine runs `server` over a channel transport.
+    /// Start a session: the engine serving `server`, or the factory's backend.
     pub(crate) fn start(
         id: Arc<str>,
         backend: &Backend,
         store: Arc<dyn EventStore>,
         preset: Option<crate::server::Preset>,
     ) -> Arc<HttpSession> {
-        let (inbound, rx) = mpsc::unbounded_channel();
         let routes = Arc::new(Mutex::new(Routes {
             session: id.clone(),
             store,
@@ -160,29 +165,26 @@ impl HttpSession {
             next_stream: 1,
             last_activity: Instant::now(),
         }));
-        let transport = SessionTransport {
-            rx,
-            routes: routes.clone(),
-        };
-        let stop = match backend {
-            Backend::Server(server) => Stop::Peer(
-                match preset {
-                    Some(p) => server.start_preset(transport, p),
-                    None => server.start(transport),
+        let engine = match backend {
+            Backend::Server(server) => {
+                let sink_routes = routes.clone();
+                let sink =
+                    Box::new(move |frame: Vec<u8>, route: Route| route_frame(&sink_routes, frame.into(), &route));
+                Engine::Direct(server.start_direct(sink, preset))
+            }
+            Backend::Factory(factory) => {
+                let (inbound, rx) = mpsc::unbounded_channel();
+                let transport = SessionTransport {
+                    rx,
+                    routes: routes.clone(),
+                };
+                Engine::Factory {
+                    inbound,
+                    stop: factory.start(&id, transport),
                 }
-                .peer()
-                .clone(),
-            ),
-            Backend::Factory(factory) => Stop::Token(factory.start(&id, transport)),
+            }
         };
-        let session = Arc::new(HttpSession {
-            id,
-            stop,
-            inbound,
-            routes,
-        });
-        session.touch();
-        session
+        Arc::new(HttpSession { id, engine, routes })
     }
 
     pub(crate) fn touch(&self) {
@@ -219,9 +221,19 @@ impl HttpSession {
         Some((rx, prime, stream))
     }
 
-    /// Hand a frame to the engine, with what the HTTP layer knows about its request.
+    /// Hand a frame to the engine, with what the HTTP layer knows about its request; `false`
+    /// when the session has ended.
     pub(crate) fn deliver(&self, frame: Vec<u8>, extensions: Extensions) -> bool {
-        self.inbound.send((frame, extensions)).is_ok()
+        match &self.engine {
+            Engine::Direct(d) => {
+                if d.is_closed() {
+                    return false;
+                }
+                d.on_frame(&frame, extensions);
+                true
+            }
+            Engine::Factory { inbound, .. } => inbound.send((frame, extensions)).is_ok(),
+        }
     }
 
     /// Open the standalone stream. `None` when one is already open.
@@ -274,9 +286,9 @@ impl HttpSession {
 
     /// End the session: the engine stops and every open stream ends.
     pub(crate) fn close(&self) {
-        match &self.stop {
-            Stop::Peer(p) => p.close(),
-            Stop::Token(t) => t.cancel(),
+        match &self.engine {
+            Engine::Direct(d) => d.shutdown(),
+            Engine::Factory { stop, .. } => stop.cancel(),
         }
         let mut r = lock(&self.routes);
         r.requests.clear();
@@ -351,53 +363,53 @@ impl FrameReader for SessionReader {
     }
 }
 
-impl SessionWriter {
-    fn route(&self, frame: &[u8], route: &Route) {
-        let mut r = lock(&self.routes);
-        match route {
-            Route::CloseStream(id) => {
-                if let Some(slot) = r.requests.get_mut(id) {
-                    slot.sink = None;
-                }
+/// Put one outgoing frame where it belongs: a reply (and related traffic) on its request's
+/// response stream, standalone traffic on the GET stream; every event is recorded for resuming.
+fn route_frame(routes: &Mutex<Routes>, frame: Bytes, route: &Route) {
+    let mut r = lock(routes);
+    match route {
+        Route::CloseStream(id) => {
+            if let Some(slot) = r.requests.get_mut(id) {
+                slot.sink = None;
             }
-            Route::Finished(id) => {
-                // Cancelled: no reply will come, so the stream ends and is not resumable.
-                if let Some(slot) = r.requests.remove(id) {
-                    r.finish(slot.stream);
-                }
+        }
+        Route::Finished(id) => {
+            // Cancelled: no reply will come, so the stream ends and is not resumable.
+            if let Some(slot) = r.requests.remove(id) {
+                r.finish(slot.stream);
             }
-            Route::Reply(id) | Route::Related(id) if r.requests.contains_key(id) => {
-                let is_reply = matches!(route, Route::Reply(_));
-                let stream = r.requests.get(id).map_or(STANDALONE, |s| s.stream);
-                let event = r.record(stream, Bytes::copy_from_slice(frame), is_reply);
-                let slot = if is_reply { r.requests.remove(id) } else { None };
-                let sink = match &slot {
-                    Some(s) => s.sink.clone(),
-                    None => r.requests.get(id).and_then(|s| s.sink.clone()),
-                };
-                if let Some(sink) = sink {
-                    if sink.send(event).is_err() {
-                        // The client went away; the events stay replayable.
-                        if let Some(s) = r.requests.get_mut(id) {
-                            s.sink = None;
-                        }
+        }
+        Route::Reply(id) | Route::Related(id) if r.requests.contains_key(id) => {
+            let is_reply = matches!(route, Route::Reply(_));
+            let stream = r.requests.get(id).map_or(STANDALONE, |s| s.stream);
+            let event = r.record(stream, frame, is_reply);
+            let slot = if is_reply { r.requests.remove(id) } else { None };
+            let sink = match &slot {
+                Some(s) => s.sink.clone(),
+                None => r.requests.get(id).and_then(|s| s.sink.clone()),
+            };
+            if let Some(sink) = sink {
+                if sink.send(event).is_err() {
+                    // The client went away; the events stay replayable.
+                    if let Some(s) = r.requests.get_mut(id) {
+                        s.sink = None;
                     }
                 }
             }
-            _ => {
-                // Standalone traffic (or traffic of a request already answered): GET stream.
-                let event = r.record(STANDALONE, Bytes::copy_from_slice(frame), false);
-                let delivered = match &r.standalone {
-                    Some(sink) => sink.send(event.clone()).is_ok(),
-                    None => false,
-                };
-                if !delivered {
-                    // No GET stream yet (or it broke): hold the event for the next one.
-                    r.standalone = None;
-                    r.undelivered.push_back(event);
-                    while r.undelivered.len() > 256 {
-                        r.undelivered.pop_front();
-                    }
+        }
+        _ => {
+            // Standalone traffic (or traffic of a request already answered): GET stream.
+            let event = r.record(STANDALONE, frame, false);
+            let delivered = match &r.standalone {
+                Some(sink) => sink.send(event.clone()).is_ok(),
+                None => false,
+            };
+            if !delivered {
+                // No GET stream yet (or it broke): hold the event for the next one.
+                r.standalone = None;
+                r.undelivered.push_back(event);
+                while r.undelivered.len() > 256 {
+                    r.undelivered.pop_front();
                 }
             }
         }
@@ -406,11 +418,11 @@ impl SessionWriter {
 
 impl FrameWriter for SessionWriter {
     async fn write_frame(&mut self, frame: &[u8]) -> io::Result<()> {
-        self.route(frame, &Route::Standalone);
+        route_frame(&self.routes, Bytes::copy_from_slice(frame), &Route::Standalone);
         Ok(())
     }
     async fn write_routed(&mut self, frame: &[u8], route: &Route) -> io::Result<()> {
-        self.route(frame, route);
+        route_frame(&self.routes, Bytes::copy_from_slice(frame), route);
         Ok(())
     }
     async fn flush(&mut self) -> io::Result<()> {
