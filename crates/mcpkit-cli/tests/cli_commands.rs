@@ -328,7 +328,7 @@ fn bench_counts_is_error_results_and_json_rpc_errors_as_errors() {
             "{err}"
         );
         assert!(
-            err.contains("10 of 10 calls failed; the first: JSON-RPC error -32021"),
+            err.contains("10 of 10 calls failed; the first: ") && err.contains("JSON-RPC error -32021"),
             "{err}"
         );
         // The same server, a tool that succeeds: no errors.
