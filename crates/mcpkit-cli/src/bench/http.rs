@@ -227,7 +227,7 @@ impl Caller {
     }
 
     async fn connection(&mut self) -> Result<&mut SendRequest<Full<Bytes>>, String> {
-        if !self.conn.as_ref().is_some_and(|c| !c.is_closed()) {
+        if self.conn.as_ref().is_none_or(|c| c.is_closed()) {
             self.conn = None;
             let addr = self.endpoint.addr;
             let tcp = tokio::net::TcpStream::connect(addr)
