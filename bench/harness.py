@@ -238,10 +238,10 @@ def run_stdio_load(server, concurrency, opts):
     return parse_bench(out, err, proc.returncode), peak
 
 
-def run_http_load(argv_for_port, concurrency, opts):
+def run_http_load(argv_for_port, concurrency, opts, extra=()):
     with HttpServer(argv_for_port) as srv:
         rss = PeakRss(srv.proc.pid)
-        argv = mcpkit_bench(["--server", srv.url], concurrency, opts)
+        argv = mcpkit_bench(["--server", srv.url, *extra], concurrency, opts)
         done = subprocess.run(argv, capture_output=True, timeout=opts.duration * 4 + 120)
         peak = rss.stop()
         return parse_bench(done.stdout, done.stderr, done.returncode), peak
@@ -532,7 +532,9 @@ def main():
                     if not ok:
                         row = f"n/a: {why}"
                     else:
-                        rep, peak = run_http_load(s.http_stateless, n, opts)
+                        # The 2026-07-28 wire: no handshake, protocol `_meta` and the mirrored
+                        # Mcp-Method / Mcp-Name headers on every request.
+                        rep, peak = run_http_load(s.http_stateless, n, opts, ["--protocol", "2026-07-28"])
                         row = {"rps": rep["rps"], "p50": rep["p50_us"], "p99": rep["p99_us"], "mem_kib": peak, "raw": rep}
                 elif kind == "sessions":
                     per, total, note = session_memory(s, n)

@@ -276,6 +276,11 @@ enum Command {
         /// Print one JSON object instead of the table.
         #[arg(long)]
         json: bool,
+        /// How calls are sent: `wire` (the bench writes them on the connection the client
+        /// opened, and parses only what it checks in the replies) or `client` (each through
+        /// mcpkit's client). Over https and the legacy HTTP+SSE transport, always `client`.
+        #[arg(long, value_enum, default_value_t = mcpkit_cli::bench::Driver::Wire)]
+        driver: mcpkit_cli::bench::Driver,
         #[command(flatten)]
         target: TargetArgs,
     },
@@ -527,6 +532,7 @@ async fn run(command: Command, trace_wire: bool) -> Result<u8, Failure> {
             duration,
             warmup,
             json,
+            driver,
             target,
         } => {
             let args = match serde_json::from_str::<serde_json::Value>(&args) {
@@ -553,16 +559,18 @@ async fn run(command: Command, trace_wire: bool) -> Result<u8, Failure> {
                 amount,
                 warmup,
                 progress: !json && mcpkit_cli::bench::stderr_is_terminal(),
+                timeout: target.timeout,
             };
             let t = target.resolve()?;
-            let client = t
-                .connect(
-                    mcpkit::Client::builder().name("mcpkit-bench", env!("CARGO_PKG_VERSION")),
-                    options(&target, trace_wire),
-                )
-                .await?;
-            let outcome = mcpkit_cli::bench::run(&client, &t.label, &plan).await;
-            let _ = client.close().await;
+            let bench = mcpkit_cli::bench::Bench::connect(
+                &t,
+                mcpkit::Client::builder().name("mcpkit-bench", env!("CARGO_PKG_VERSION")),
+                options(&target, trace_wire),
+                driver,
+            )
+            .await?;
+            let outcome = mcpkit_cli::bench::run(&bench, &t.label, &plan).await;
+            bench.close().await;
             let (report, first_error) = outcome?;
             if json {
                 println!("{}", serde_json::to_string(&report).unwrap_or_default());

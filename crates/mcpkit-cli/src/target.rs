@@ -337,6 +337,33 @@ pub enum AnyTransport {
 }
 
 impl Target {
+    /// The command that starts a stdio target (`None` for an HTTP server).
+    pub fn command(&self) -> Result<Option<tokio::process::Command>, Failure> {
+        match &self.endpoint {
+            Endpoint::Url { .. } => Ok(None),
+            Endpoint::Command {
+                program,
+                args,
+                env,
+                cwd,
+            } => {
+                let mut cmd = tokio::process::Command::new(program);
+                cmd.args(args).envs(env);
+                if let Some(d) = cwd {
+                    cmd.current_dir(d);
+                }
+                Ok(Some(cmd))
+            }
+            Endpoint::Builtin => {
+                let exe = std::env::current_exe()
+                    .map_err(|e| Failure::usage(format!("cannot find the mcpkit binary: {e}")))?;
+                let mut cmd = tokio::process::Command::new(exe);
+                cmd.arg("serve");
+                Ok(Some(cmd))
+            }
+        }
+    }
+
     /// Open the transport (spawn the child, or prepare the HTTP client).
     pub fn open(&self, timeout: Duration, oauth_port: Option<u16>) -> Result<AnyTransport, Failure> {
         match &self.endpoint {
@@ -354,26 +381,14 @@ impl Target {
                     .map(AnyTransport::Http)
                     .map_err(|e| Failure::usage(e.to_string()))
             }
-            Endpoint::Command {
-                program,
-                args,
-                env,
-                cwd,
-            } => {
-                let mut cmd = tokio::process::Command::new(program);
-                cmd.args(args).envs(env);
-                if let Some(d) = cwd {
-                    cmd.current_dir(d);
-                }
+            Endpoint::Command { program, .. } => {
+                let cmd = self.command()?.ok_or_else(|| Failure::usage("not a stdio server"))?;
                 ChildTransport::from_command(cmd, Stderr::Inherit)
                     .map(|c| AnyTransport::Child(Box::new(c)))
                     .map_err(|e| Failure::usage(format!("cannot start {program}: {e}")))
             }
             Endpoint::Builtin => {
-                let exe = std::env::current_exe()
-                    .map_err(|e| Failure::usage(format!("cannot find the mcpkit binary: {e}")))?;
-                let mut cmd = tokio::process::Command::new(exe);
-                cmd.arg("serve");
+                let cmd = self.command()?.ok_or_else(|| Failure::usage("not a stdio server"))?;
                 ChildTransport::from_command(cmd, Stderr::Inherit)
                     .map(|c| AnyTransport::Child(Box::new(c)))
                     .map_err(|e| Failure::usage(format!("cannot start the built-in server: {e}")))
@@ -383,19 +398,27 @@ impl Target {
 
     /// Connect a client (built by `builder`) and run the handshake, within the timeout.
     pub async fn connect(&self, builder: ClientBuilder, options: ConnectOptions) -> Result<Client, Failure> {
+        match self.open(options.timeout, options.oauth_port)? {
+            AnyTransport::Http(t) => self.connect_over(builder, options, t).await,
+            AnyTransport::Child(t) => self.connect_over(builder, options, *t).await,
+        }
+    }
+
+    /// Connect a client (built by `builder`) over an opened `transport` and run the handshake,
+    /// within the timeout.
+    pub async fn connect_over<T: Transport>(
+        &self,
+        builder: ClientBuilder,
+        options: ConnectOptions,
+        transport: T,
+    ) -> Result<Client, Failure> {
         let builder = builder
             .peer_options(PeerOptions {
                 request_timeout: Some(options.timeout),
                 ..PeerOptions::default()
             })
             .mode(options.mode);
-        let transport = self.open(options.timeout, options.oauth_port)?;
-        let connecting = async {
-            match transport {
-                AnyTransport::Http(t) => connect_over(builder, t, options.trace_wire).await,
-                AnyTransport::Child(t) => connect_over(builder, *t, options.trace_wire).await,
-            }
-        };
+        let connecting = connect_traced(builder, transport, options.trace_wire);
         match tokio::time::timeout(options.timeout, connecting).await {
             Ok(Ok(c)) => Ok(c),
             Ok(Err(e)) => Err(Failure::usage(format!(
@@ -411,7 +434,7 @@ impl Target {
     }
 }
 
-async fn connect_over<T: Transport>(builder: ClientBuilder, t: T, trace: bool) -> mcpkit::Result<Client> {
+async fn connect_traced<T: Transport>(builder: ClientBuilder, t: T, trace: bool) -> mcpkit::Result<Client> {
     if trace {
         builder.connect(Traced::new(t, "server")).await
     } else {

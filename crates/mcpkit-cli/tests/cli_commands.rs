@@ -276,6 +276,153 @@ fn bench_counts_tool_errors_and_refuses_unknown_tools() {
     );
 }
 
+/// `mcpkit bench --json` with these arguments against `target`: (exit code, report, stderr).
+fn bench_json(args: &[&str], target: &[String]) -> (i32, serde_json::Value, String) {
+    let mut argv = vec!["bench", "--json"];
+    argv.extend_from_slice(args);
+    let (code, out, err) = run(&argv, target);
+    let report = serde_json::from_str(&out).unwrap_or(serde_json::Value::Null);
+    (code, report, err)
+}
+
+#[test]
+fn bench_counts_is_error_results_and_json_rpc_errors_as_errors() {
+    for over in both() {
+        let t = over.target();
+        // A tool execution error: a result with `isError: true`.
+        let (code, v, err) = bench_json(
+            &["--tool", "test_error_handling", "-n", "12", "-c", "3", "--warmup", "0"],
+            &t,
+        );
+        assert_eq!(code, 0, "{err}");
+        assert_eq!(
+            (v["requests"].as_u64(), v["errors"].as_u64()),
+            (Some(12), Some(12)),
+            "{err}"
+        );
+        assert!(
+            err.contains("12 of 12 calls failed; the first: the tool returned isError"),
+            "{err}"
+        );
+        // A JSON-RPC error: on the 2026-07-28 wire a tool that needs a capability the client
+        // did not declare is refused with -32021.
+        let (code, v, err) = bench_json(
+            &[
+                "--tool",
+                "test_missing_capability",
+                "-n",
+                "10",
+                "-c",
+                "2",
+                "--warmup",
+                "0",
+                "--protocol",
+                "2026-07-28",
+            ],
+            &t,
+        );
+        assert_eq!(code, 0, "{err}");
+        assert_eq!(
+            (v["requests"].as_u64(), v["errors"].as_u64()),
+            (Some(10), Some(10)),
+            "{err}"
+        );
+        assert!(
+            err.contains("10 of 10 calls failed; the first: ") && err.contains("JSON-RPC error -32021"),
+            "{err}"
+        );
+        // The same server, a tool that succeeds: no errors.
+        let (code, v, err) = bench_json(
+            &[
+                "--tool",
+                "echo",
+                "--args",
+                r#"{"message":"x"}"#,
+                "-n",
+                "50",
+                "-c",
+                "4",
+                "--warmup",
+                "5",
+            ],
+            &t,
+        );
+        assert_eq!(code, 0, "{err}");
+        assert_eq!(
+            (v["requests"].as_u64(), v["errors"].as_u64()),
+            (Some(50), Some(0)),
+            "{err}"
+        );
+    }
+}
+
+#[test]
+fn bench_drives_the_stateless_wire_with_mirrored_headers() {
+    for over in both() {
+        // test_header_param's `region` must be mirrored into Mcp-Param-Region on HTTP (the
+        // server refuses a mismatch); over stdio the same call has no headers.
+        let (code, v, err) = bench_json(
+            &[
+                "--tool",
+                "test_header_param",
+                "--args",
+                r#"{"region":"eu-west","query":"q"}"#,
+                "-n",
+                "40",
+                "-c",
+                "4",
+                "--warmup",
+                "4",
+                "--protocol",
+                "2026-07-28",
+            ],
+            &over.target(),
+        );
+        assert_eq!(code, 0, "{err}");
+        assert_eq!(
+            (v["requests"].as_u64(), v["errors"].as_u64()),
+            (Some(40), Some(0)),
+            "{err}"
+        );
+    }
+}
+
+#[test]
+fn bench_lets_the_client_answer_server_requests_during_the_load() {
+    for over in both() {
+        for driver in ["wire", "client"] {
+            // test_sampling asks the client to sample; the bench's client has no sampling
+            // handler and refuses, and the tool reports that as text: a call that succeeds only
+            // if the server's request reached the client and its answer reached the server.
+            let (code, v, err) = bench_json(
+                &[
+                    "--tool",
+                    "test_sampling",
+                    "--args",
+                    r#"{"prompt":"hi"}"#,
+                    "-n",
+                    "20",
+                    "-c",
+                    "4",
+                    "--warmup",
+                    "0",
+                    "--timeout",
+                    "20s",
+                    "--driver",
+                    driver,
+                ],
+                &over.target(),
+            );
+            assert_eq!(code, 0, "{driver}: {err}");
+            assert_eq!(
+                (v["requests"].as_u64(), v["errors"].as_u64()),
+                (Some(20), Some(0)),
+                "{driver}: {err}"
+            );
+        }
+    }
+}
+
 #[test]
 fn config_file_names_a_server() {
     let dir = tempfile::tempdir().unwrap();

@@ -428,6 +428,36 @@ impl Client {
         self.inner.modern.is_some()
     }
 
+    /// `params` (any serializable object) as this connection sends a request's params: unchanged
+    /// on a handshake-era session; on the stateless wire, with the protocol `_meta` fields
+    /// (revision, client capabilities and info, log level) added, members already in `_meta`
+    /// kept. What the typed methods send, for callers that send raw requests with
+    /// [`Peer::request_raw`] or write request frames themselves.
+    ///
+    /// ```no_run
+    /// # async fn demo(client: mcpkit::Client) -> mcpkit::Result<()> {
+    /// use mcpkit::types::schema::CallToolParams;
+    ///
+    /// let params = client.wire_params(&CallToolParams::new("echo"))?;
+    /// let raw = client
+    ///     .peer()
+    ///     .request_raw("tools/call", Some(&*params), Default::default())
+    ///     .await?;
+    /// # let _ = raw;
+    /// # Ok(())
+    /// # }
+    /// ```
+    pub fn wire_params(&self, params: impl Serialize) -> Result<Box<serde_json::value::RawValue>> {
+        let raw = match &self.inner.modern {
+            None => serde_json::value::to_raw_value(&params),
+            Some(modern) => {
+                let value = serde_json::to_value(&params).map_err(|e| Error::Serialize(e.to_string()))?;
+                serde_json::value::to_raw_value(&modern.params(value)?)
+            }
+        };
+        raw.map_err(|e| Error::Serialize(e.to_string()))
+    }
+
     /// Send one request the way the connection's era wants: as is on a handshake-era session;
     /// with the protocol `_meta` on the stateless wire, answering `input_required` rounds with
     /// this client's handlers and retrying (a fresh request id each time).

@@ -288,6 +288,7 @@ impl HttpClientTransport {
     pub fn info(&self) -> HttpClientInfo {
         HttpClientInfo {
             state: self.inner.state.clone(),
+            inner: Arc::downgrade(&self.inner),
         }
     }
 }
@@ -296,6 +297,8 @@ impl HttpClientTransport {
 #[derive(Clone)]
 pub struct HttpClientInfo {
     state: Arc<Mutex<State>>,
+    /// The transport itself, for as long as it lives (the info must not keep it open).
+    inner: std::sync::Weak<Inner>,
 }
 
 impl std::fmt::Debug for HttpClientInfo {
@@ -323,6 +326,63 @@ impl HttpClientInfo {
     /// Whether the connection uses the 2024-11-05 HTTP+SSE transport.
     pub fn is_legacy(&self) -> bool {
         !matches!(lock(&self.state).mode, Mode::Streamable)
+    }
+
+    /// The MCP endpoint the transport POSTs to.
+    pub fn url(&self) -> Option<Url> {
+        self.inner.upgrade().map(|inner| inner.url.clone())
+    }
+
+    /// The headers the transport would send, as of now, with a POST of the JSON-RPC message
+    /// `frame` on Streamable HTTP: `Content-Type`, `Accept`, the builder's extra headers, the
+    /// auth provider's credentials, and either the session's `Mcp-Session-Id` and
+    /// `MCP-Protocol-Version` or, for a 2026-07-28 request (one whose `_meta` names a
+    /// stateless-era revision), the headers that mirror its body: `MCP-Protocol-Version`,
+    /// `Mcp-Method`, `Mcp-Name` and the `Mcp-Param-*` of the tool parameters annotated with
+    /// `x-mcp-header` (as learned from the `tools/list` results that passed through).
+    ///
+    /// For callers that send requests of an established connection themselves (a load
+    /// generator that keeps its own HTTP connections, say). `Host` and `Content-Length` are not
+    /// included. `None` once the transport is gone, or when the connection speaks the legacy
+    /// HTTP+SSE transport (whose POSTs go to the endpoint the server announced).
+    pub fn post_headers(&self, frame: &[u8]) -> Option<HeaderMap> {
+        let inner = self.inner.upgrade()?;
+        let (kind, session, version) = {
+            let s = lock(&self.state);
+            if !matches!(s.mode, Mode::Streamable) {
+                return None;
+            }
+            (
+                Kind::of(frame, &s.tool_headers),
+                s.session_id.clone(),
+                s.protocol_version.clone(),
+            )
+        };
+        let mut out = inner.headers.clone();
+        out.insert(header::CONTENT_TYPE, HeaderValue::from_static("application/json"));
+        out.insert(header::ACCEPT, HeaderValue::from_static(ACCEPT_POST));
+        if let Some(auth) = &inner.auth {
+            for (name, value) in auth.headers(&reqwest::Method::POST, &inner.url) {
+                out.insert(name, value);
+            }
+        }
+        match kind {
+            Kind::Modern { headers, .. } => {
+                for (name, value) in headers {
+                    out.insert(name, value);
+                }
+            }
+            _ => {
+                let value = |v: &str| HeaderValue::from_str(v).ok();
+                if let Some(s) = session.as_deref().and_then(value) {
+                    out.insert(SESSION_HEADER, s);
+                }
+                if let Some(v) = version.as_deref().and_then(value) {
+                    out.insert(PROTOCOL_VERSION_HEADER, v);
+                }
+            }
+        }
+        Some(out)
     }
 }
 

@@ -1,9 +1,30 @@
 //! `mcpkit bench`: a load generator for any MCP server.
 //!
-//! One client connection; `--concurrency N` callers share it. Over stdio that is N requests
-//! pipelined in flight on the child's pipe; over HTTP, N concurrent POSTs on one session. After
-//! `--warmup` unrecorded calls it runs `--requests N` calls (or for `--duration D`) and reports
-//! requests per second and the latency distribution (an HDR histogram, 3 significant digits).
+//! The bench connects with mcpkit's [`Client`] — the `initialize` handshake or the 2026-07-28
+//! stateless wire (`--protocol`), session id, auth headers — checks the tool exists, then runs
+//! `--warmup` unrecorded calls and `--requests N` calls (or calls for `--duration D`) with
+//! `--concurrency N` in flight, and reports requests per second and the latency distribution
+//! (an HDR histogram, 3 significant digits). Every reply is matched to its request by id and
+//! checked: a JSON-RPC error, a result with `isError: true`, or (stateless wire) a result that
+//! is not final counts as an error.
+//!
+//! By default (`--driver wire`) the bench writes its calls on the wire itself, so that it is not
+//! the bottleneck against a fast server: the `tools/call` frame is serialized once (only the id
+//! changes) and replies are read with a borrowed parse of only the id, `error` and the result's
+//! `isError`/`resultType`.
+//! - stdio ([`stdio`]): the bench and the client share the server process; N calls pipelined,
+//!   one writer task writing every refill of one read in one write.
+//! - HTTP ([`http`]): each of the N callers drives its own HTTP/1.1 keep-alive connection,
+//!   with the headers the client's transport negotiated (session, revision, auth).
+//!
+//! The client stays connected throughout: the server's requests and notifications during the
+//! load reach it, and it answers them. `--driver client` sends every call through the client
+//! instead ([`client`]); so does the bench over https and the legacy HTTP+SSE transport.
+
+mod client;
+mod http;
+mod reply;
+mod stdio;
 
 use std::io::IsTerminal as _;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -12,11 +33,11 @@ use std::time::{Duration, Instant};
 
 use hdrhistogram::Histogram;
 use mcpkit::types::schema::CallToolParams;
-use mcpkit::{Client, RequestOptions};
-use serde::{Deserialize, Serialize};
+use mcpkit::{Client, ClientBuilder};
+use serde::Serialize;
 use serde_json::value::RawValue;
 
-use crate::target::{one_line, Failure};
+use crate::target::{AnyTransport, ConnectOptions, Failure, Target};
 
 /// How long to run.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -25,6 +46,17 @@ pub enum Amount {
     Requests(u64),
     /// Recorded calls until this much time has passed.
     Duration(Duration),
+}
+
+/// How the calls of the load are sent.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
+pub enum Driver {
+    /// The bench writes its calls on the wire itself (after the client connected), with a
+    /// borrowed parse of the replies: fast enough not to be the bottleneck.
+    #[default]
+    Wire,
+    /// Every call through mcpkit's client and its transport.
+    Client,
 }
 
 /// What to run.
@@ -42,6 +74,8 @@ pub struct Plan {
     pub warmup: u64,
     /// Draw a progress bar (only sensible on a terminal).
     pub progress: bool,
+    /// A call with no reply after this long fails.
+    pub timeout: Duration,
 }
 
 /// The result, in the field names the JSON output uses.
@@ -71,12 +105,6 @@ pub struct Report {
     pub max_us: f64,
 }
 
-#[derive(Deserialize)]
-struct IsError {
-    #[serde(rename = "isError", default)]
-    is_error: Option<bool>,
-}
-
 /// Shared between the callers of one phase.
 struct Phase {
     /// Calls handed out so far (bounded by `limit` when counting).
@@ -100,15 +128,13 @@ impl Phase {
         })
     }
 
-    /// May this caller start one more call?
-    fn take(&self) -> bool {
+    /// May a caller start one more call (it is `now`)?
+    fn take(&self, now: Instant) -> bool {
         if self.stop.load(Ordering::Relaxed) {
             return false;
         }
-        if let Some(d) = self.deadline {
-            if Instant::now() >= d {
-                return false;
-            }
+        if self.deadline.is_some_and(|d| now >= d) {
+            return false;
         }
         match self.limit {
             Some(limit) => self.issued.fetch_add(1, Ordering::Relaxed) < limit,
@@ -117,13 +143,118 @@ impl Phase {
     }
 }
 
+/// What a phase measured: the latencies and the first error.
+type PhaseResult = (Histogram<u64>, Option<String>);
+
 fn new_histogram() -> Result<Histogram<u64>, Failure> {
     // 1 µs .. 1 hour at 3 significant digits.
     Histogram::new_with_bounds(1, 3_600_000_000, 3).map_err(|e| Failure::usage(format!("histogram: {e}")))
 }
 
+/// A connected client and the way the load is sent.
+pub struct Bench {
+    client: Client,
+    load: Load,
+}
+
+enum Load {
+    Client,
+    Stdio(stdio::PipeDriver),
+    Http(http::HttpDriver),
+}
+
+impl Bench {
+    /// Connect to `target` with the client `builder` makes (within the connect timeout), ready
+    /// to send the load with `driver`.
+    pub async fn connect(
+        target: &Target,
+        builder: ClientBuilder,
+        options: ConnectOptions,
+        driver: Driver,
+    ) -> Result<Bench, Failure> {
+        if driver == Driver::Client {
+            let client = target.connect(builder, options).await?;
+            return Ok(Bench {
+                client,
+                load: Load::Client,
+            });
+        }
+        if let Some(cmd) = target.command()? {
+            let label = &target.label;
+            let (transport, driver) =
+                stdio::spawn(cmd).map_err(|e| Failure::usage(format!("cannot start {label}: {e}")))?;
+            let client = target.connect_over(builder, options, transport).await?;
+            return Ok(Bench {
+                client,
+                load: Load::Stdio(driver),
+            });
+        }
+        match target.open(options.timeout, options.oauth_port)? {
+            AnyTransport::Http(t) => {
+                let info = t.info();
+                let (shared, injector) = http::Shared::new(t);
+                let client = target.connect_over(builder, options, shared).await?;
+                let load = if http::HttpDriver::usable(&info) {
+                    Load::Http(http::HttpDriver::new(info, injector))
+                } else {
+                    Load::Client
+                };
+                Ok(Bench { client, load })
+            }
+            AnyTransport::Child(t) => Ok(Bench {
+                client: target.connect_over(builder, options, *t).await?,
+                load: Load::Client,
+            }),
+        }
+    }
+
+    /// The connected client.
+    pub fn client(&self) -> &Client {
+        &self.client
+    }
+
+    /// Disconnect (and stop a stdio server).
+    pub async fn close(self) {
+        let _ = self.client.close().await;
+    }
+
+    async fn phase(
+        &self,
+        params: &Arc<RawValue>,
+        template: &Arc<reply::Template>,
+        concurrency: usize,
+        timeout: Duration,
+        phase: &Arc<Phase>,
+    ) -> Result<PhaseResult, Failure> {
+        match &self.load {
+            Load::Client => client::run(&self.client, params, concurrency, phase).await,
+            Load::Stdio(d) => d.run(template, concurrency, timeout, phase).await,
+            Load::Http(d) => d.run(template, concurrency, timeout, phase).await,
+        }
+    }
+}
+
+/// Wait for the callers of a phase; merge their histograms.
+async fn merge(tasks: Vec<tokio::task::JoinHandle<PhaseResult>>) -> Result<PhaseResult, Failure> {
+    let mut total = new_histogram()?;
+    let mut first_error = None;
+    for t in tasks {
+        match t.await {
+            Ok((h, e)) => {
+                let _ = total.add(&h);
+                if first_error.is_none() {
+                    first_error = e;
+                }
+            }
+            Err(e) => return Err(Failure::usage(format!("a bench caller failed: {e}"))),
+        }
+    }
+    Ok((total, first_error))
+}
+
 /// Check the tool exists, warm up, run, and report.
-pub async fn run(client: &Client, label: &str, plan: &Plan) -> Result<(Report, Option<String>), Failure> {
+pub async fn run(bench: &Bench, label: &str, plan: &Plan) -> Result<(Report, Option<String>), Failure> {
+    let client = &bench.client;
     let tools = client.list_all_tools().await?;
     if !tools.iter().any(|t| t.name == plan.tool) {
         let mut names: Vec<&str> = tools.iter().map(|t| t.name.as_str()).collect();
@@ -144,15 +275,19 @@ pub async fn run(client: &Client, label: &str, plan: &Plan) -> Result<(Report, O
             .with_arguments(&plan.args)
             .map_err(|e| Failure::usage(format!("--args: {e}")))?;
     }
-    // Serialized once; every call sends the same bytes.
-    let params: Arc<RawValue> = serde_json::value::to_raw_value(&params)
+    // Serialized once, as the connection's era wants them; every call sends the same bytes.
+    let params: Arc<RawValue> = client
+        .wire_params(&params)
         .map_err(|e| Failure::usage(format!("--args: {e}")))?
         .into();
+    let template = Arc::new(reply::Template::new(&params));
     let concurrency = plan.concurrency.max(1);
 
     if plan.warmup > 0 {
         let phase = Phase::new(Some(plan.warmup), None);
-        let (_, first_error) = phase_run(client, &params, concurrency, &phase).await?;
+        let (_, first_error) = bench
+            .phase(&params, &template, concurrency, plan.timeout, &phase)
+            .await?;
         if phase.errors.load(Ordering::Relaxed) == phase.done.load(Ordering::Relaxed) {
             if let Some(e) = first_error {
                 return Err(Failure::usage(format!(
@@ -189,7 +324,9 @@ pub async fn run(client: &Client, label: &str, plan: &Plan) -> Result<(Report, O
         })
     });
     let start = Instant::now();
-    let (hist, first_error) = phase_run(client, &params, concurrency, &phase).await?;
+    let (hist, first_error) = bench
+        .phase(&params, &template, concurrency, plan.timeout, &phase)
+        .await?;
     let elapsed = start.elapsed();
     if let Some(t) = ticker {
         t.abort();
@@ -226,67 +363,6 @@ fn progress_bar(amount: Amount) -> indicatif::ProgressBar {
         bar.set_style(style);
     }
     bar
-}
-
-/// Run `concurrency` callers until the phase says stop; merge their histograms.
-async fn phase_run(
-    client: &Client,
-    params: &Arc<RawValue>,
-    concurrency: usize,
-    phase: &Arc<Phase>,
-) -> Result<(Histogram<u64>, Option<String>), Failure> {
-    let mut tasks = Vec::with_capacity(concurrency);
-    for _ in 0..concurrency {
-        let client = client.clone();
-        let params = params.clone();
-        let phase = phase.clone();
-        let mut hist = new_histogram()?;
-        tasks.push(tokio::spawn(async move {
-            let mut first_error = None;
-            let peer = client.peer();
-            while phase.take() {
-                let t0 = Instant::now();
-                let outcome = peer
-                    .request_raw("tools/call", Some(&*params), RequestOptions::default())
-                    .await;
-                let micros = t0.elapsed().as_micros().max(1) as u64;
-                hist.saturating_record(micros);
-                phase.done.fetch_add(1, Ordering::Relaxed);
-                let error = match outcome {
-                    Ok(raw) => match serde_json::from_str::<IsError>(raw.get()) {
-                        Ok(IsError { is_error: Some(true) }) => Some("the tool returned isError".to_owned()),
-                        Ok(_) => None,
-                        Err(e) => Some(format!("unreadable result: {e}")),
-                    },
-                    Err(e) => {
-                        if peer.is_closed() {
-                            phase.stop.store(true, Ordering::Relaxed);
-                        }
-                        Some(one_line(&e.to_string()))
-                    }
-                };
-                if let Some(e) = error {
-                    phase.errors.fetch_add(1, Ordering::Relaxed);
-                    first_error.get_or_insert(e);
-                }
-            }
-            (hist, first_error)
-        }));
-    }
-    let mut total = new_histogram()?;
-    let mut first_error = None;
-    for t in tasks {
-        match t.await {
-            Ok((h, e)) => {
-                let _ = total.add(&h);
-                if first_error.is_none() {
-                    first_error = e;
-                }
-            }
-            Err(e) => return Err(Failure::usage(format!("a bench caller failed: {e}"))),
-        }
-    }
-    Ok((total, first_error))
 }
 
 /// Whether to draw a progress bar: only when stderr is a terminal.
