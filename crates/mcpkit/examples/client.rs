@@ -46,10 +46,11 @@ async fn main() -> Result<(), Box<dyn Error>> {
         // A stdio server: the client spawns it and speaks over its stdin/stdout. It is stopped
         // (stdin closed, then SIGTERM, then SIGKILL) when the client closes.
         [program, rest @ ..] => Client::builder().connect(ChildTransport::spawn(program, rest)?).await?,
-        // By default, the stdio_server example, built and started by cargo.
+        // By default, the stdio_server example, built and started by cargo (whose progress
+        // messages go to stderr: stdout carries only the protocol).
         [] => {
             let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
-            let command = ["run", "--quiet", "-p", "mcpkit", "--example", "stdio_server"];
+            let command = ["run", "-p", "mcpkit", "--example", "stdio_server"];
             Client::builder()
                 .connect(ChildTransport::spawn(cargo, command)?)
                 .await?
