@@ -15,6 +15,9 @@
 //! cargo run -p mcpkit-cli -- call add a=2 b=3 -- cargo run -q -p mcpkit --example stdio_server
 //! ```
 //!
+//! (`mcpkit` waits 30 s for the handshake: build the example first, `cargo build -p mcpkit
+//! --example stdio_server`, or pass `--timeout 300s`, if cargo has to compile it.)
+//!
 //! Or type the wire protocol yourself (each line is one message; the server answers each
 //! request on one line):
 //!
