@@ -9,6 +9,9 @@ cd "$root"
 scripts/setup-interop.sh
 scripts/setup-interop-ts.sh
 export MCPKIT_INTEROP_PYTHON="$root/target/interop-venv/bin/python"
+# The examples as runnable binaries (`cargo test --all-targets` only compiles them as test
+# harnesses); crates/mcpkit/tests/examples_run.rs runs them.
+cargo build --workspace --examples --locked
 cargo test --workspace --all-targets --locked
 cargo test --workspace --doc --locked
 scripts/conformance.sh server 2025-11-25 2026-07-28
