@@ -766,6 +766,21 @@ fn open_objects_keep_unknown_members() {
 }
 
 #[test]
+fn request_meta_reads_like_the_schema_says() {
+    let text = r#"{"progressToken":"p","io.modelcontextprotocol/protocolVersion":"2026-07-28","x":{"y":[1]}}"#;
+    let meta: RequestMeta = serde_json::from_str(text).unwrap();
+    assert_eq!(meta.progress_token, Some(ProgressToken::String("p".into())));
+    assert_eq!(meta.extra.len(), 2);
+    assert_eq!(serde_json::to_string(&meta).unwrap(), text);
+    let meta: RequestMeta = serde_json::from_str(r#"{"progressToken":null}"#).unwrap();
+    assert_eq!(meta, RequestMeta::default());
+    let dup = serde_json::from_str::<RequestMeta>(r#"{"progressToken":1,"progressToken":2}"#).unwrap_err();
+    assert!(dup.to_string().contains("duplicate field `progressToken`"), "{dup}");
+    assert!(serde_json::from_str::<RequestMeta>(r#"{"progressToken":1.5}"#).is_err());
+    assert!(serde_json::from_str::<RequestMeta>("[1]").is_err());
+}
+
+#[test]
 fn hand_written_unions() {
     assert_eq!(
         serde_json::from_str::<ProgressToken>("\"1\"").unwrap(),

@@ -762,6 +762,15 @@ async fn quick_replies_are_json_and_chatty_ones_are_sse() {
     assert_eq!(events.len(), 2, "{events:?}");
     assert_priming(&events[0], Some(50));
     assert_eq!(result_text(&events[1].json()), "slow done");
+    // Once a stream, the reply is recorded like any event: resuming after the priming event
+    // replays it, with its id.
+    let prime = events[0].id.clone().expect("priming id");
+    let r = send(mcp2.get(&s2).header("last-event-id", &prime)).await;
+    assert_eq!(r.status(), StatusCode::OK);
+    let replayed = SseReader::new(r).rest().await;
+    assert_eq!(replayed.len(), 1, "{replayed:?}");
+    assert_eq!(replayed[0].id, events[1].id);
+    assert_eq!(result_text(&replayed[0].json()), "slow done");
 }
 
 #[tokio::test]

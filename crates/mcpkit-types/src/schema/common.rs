@@ -237,7 +237,7 @@ impl Implementation {
 
 /// The `_meta` object of a request: a `progressToken` plus any other members, kept verbatim
 /// (spec: schema `RequestParams._meta`).
-#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct RequestMeta {
     /// Token for out-of-band progress notifications.
@@ -246,6 +246,37 @@ pub struct RequestMeta {
     /// Every other member (e.g. `io.modelcontextprotocol/related-task`).
     #[serde(flatten)]
     pub extra: Meta,
+}
+
+// By hand rather than derived: a derived `flatten` buffers every member before sorting them
+// out, and stateless-era requests carry their whole client identity here.
+impl<'de> Deserialize<'de> for RequestMeta {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> de::Visitor<'de> for V {
+            type Value = RequestMeta;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a _meta object")
+            }
+            fn visit_map<A: de::MapAccess<'de>>(self, mut map: A) -> Result<RequestMeta, A::Error> {
+                let mut meta = RequestMeta::default();
+                let mut seen_token = false;
+                while let Some(key) = map.next_key::<String>()? {
+                    if key == "progressToken" {
+                        if std::mem::replace(&mut seen_token, true) {
+                            return Err(de::Error::duplicate_field("progressToken"));
+                        }
+                        meta.progress_token = map.next_value()?;
+                    } else {
+                        let value = map.next_value()?;
+                        meta.extra.insert(key, value);
+                    }
+                }
+                Ok(meta)
+            }
+        }
+        d.deserialize_map(V)
+    }
 }
 
 impl RequestMeta {

@@ -23,7 +23,7 @@ use futures_util::FutureExt;
 use mcpkit_types::jsonrpc::{self, MessageRef, OutgoingError, OutgoingNotification, OutgoingRequest, OutgoingResult};
 use mcpkit_types::method::{Method, NotificationMethod};
 use mcpkit_types::schema::{CancelledParams, ProgressParams, ProgressToken};
-use mcpkit_types::{ErrorObject, RequestId};
+use mcpkit_types::{ErrorCode, ErrorObject, RequestId};
 use serde::de::DeserializeOwned;
 use serde::Serialize;
 use serde_json::value::RawValue;
@@ -252,9 +252,21 @@ impl Dispatcher {
 
     /// Classify one incoming frame and act on it.
     pub(crate) fn on_frame(&self, bytes: &[u8], extensions: crate::transport::Extensions) {
-        let peer = &self.peer;
         match jsonrpc::parse(bytes) {
-            Ok(MessageRef::Request(r)) => {
+            Ok(message) => self.on_message(message, extensions),
+            Err(e) => match e.reply() {
+                Some((id, err)) => self.peer.send_error(id.as_ref(), &err),
+                None => tracing::debug!("ignoring a malformed frame: {e:?}"),
+            },
+        }
+    }
+
+    /// Act on one message already read from its frame (the HTTP server reads each POST body
+    /// once, for its own checks and for this).
+    pub(crate) fn on_message(&self, message: MessageRef<'_>, extensions: crate::transport::Extensions) {
+        let peer = &self.peer;
+        match message {
+            MessageRef::Request(r) => {
                 let cancel = peer.shared.closed.child_token();
                 {
                     let mut inflight = lock(&peer.shared.inflight);
@@ -308,7 +320,7 @@ impl Dispatcher {
                     tokio::spawn(run_request(peer.clone(), id, cancel, handler, wait));
                 }
             }
-            Ok(MessageRef::Notification(n)) => match &*n.method {
+            MessageRef::Notification(n) => match &*n.method {
                 "notifications/cancelled" => peer.on_cancelled(n.params),
                 "notifications/progress" => {
                     peer.on_progress(n.params);
@@ -316,7 +328,7 @@ impl Dispatcher {
                 }
                 _ => self.on_notification(n.method.into_owned(), n.params.map(ToOwned::to_owned)),
             },
-            Ok(MessageRef::Response(r)) => {
+            MessageRef::Response(r) => {
                 let waiter = lock(&peer.shared.pending).remove(&r.id);
                 match waiter {
                     Some(tx) => {
@@ -325,10 +337,6 @@ impl Dispatcher {
                     None => tracing::debug!("ignoring a response to unknown request {}", r.id),
                 }
             }
-            Err(e) => match e.reply() {
-                Some((id, err)) => peer.send_error(id.as_ref(), &err),
-                None => tracing::debug!("ignoring a malformed frame: {e:?}"),
-            },
         }
     }
 
@@ -484,8 +492,12 @@ async fn read_loop<R: FrameReader>(mut reader: R, dispatcher: &Dispatcher) {
 
 /// Answer one request without a connection loop (the stateless HTTP path): run the handler with
 /// the same panic and cancellation rules as the engine, and return the reply frame (`None` when
-/// the request was cancelled: no reply).
-pub(crate) async fn serve_one(service: &dyn Service, peer: Peer, request: IncomingRequest) -> Option<Vec<u8>> {
+/// the request was cancelled: no reply), with the error code when the reply is an error.
+pub(crate) async fn serve_one(
+    service: &dyn Service,
+    peer: Peer,
+    request: IncomingRequest,
+) -> Option<(Vec<u8>, Option<ErrorCode>)> {
     let id = request.id.clone();
     let cancel = request.cancel.clone();
     let handler = service.handle_request(peer, request);
@@ -493,16 +505,17 @@ pub(crate) async fn serve_one(service: &dyn Service, peer: Peer, request: Incomi
         r = AssertUnwindSafe(handler).catch_unwind() => r,
         _ = cancel.cancelled() => return None,
     };
-    let bytes = match outcome {
-        Ok(Ok(result)) => serde_json::to_vec(&OutgoingResult::new(&id, &*result)),
-        Ok(Err(e)) => serde_json::to_vec(&OutgoingError::new(Some(&id), &e)),
+    let (bytes, code) = match outcome {
+        Ok(Ok(result)) => (serde_json::to_vec(&OutgoingResult::new(&id, &*result)), None),
+        Ok(Err(e)) => (serde_json::to_vec(&OutgoingError::new(Some(&id), &e)), Some(e.code)),
         Err(_panic) => {
             tracing::error!("the handler for request {id} panicked");
             let e = ErrorObject::internal("internal error: the request handler panicked");
-            serde_json::to_vec(&OutgoingError::new(Some(&id), &e))
+            (serde_json::to_vec(&OutgoingError::new(Some(&id), &e)), Some(e.code))
         }
     };
     bytes
+        .map(|b| (b, code))
         .map_err(|e| tracing::error!("could not serialize a reply: {e}"))
         .ok()
 }

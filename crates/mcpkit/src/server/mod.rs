@@ -215,6 +215,12 @@ pub(crate) fn page_of(cursor: &str) -> Option<usize> {
 }
 
 impl Snapshot {
+    /// The tool's parameters mirrored into `Mcp-Param-*` headers (none for most tools).
+    #[cfg(feature = "http-server")]
+    pub(crate) fn tool_header_params(&self, tool: &str) -> &[mcpkit_types::headers::HeaderParam] {
+        self.tool_headers.get(tool).map_or(&[], Vec::as_slice)
+    }
+
     /// Whether the resources capability is declared.
     pub(crate) fn offers_resources(&self) -> bool {
         !self.catalog.resources.is_empty() || !self.catalog.templates.is_empty()
@@ -530,12 +536,6 @@ impl Server {
             caps.completions = Some(JsonObject::new());
         }
         caps
-    }
-
-    /// The parameters of tool `name` mirrored into `Mcp-Param-*` headers.
-    #[cfg(feature = "http-server")]
-    pub(crate) fn tool_header_params(&self, name: &str) -> Vec<mcpkit_types::headers::HeaderParam> {
-        self.snapshot().tool_headers.get(name).cloned().unwrap_or_default()
     }
 
     /// Whether the tools capability is declared (cheap: no capability struct is built).

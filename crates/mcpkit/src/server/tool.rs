@@ -110,16 +110,14 @@ pub fn object_schema() -> JsonObject {
 impl<T: DeserializeOwned + JsonSchema + Send + 'static> FromToolCall for Args<T> {
     fn from_tool_call(call: &ToolCall) -> Result<Self, Rejection> {
         let raw = call.arguments.as_deref().map_or("{}", RawValue::get);
-        let de = &mut serde_json::Deserializer::from_str(raw);
-        serde_path_to_error::deserialize(de).map(Args).map_err(|e| {
+        crate::wire::decode_with_path(raw).map(Args).map_err(|(path, e)| {
             // Name the offending argument: "expected a string" alone does not say which one.
-            let path = e.path().to_string();
             let at = if path == "." {
                 String::new()
             } else {
                 format!(" at `{path}`")
             };
-            Rejection::InvalidArguments(format!("Invalid arguments for tool {}{at}: {}", call.name, e.inner()))
+            Rejection::InvalidArguments(format!("Invalid arguments for tool {}{at}: {e}", call.name))
         })
     }
     fn input_schema() -> Option<JsonObject> {

@@ -5,6 +5,8 @@
 use axum::http::{HeaderMap, StatusCode};
 use mcpkit_types::headers::{self, name_member};
 use mcpkit_types::{ErrorCode, ErrorObject, ProtocolVersion};
+use std::borrow::Cow;
+
 use serde::Deserialize;
 use serde_json::value::RawValue;
 use serde_json::Value;
@@ -25,30 +27,37 @@ pub(crate) fn is_modern(headers: &HeaderMap, has_session: bool) -> bool {
     }
 }
 
-#[derive(Deserialize)]
-struct Probe<'a> {
-    #[serde(borrow)]
-    method: Option<std::borrow::Cow<'a, str>>,
+/// The members of a request's params the headers mirror, borrowed from the body: nothing is
+/// decoded unless a header is compared with it.
+#[derive(Deserialize, Default)]
+struct ProbeParams<'a> {
     #[serde(borrow, default)]
-    params: Option<&'a RawValue>,
+    name: Option<&'a RawValue>,
+    #[serde(borrow, default)]
+    uri: Option<&'a RawValue>,
+    #[serde(borrow, default)]
+    arguments: Option<&'a RawValue>,
+    #[serde(borrow, rename = "_meta", default)]
+    meta: Option<ProbeMeta<'a>>,
 }
 
 #[derive(Deserialize, Default)]
-struct ProbeParams {
-    #[serde(default)]
-    name: Option<Value>,
-    #[serde(default)]
-    uri: Option<Value>,
-    #[serde(default)]
-    arguments: Option<Value>,
-    #[serde(rename = "_meta", default)]
-    meta: Option<ProbeMeta>,
+struct ProbeMeta<'a> {
+    #[serde(borrow, rename = "io.modelcontextprotocol/protocolVersion", default)]
+    protocol_version: Option<&'a RawValue>,
 }
 
-#[derive(Deserialize, Default)]
-struct ProbeMeta {
-    #[serde(rename = "io.modelcontextprotocol/protocolVersion", default)]
-    protocol_version: Option<Value>,
+/// A member's text when it is a JSON string (other shapes are dispatch's to refuse).
+fn string_of(raw: Option<&RawValue>) -> Option<Cow<'_, str>> {
+    let text = raw?.get();
+    if !text.starts_with('"') {
+        return None;
+    }
+    match serde_json::from_str::<&str>(text) {
+        Ok(s) => Some(Cow::Borrowed(s)),
+        // Escapes need an owned copy.
+        Err(_) => serde_json::from_str::<String>(text).ok().map(Cow::Owned),
+    }
 }
 
 fn mismatch(message: String) -> ErrorObject {
@@ -65,15 +74,15 @@ fn header<'a>(headers: &'a HeaderMap, name: &str) -> Result<Option<&'a str>, Err
     }
 }
 
-/// Check the mirrored headers of a request against its body (only requests reach here).
-pub(crate) fn check_headers(headers: &HeaderMap, frame: &[u8], server: &Server) -> Result<(), ErrorObject> {
-    let probe: Probe<'_> =
-        serde_json::from_slice(frame).map_err(|e| ErrorObject::invalid_request(format!("Invalid request: {e}")))?;
-    let Some(method) = probe.method.as_deref() else {
-        return Ok(());
-    };
-    let params: ProbeParams = probe
-        .params
+/// Check the mirrored headers of a request (its method and params, already read from the body)
+/// against its body.
+pub(crate) fn check_headers(
+    headers: &HeaderMap,
+    method: &str,
+    params: Option<&RawValue>,
+    server: &Server,
+) -> Result<(), ErrorObject> {
+    let params: ProbeParams<'_> = params
         .and_then(|p| serde_json::from_str(p.get()).ok())
         .unwrap_or_default();
 
@@ -86,9 +95,9 @@ pub(crate) fn check_headers(headers: &HeaderMap, frame: &[u8], server: &Server) 
         }
         Some(_) => {}
     }
-    if let (Some(h), Some(Value::String(body))) = (
+    if let (Some(h), Some(body)) = (
         header(headers, PROTOCOL_VERSION_HEADER)?,
-        params.meta.as_ref().and_then(|m| m.protocol_version.as_ref()),
+        string_of(params.meta.as_ref().and_then(|m| m.protocol_version)),
     ) {
         if h != body {
             return Err(mismatch(format!(
@@ -98,15 +107,15 @@ pub(crate) fn check_headers(headers: &HeaderMap, frame: &[u8], server: &Server) 
     }
     if let Some(member) = name_member(method) {
         let body = match member {
-            "uri" => params.uri.as_ref(),
-            _ => params.name.as_ref(),
+            "uri" => params.uri,
+            _ => params.name,
         };
-        if let Some(Value::String(body)) = body {
+        if let Some(body) = string_of(body) {
             let Some(h) = header(headers, headers::MCP_NAME)? else {
                 return Err(mismatch(format!("the Mcp-Name header is required for {method}")));
             };
             let decoded = headers::decode_value(h).map_err(|e| mismatch(format!("Mcp-Name: {e}")))?;
-            if &decoded != body {
+            if decoded != body {
                 return Err(mismatch(format!(
                     "Mcp-Name header value {decoded:?} does not match body value {body:?}"
                 )));
@@ -114,9 +123,15 @@ pub(crate) fn check_headers(headers: &HeaderMap, frame: &[u8], server: &Server) 
         }
     }
     if method == "tools/call" {
-        if let Some(Value::String(tool)) = &params.name {
-            let args = params.arguments.unwrap_or(Value::Null);
-            for p in server.tool_header_params(tool) {
+        let snap = server.snapshot();
+        let declared = string_of(params.name).map_or(&[][..], |tool| snap.tool_header_params(&tool));
+        if !declared.is_empty() {
+            // Decoded only for a tool that declares header parameters.
+            let args: Value = params
+                .arguments
+                .and_then(|a| serde_json::from_str(a.get()).ok())
+                .unwrap_or(Value::Null);
+            for p in declared {
                 let name = p.header();
                 let h = header(headers, &name)?;
                 let decoded = h
@@ -146,29 +161,20 @@ pub(crate) fn check_headers(headers: &HeaderMap, frame: &[u8], server: &Server) 
     Ok(())
 }
 
-/// The HTTP status of a stateless-era JSON reply: 404 for an unknown method, 400 for a request
-/// the server refuses as malformed (spec: 2026-07-28 `basic/index` "_meta",
-/// `basic/transports/streamable-http`), 200 otherwise.
-pub(crate) fn status_of(reply: &[u8]) -> StatusCode {
-    #[derive(Deserialize)]
-    struct Reply {
-        error: Option<Code>,
-    }
-    #[derive(Deserialize)]
-    struct Code {
-        code: i32,
-    }
-    let Ok(Reply { error: Some(e) }) = serde_json::from_slice::<Reply>(reply) else {
-        return StatusCode::OK;
-    };
-    match ErrorCode(e.code) {
-        ErrorCode::METHOD_NOT_FOUND => StatusCode::NOT_FOUND,
-        ErrorCode::PARSE_ERROR
-        | ErrorCode::INVALID_REQUEST
-        | ErrorCode::INVALID_PARAMS
-        | ErrorCode::HEADER_MISMATCH
-        | ErrorCode::MISSING_REQUIRED_CLIENT_CAPABILITY
-        | ErrorCode::UNSUPPORTED_PROTOCOL_VERSION => StatusCode::BAD_REQUEST,
+/// The HTTP status of a stateless-era JSON reply carrying `error` (none for a result): 404 for
+/// an unknown method, 400 for a request the server refuses as malformed (spec: 2026-07-28
+/// `basic/index` "_meta", `basic/transports/streamable-http`), 200 otherwise.
+pub(crate) fn status_of(error: Option<ErrorCode>) -> StatusCode {
+    match error {
+        Some(ErrorCode::METHOD_NOT_FOUND) => StatusCode::NOT_FOUND,
+        Some(
+            ErrorCode::PARSE_ERROR
+            | ErrorCode::INVALID_REQUEST
+            | ErrorCode::INVALID_PARAMS
+            | ErrorCode::HEADER_MISMATCH
+            | ErrorCode::MISSING_REQUIRED_CLIENT_CAPABILITY
+            | ErrorCode::UNSUPPORTED_PROTOCOL_VERSION,
+        ) => StatusCode::BAD_REQUEST,
         _ => StatusCode::OK,
     }
 }

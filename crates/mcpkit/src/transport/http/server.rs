@@ -405,8 +405,8 @@ async fn post(state: &Arc<HttpState>, headers: &HeaderMap, body: Body, extension
         Ok(b) => b,
         Err(_) => return too_large(limit),
     };
-    let frame = bytes.to_vec();
-    let message = match jsonrpc::parse(&frame) {
+    let frame = &bytes[..];
+    let message = match jsonrpc::parse(frame) {
         Ok(m) => m,
         Err(FrameError::Parse(e)) => {
             return rpc_error(
@@ -426,23 +426,26 @@ async fn post(state: &Arc<HttpState>, headers: &HeaderMap, body: Body, extension
         }
         Err(FrameError::Ignore(_)) => return StatusCode::ACCEPTED.into_response(),
     };
+    if modern::is_modern(headers, headers.contains_key(SESSION_HEADER)) {
+        if let Some(backend) = &state.modern {
+            let MessageRef::Request(request) = message else {
+                // No client-to-server notification is defined on this wire; accept and ignore.
+                return StatusCode::ACCEPTED.into_response();
+            };
+            return modern_post(state, backend, headers, request, extensions).await;
+        }
+    }
     let (request_id, is_initialize) = match &message {
         MessageRef::Request(r) => (Some(r.id.clone()), r.method == "initialize"),
         _ => (None, false),
     };
-    drop(message);
-    if modern::is_modern(headers, headers.contains_key(SESSION_HEADER)) {
-        if let Some(backend) = &state.modern {
-            return modern_post(state, backend, headers, frame, request_id, extensions).await;
-        }
-    }
     let version = match protocol_version(headers, request_id.as_ref()) {
         Ok(v) => v,
         Err(r) => return r,
     };
 
     if state.config.stateless {
-        return stateless(state, frame, request_id, version, is_initialize, extensions).await;
+        return stateless(state, frame, message, request_id, version, is_initialize, extensions).await;
     }
     if is_initialize {
         if headers.contains_key(SESSION_HEADER) {
@@ -483,7 +486,7 @@ async fn post(state: &Arc<HttpState>, headers: &HeaderMap, body: Body, extension
         let Some(rid) = request_id else {
             return StatusCode::ACCEPTED.into_response();
         };
-        let mut response = answer(state, &session, rid, frame, extensions).await;
+        let mut response = answer(state, &session, rid, frame, message, extensions).await;
         if let Ok(v) = HeaderValue::from_str(&session.id) {
             response.headers_mut().insert(SESSION_HEADER, v);
         }
@@ -498,9 +501,9 @@ async fn post(state: &Arc<HttpState>, headers: &HeaderMap, body: Body, extension
         Err(r) => return r,
     };
     match request_id {
-        Some(rid) => answer(state, &session, rid, frame, extensions).await,
+        Some(rid) => answer(state, &session, rid, frame, message, extensions).await,
         None => {
-            session.deliver(frame, extensions);
+            session.deliver(frame, message, extensions);
             StatusCode::ACCEPTED.into_response()
         }
     }
@@ -518,7 +521,8 @@ fn too_large(limit: usize) -> Response {
 /// Serve one request on a throwaway, pre-negotiated session (stateless mode).
 async fn stateless(
     state: &Arc<HttpState>,
-    frame: Vec<u8>,
+    frame: &[u8],
+    message: MessageRef<'_>,
     request_id: Option<RequestId>,
     version: ProtocolVersion,
     is_initialize: bool,
@@ -540,7 +544,7 @@ async fn stateless(
     };
     let session = HttpSession::start(id, &state.server, state.config.event_store.clone(), preset);
     let response = match request_id {
-        Some(rid) => answer(state, &session, rid, frame, extensions).await,
+        Some(rid) => answer(state, &session, rid, frame, message, extensions).await,
         None => StatusCode::ACCEPTED.into_response(),
     };
     session.close();
@@ -554,16 +558,11 @@ async fn modern_post(
     state: &Arc<HttpState>,
     backend: &ModernBackend,
     headers: &HeaderMap,
-    frame: Vec<u8>,
-    request_id: Option<RequestId>,
+    request: jsonrpc::RequestRef<'_>,
     extensions: Extensions,
 ) -> Response {
-    let Some(rid) = request_id else {
-        // No client-to-server notification is defined on this wire; accept and ignore.
-        return StatusCode::ACCEPTED.into_response();
-    };
-    if let Err(e) = modern::check_headers(headers, &frame, &backend.server) {
-        let body = serde_json::to_vec(&OutgoingError::new(Some(&rid), &e)).unwrap_or_default();
+    if let Err(e) = modern::check_headers(headers, &request.method, request.params, &backend.server) {
+        let body = serde_json::to_vec(&OutgoingError::new(Some(&request.id), &e)).unwrap_or_default();
         return (
             StatusCode::BAD_REQUEST,
             [(header::CONTENT_TYPE, "application/json")],
@@ -571,19 +570,11 @@ async fn modern_post(
         )
             .into_response();
     }
-    let Ok(MessageRef::Request(r)) = jsonrpc::parse(&frame) else {
-        return rpc_error(
-            StatusCode::BAD_REQUEST,
-            ErrorCode::INVALID_REQUEST,
-            "Invalid request",
-            Some(&rid),
-        );
-    };
     let cancel = CancellationToken::new();
     let request = IncomingRequest {
-        id: rid,
-        method: r.method.into_owned(),
-        params: r.params.map(ToOwned::to_owned),
+        id: request.id,
+        method: request.method.into_owned(),
+        params: request.params.map(ToOwned::to_owned),
         cancel: cancel.clone(),
         extensions,
     };
@@ -599,10 +590,10 @@ async fn modern_post(
             biased;
             note = sent.recv() => note,
             reply = &mut reply => {
-                let Some(frame) = reply else {
+                let Some((frame, error)) = reply else {
                     return StatusCode::ACCEPTED.into_response();
                 };
-                let status = modern::status_of(&frame);
+                let status = modern::status_of(error);
                 return (status, [(header::CONTENT_TYPE, "application/json")], frame).into_response();
             }
             _ = tokio::time::sleep(state.config.json_wait) => None,
@@ -632,7 +623,7 @@ async fn modern_post(
                     Some(_) => {}
                     // Every sender is gone: only the reply can still come.
                     None => {
-                        if let Some(frame) = (&mut reply).await {
+                        if let Some((frame, _)) = (&mut reply).await {
                             let _ = tx.send(event(frame));
                         }
                         break;
@@ -644,7 +635,7 @@ async fn modern_post(
                             let _ = tx.send(event(frame));
                         }
                     }
-                    if let Some(frame) = r {
+                    if let Some((frame, _)) = r {
                         let _ = tx.send(event(frame));
                     }
                     break;
@@ -679,10 +670,11 @@ async fn answer(
     state: &HttpState,
     session: &Arc<HttpSession>,
     id: RequestId,
-    frame: Vec<u8>,
+    frame: &[u8],
+    message: MessageRef<'_>,
     extensions: Extensions,
 ) -> Response {
-    let Some((mut rx, prime, stream)) = session.open_request(id.clone()) else {
+    let Some((mut rx, stream)) = session.open_request(id.clone()) else {
         return rpc_error(
             StatusCode::BAD_REQUEST,
             ErrorCode::INVALID_REQUEST,
@@ -690,23 +682,42 @@ async fn answer(
             Some(&id),
         );
     };
-    if !session.deliver(frame, extensions) {
+    // Always SSE: primed before the handler runs, so even its reply is recorded.
+    let primed = state.config.always_sse.then(|| session.prime(stream));
+    if !session.deliver(frame, message, extensions) {
         return rpc_error(StatusCode::NOT_FOUND, ErrorCode::INVALID_REQUEST, "Session ended", None);
     }
+    if let Some(prime) = primed {
+        return sse(
+            vec![prime],
+            Some(rx),
+            Some(state.config.sse_retry),
+            false,
+            &state.shutdown,
+        );
+    }
+    let json = |ev: Event| ([(header::CONTENT_TYPE, "application/json")], ev.data).into_response();
     // Plain JSON when the reply comes first and soon; otherwise SSE, so a slow handler's
     // client gets headers (and a resumable stream) without waiting for the result.
-    let first = if state.config.always_sse {
-        None
-    } else {
-        match tokio::time::timeout(state.config.json_wait, rx.recv()).await {
-            Ok(Some(ev)) if ev.is_reply => {
+    let mut first = None;
+    match tokio::time::timeout(state.config.json_wait, rx.recv()).await {
+        // Not recorded (the stream was never primed): nothing to forget.
+        Ok(Some(ev)) if ev.is_reply && ev.id.is_empty() => return json(ev),
+        Ok(ev) => first = ev,
+        Err(_) => {}
+    }
+    let prime = session.prime(stream);
+    if first.is_none() {
+        // A reply that came between the wait and priming went out unrecorded: still plain JSON.
+        match rx.try_recv() {
+            Ok(ev) if ev.is_reply && ev.id.is_empty() => {
                 session.forget_stream(stream);
-                return ([(header::CONTENT_TYPE, "application/json")], ev.data).into_response();
+                return json(ev);
             }
-            Ok(ev) => ev,
-            Err(_) => None,
+            Ok(ev) => first = Some(ev),
+            Err(_) => {}
         }
-    };
+    }
     let mut head = vec![prime];
     head.extend(first);
     sse(head, Some(rx), Some(state.config.sse_retry), false, &state.shutdown)

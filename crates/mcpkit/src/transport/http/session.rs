@@ -10,6 +10,7 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
 use bytes::Bytes;
+use mcpkit_types::jsonrpc::MessageRef;
 use mcpkit_types::RequestId;
 use tokio::sync::mpsc;
 
@@ -113,6 +114,30 @@ impl Routes {
         }
     }
 
+    /// Turn a request's stream into an SSE stream and give its priming event (sequence 1, no
+    /// data). Until then nothing of the stream is recorded: most replies go out as plain JSON
+    /// and never need an event id or a replay copy.
+    fn prime(&mut self, stream: u64) -> Event {
+        if !self.logs.contains_key(&stream) {
+            self.logs.insert(
+                stream,
+                StreamLog {
+                    next_seq: 1,
+                    finished: false,
+                },
+            );
+            if !self.requests.values().any(|s| s.stream == stream) {
+                // Already over (cancelled): resumable for a while like any finished stream.
+                self.finish(stream);
+            }
+        }
+        Event {
+            id: format!("{stream}-1"),
+            data: Bytes::new(),
+            is_reply: false,
+        }
+    }
+
     /// The stream got its last event: keep it resumable for a while, then forget it.
     fn finish(&mut self, stream: u64) {
         if let Some(log) = self.logs.get_mut(&stream) {
@@ -203,11 +228,11 @@ impl HttpSession {
         r.last_activity.elapsed()
     }
 
-    /// Open the response stream of a request: its receiver, and its priming event (an id to
-    /// resume from, no data), recorded first so a resume from it misses nothing.
-    /// `None` when `id` is already in flight on this session (checked and registered under one
-    /// lock, so two concurrent POSTs with the same id cannot both pass).
-    pub(crate) fn open_request(&self, id: RequestId) -> Option<(mpsc::UnboundedReceiver<Event>, Event, u64)> {
+    /// Open the response stream of a request: its receiver and its stream number. The stream
+    /// is not recorded until it becomes SSE ([`HttpSession::prime`]). `None` when `id` is already
+    /// in flight on this session (checked and registered under one lock, so two concurrent POSTs
+    /// with the same id cannot both pass).
+    pub(crate) fn open_request(&self, id: RequestId) -> Option<(mpsc::UnboundedReceiver<Event>, u64)> {
         let (tx, rx) = mpsc::unbounded_channel();
         let mut r = lock(&self.routes);
         if r.requests.contains_key(&id) {
@@ -215,24 +240,28 @@ impl HttpSession {
         }
         let stream = r.next_stream;
         r.next_stream += 1;
-        r.logs.insert(stream, StreamLog::default());
-        let prime = r.record(stream, Bytes::new(), false);
         r.requests.insert(id, RequestStream { stream, sink: Some(tx) });
-        Some((rx, prime, stream))
+        Some((rx, stream))
     }
 
-    /// Hand a frame to the engine, with what the HTTP layer knows about its request; `false`
-    /// when the session has ended.
-    pub(crate) fn deliver(&self, frame: Vec<u8>, extensions: Extensions) -> bool {
+    /// The request's answer will be an SSE stream: its priming event (an id to resume from, no
+    /// data). Every event of the stream from now on is recorded for resuming.
+    pub(crate) fn prime(&self, stream: u64) -> Event {
+        lock(&self.routes).prime(stream)
+    }
+
+    /// Hand a message (read from `frame`) to the engine, with what the HTTP layer knows about
+    /// its request; `false` when the session has ended.
+    pub(crate) fn deliver(&self, frame: &[u8], message: MessageRef<'_>, extensions: Extensions) -> bool {
         match &self.engine {
             Engine::Direct(d) => {
                 if d.is_closed() {
                     return false;
                 }
-                d.on_frame(&frame, extensions);
+                d.on_message(message, extensions);
                 true
             }
-            Engine::Factory { inbound, .. } => inbound.send((frame, extensions)).is_ok(),
+            Engine::Factory { inbound, .. } => inbound.send((frame.to_vec(), extensions)).is_ok(),
         }
     }
 
@@ -364,7 +393,8 @@ impl FrameReader for SessionReader {
 }
 
 /// Put one outgoing frame where it belongs: a reply (and related traffic) on its request's
-/// response stream, standalone traffic on the GET stream; every event is recorded for resuming.
+/// response stream, standalone traffic on the GET stream; every event of an SSE stream is
+/// recorded for resuming.
 fn route_frame(routes: &Mutex<Routes>, frame: Bytes, route: &Route) {
     let mut r = lock(routes);
     match route {
@@ -382,7 +412,21 @@ fn route_frame(routes: &Mutex<Routes>, frame: Bytes, route: &Route) {
         Route::Reply(id) | Route::Related(id) if r.requests.contains_key(id) => {
             let is_reply = matches!(route, Route::Reply(_));
             let stream = r.requests.get(id).map_or(STANDALONE, |s| s.stream);
-            let event = r.record(stream, frame, is_reply);
+            if !is_reply {
+                // Anything before the reply makes the answer an SSE stream.
+                r.prime(stream);
+            }
+            let event = if r.logs.contains_key(&stream) {
+                r.record(stream, frame, is_reply)
+            } else {
+                // A reply alone, on a stream not primed: it goes out as plain JSON.
+                r.last_activity = Instant::now();
+                Event {
+                    id: String::new(),
+                    data: frame,
+                    is_reply,
+                }
+            };
             let slot = if is_reply { r.requests.remove(id) } else { None };
             let sink = match &slot {
                 Some(s) => s.sink.clone(),
