@@ -118,14 +118,11 @@ impl Routes {
     /// data). Until then nothing of the stream is recorded: most replies go out as plain JSON
     /// and never need an event id or a replay copy.
     fn prime(&mut self, stream: u64) -> Event {
-        if !self.logs.contains_key(&stream) {
-            self.logs.insert(
-                stream,
-                StreamLog {
-                    next_seq: 1,
-                    finished: false,
-                },
-            );
+        if let std::collections::hash_map::Entry::Vacant(slot) = self.logs.entry(stream) {
+            slot.insert(StreamLog {
+                next_seq: 1,
+                finished: false,
+            });
             if !self.requests.values().any(|s| s.stream == stream) {
                 // Already over (cancelled): resumable for a while like any finished stream.
                 self.finish(stream);
