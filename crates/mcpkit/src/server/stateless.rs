@@ -3,6 +3,7 @@
 //! and `subscriptions/listen` (spec: 2026-07-28 `basic/index` "_meta", `basic/versioning`,
 //! `basic/patterns/*`, `server/discover`, `server/utilities/caching`).
 
+use std::borrow::Cow;
 use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
@@ -101,8 +102,30 @@ impl CacheHint {
     }
 }
 
-/// The members of a result object, values kept raw.
-struct TopLevel<'a>(Vec<(String, &'a RawValue)>);
+/// The members of a result object, values kept raw and keys borrowed when they hold no escapes.
+struct TopLevel<'a>(Vec<(Cow<'a, str>, &'a RawValue)>);
+
+/// An object key, borrowed from the text when it can be.
+struct Key<'a>(Cow<'a, str>);
+
+impl<'de> Deserialize<'de> for Key<'de> {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = Key<'de>;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("a member name")
+            }
+            fn visit_borrowed_str<E: serde::de::Error>(self, v: &'de str) -> Result<Key<'de>, E> {
+                Ok(Key(Cow::Borrowed(v)))
+            }
+            fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<Key<'de>, E> {
+                Ok(Key(Cow::Owned(v.to_owned())))
+            }
+        }
+        d.deserialize_str(V)
+    }
+}
 
 impl<'de> Deserialize<'de> for TopLevel<'de> {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
@@ -113,9 +136,9 @@ impl<'de> Deserialize<'de> for TopLevel<'de> {
                 f.write_str("a result object")
             }
             fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
-                let mut out = Vec::new();
-                while let Some((k, v)) = map.next_entry::<String, &'de RawValue>()? {
-                    out.push((k, v));
+                let mut out = Vec::with_capacity(map.size_hint().unwrap_or(4));
+                while let Some((k, v)) = map.next_entry::<Key<'de>, &'de RawValue>()? {
+                    out.push((k.0, v));
                 }
                 Ok(TopLevel(out))
             }
@@ -130,7 +153,13 @@ fn push_member(out: &mut String, first: &mut bool, key: &str, value: &str) {
     }
     *first = false;
     // Keys we write are plain ASCII; keys we copy came from serde_json and are re-escaped.
-    out.push_str(&Value::String(key.to_owned()).to_string());
+    if key.bytes().any(|b| b == b'"' || b == b'\\' || b < 0x20) {
+        out.push_str(&Value::String(key.to_owned()).to_string());
+    } else {
+        out.push('"');
+        out.push_str(key);
+        out.push('"');
+    }
     out.push(':');
     out.push_str(value);
 }
@@ -176,8 +205,9 @@ pub(crate) fn finish(raw: &RawValue, server_info: &RawValue, cache: Option<Cache
         }
     }
     if !meta_done {
-        let meta = format!("{{\"{META_SERVER_INFO}\":{}}}", server_info.get());
-        push_member(&mut out, &mut first, "_meta", &meta);
+        push_member(&mut out, &mut first, "_meta", "{");
+        push_member(&mut out, &mut true, META_SERVER_INFO, server_info.get());
+        out.push('}');
     }
     out.push('}');
     RawValue::from_string(out).map_err(|e| ErrorObject::internal(e.to_string()))
@@ -450,6 +480,17 @@ mod tests {
         assert_eq!(
             out.get(),
             r#"{"resultType":"complete","_meta":{"io.modelcontextprotocol/serverInfo":{"name":"s","version":"1"}}}"#
+        );
+        // Escaped member names come out escaped again, and the result is still valid JSON.
+        let out = finish(&raw(r#"{"a\"b\\c\u0001":1,"\u00e9":2}"#), &info, None).unwrap();
+        let v: Value = serde_json::from_str(out.get()).unwrap();
+        assert_eq!(v["a\"b\\c\u{1}"], 1);
+        assert_eq!(v["é"], 2);
+        assert!(
+            out.get()
+                .starts_with(r#"{"resultType":"complete","a\"b\\c\u0001":1,"é":2,"#),
+            "{}",
+            out.get()
         );
     }
 
