@@ -444,7 +444,7 @@ async fn write_loop<W: FrameWriter>(mut w: W, mut rx: mpsc::UnboundedReceiver<Ou
 }
 
 /// How many buffered frames the reader handles before it lets the writer run.
-const FRAMES_PER_TURN: usize = 32;
+const FRAMES_PER_TURN: usize = 16;
 
 async fn read_loop<R: FrameReader>(mut reader: R, dispatcher: &Dispatcher) {
     let peer = &dispatcher.peer;

@@ -2,11 +2,11 @@
 //! "Request Metadata", "Server Validation"): the headers that mirror the body must match it,
 //! and JSON-RPC errors map to HTTP statuses.
 
+use std::borrow::Cow;
+
 use axum::http::{HeaderMap, StatusCode};
 use mcpkit_types::headers::{self, name_member};
 use mcpkit_types::{ErrorCode, ErrorObject, ProtocolVersion};
-use std::borrow::Cow;
-
 use serde::Deserialize;
 use serde_json::value::RawValue;
 use serde_json::Value;
