@@ -496,6 +496,60 @@ def check_targets(results):
 # ---------------------------------------------------------------------------------------------
 
 
+def measure(kind, s, n, opts):
+    """One scenario on one server: its table row (a dict), a string saying why there is none, or
+    None when the scenario does not apply to this server."""
+    try:
+        if kind == "stdio":
+            rep, peak = run_stdio_load(s, n, opts)
+            row = {"rps": rep["rps"], "p50": rep["p50_us"], "p99": rep["p99_us"], "mem_kib": peak, "raw": rep}
+        elif kind == "http":
+            rep, peak = run_http_load(s.http, n, opts)
+            row = {"rps": rep["rps"], "p50": rep["p50_us"], "p99": rep["p99_us"], "mem_kib": peak, "raw": rep}
+        elif kind == "stateless":
+            ok, why = speaks_2026(s.http_stateless)
+            if not ok:
+                row = f"n/a: {why}"
+            else:
+                # The 2026-07-28 wire: no handshake, protocol `_meta` and the mirrored
+                # Mcp-Method / Mcp-Name headers on every request.
+                rep, peak = run_http_load(s.http_stateless, n, opts, ["--protocol", "2026-07-28"])
+                row = {"rps": rep["rps"], "p50": rep["p50_us"], "p99": rep["p99_us"], "mem_kib": peak, "raw": rep}
+        elif kind == "sessions":
+            per, total, note = session_memory(s, n)
+            row = {"mem_kib": per, "mem_label": f"/session {note}".strip(), "rss_after_kib": total}
+        elif kind == "spawn":
+            # Interpreters take seconds to start on a busy machine: fewer runs for them.
+            sp = spawn_time(s, n if s.name in ("mcpkit", "rmcp", "floor") else 5)
+            row = {"p50": sp["median_ms"], "p99": sp["max_ms"], "p_unit": " ms", "raw": sp}
+        elif kind == "soak":
+            so = soak(s, n)
+            cps = {c["calls"]: c["rss_kib"] for c in so["checkpoints"]}
+            a, b = cps.get(100000), cps.get(1000000)
+            row = {
+                "rps": 1000000 / so["seconds"],
+                "mem_kib": b,
+                "mem_label": f"after 1M (after 100k: {a:,} KiB, {(b - a) / a * 100:+.1f}%)",
+                "growth": (b - a) / a,
+                "raw": so,
+            }
+        else:
+            return None
+    except Exception as e:  # one failing server must not sink the whole table
+        return f"failed: {str(e).splitlines()[0] if str(e) else type(e).__name__}"[:300]
+    return row
+
+
+def median_run(rows):
+    """The run with the median req/s (failures and n/a rows only when no run succeeded)."""
+    ok = sorted((r for r in rows if isinstance(r, dict)), key=lambda r: r["rps"])
+    if not ok:
+        return rows[0]
+    row = dict(ok[(len(ok) - 1) // 2])
+    row["runs_rps"] = [r["rps"] if isinstance(r, dict) else r for r in rows]
+    return row
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--duration", type=float, default=5, help="seconds of recorded load per run (default 5)")
@@ -504,6 +558,13 @@ def main():
     ap.add_argument("--scenarios", default=",".join(k for k, *_ in SCENARIOS))
     ap.add_argument("--soak-servers", default="mcpkit,floor", help="servers for the 1M-call soak (slow ones take minutes)")
     ap.add_argument("--skip-build", action="store_true")
+    ap.add_argument(
+        "--repeat",
+        type=int,
+        default=1,
+        help="load runs per server in the stdio and HTTP scenarios, taken in turns; the table shows the "
+        "median run and lists every run's req/s below it (default 1)",
+    )
     ap.add_argument("--json", default=os.path.join(ROOT, "target", "bench-compare.json"), help="raw results file")
     opts = ap.parse_args()
     opts.duration = int(opts.duration) if opts.duration == int(opts.duration) else opts.duration
@@ -518,50 +579,22 @@ def main():
     results = {}
     for key, label, kind, n in scenarios:
         results[key] = {}
-        for s in servers:
-            log(f"[{label}] {s.name} ...")
-            try:
-                if kind == "stdio":
-                    rep, peak = run_stdio_load(s, n, opts)
-                    row = {"rps": rep["rps"], "p50": rep["p50_us"], "p99": rep["p99_us"], "mem_kib": peak, "raw": rep}
-                elif kind == "http":
-                    rep, peak = run_http_load(s.http, n, opts)
-                    row = {"rps": rep["rps"], "p50": rep["p50_us"], "p99": rep["p99_us"], "mem_kib": peak, "raw": rep}
-                elif kind == "stateless":
-                    ok, why = speaks_2026(s.http_stateless)
-                    if not ok:
-                        row = f"n/a: {why}"
-                    else:
-                        # The 2026-07-28 wire: no handshake, protocol `_meta` and the mirrored
-                        # Mcp-Method / Mcp-Name headers on every request.
-                        rep, peak = run_http_load(s.http_stateless, n, opts, ["--protocol", "2026-07-28"])
-                        row = {"rps": rep["rps"], "p50": rep["p50_us"], "p99": rep["p99_us"], "mem_kib": peak, "raw": rep}
-                elif kind == "sessions":
-                    per, total, note = session_memory(s, n)
-                    row = {"mem_kib": per, "mem_label": f"/session {note}".strip(), "rss_after_kib": total}
-                elif kind == "spawn":
-                    # Interpreters take seconds to start on a busy machine: fewer runs for them.
-                    sp = spawn_time(s, n if s.name in ("mcpkit", "rmcp", "floor") else 5)
-                    row = {"p50": sp["median_ms"], "p99": sp["max_ms"], "p_unit": " ms", "raw": sp}
-                elif kind == "soak":
-                    if s.name not in opts.soak_servers.split(","):
-                        continue
-                    so = soak(s, n)
-                    cps = {c["calls"]: c["rss_kib"] for c in so["checkpoints"]}
-                    a, b = cps.get(100000), cps.get(1000000)
-                    row = {
-                        "rps": 1000000 / so["seconds"],
-                        "mem_kib": b,
-                        "mem_label": f"after 1M (after 100k: {a:,} KiB, {(b - a) / a * 100:+.1f}%)",
-                        "growth": (b - a) / a,
-                        "raw": so,
-                    }
-                else:
+        applies = [s for s in servers if kind != "soak" or s.name in opts.soak_servers.split(",")]
+        repeat = opts.repeat if kind in ("stdio", "http", "stateless") else 1
+        runs = {s.name: [] for s in applies}
+        # Repeated load runs take turns across the servers, so a slow minute of the machine
+        # does not land on one server's runs only.
+        for r in range(repeat):
+            for s in applies:
+                log(f"[{label}] {s.name}" + (f" (run {r + 1} of {repeat})" if repeat > 1 else "") + " ...")
+                row = measure(kind, s, n, opts)
+                if row is None:
                     continue
-            except Exception as e:  # one failing server must not sink the whole table
-                row = f"failed: {str(e).splitlines()[0] if str(e) else type(e).__name__}"[:300]
-            results[key][s.name] = row
-            log(f"    {row if isinstance(row, str) else {k: v for k, v in row.items() if k != 'raw'}}")
+                runs[s.name].append(row)
+                log(f"    {row if isinstance(row, str) else {k: v for k, v in row.items() if k != 'raw'}}")
+        for s in applies:
+            if runs[s.name]:
+                results[key][s.name] = median_run(runs[s.name]) if repeat > 1 else runs[s.name][0]
 
     os.makedirs(os.path.dirname(opts.json), exist_ok=True)
     with open(opts.json, "w") as f:
@@ -577,6 +610,13 @@ def main():
     print()
     print("Memory: peak RSS of the server process during the run; for idle sessions, RSS growth per session;")
     print("spawn: p50 = median, p99 = slowest of the runs; soak: req/s = average over the 1M calls.")
+    if opts.repeat > 1:
+        print(f"Load scenarios: {opts.repeat} runs per server taken in turns; each row is the median run. Every run's req/s:")
+        for key, label, kind, _ in scenarios:
+            for name, row in results[key].items():
+                if isinstance(row, dict) and "runs_rps" in row:
+                    runs = ", ".join(f"{v:,.0f}" if isinstance(v, float) else str(v) for v in row["runs_rps"])
+                    print(f"- {label}, {name}: {runs}")
     print()
     print("Targets (issue 7):")
     print("\n".join(check_targets(results)))

@@ -700,7 +700,12 @@ async fn answer(
     // Plain JSON when the reply comes first and soon; otherwise SSE, so a slow handler's
     // client gets headers (and a resumable stream) without waiting for the result.
     let mut first = None;
-    match tokio::time::timeout(state.config.json_wait, rx.recv()).await {
+    let waited = match rx.try_recv() {
+        // Most handlers answer while the frame is delivered: no timer for them.
+        Ok(ev) => Ok(Some(ev)),
+        Err(_) => tokio::time::timeout(state.config.json_wait, rx.recv()).await,
+    };
+    match waited {
         // Not recorded (the stream was never primed): nothing to forget.
         Ok(Some(ev)) if ev.is_reply && ev.id.is_empty() => return json(ev),
         Ok(ev) => first = ev,
