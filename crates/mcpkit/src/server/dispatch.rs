@@ -344,7 +344,13 @@ async fn call_tool(
         let raw = to_raw(&invalid.for_version(session.version()))?;
         return finish_if(modern, server, raw, None);
     }
-    let (name, arguments) = (p.name.clone(), p.arguments.clone());
+    // The digest binds a stateless request's state to its params; the handshake era never
+    // computes it, so it copies nothing.
+    let (name, arguments) = if modern {
+        (p.name.clone(), p.arguments.clone())
+    } else {
+        (String::new(), None)
+    };
     let digest = || digest_of(&["tools/call", &name], arguments.as_deref());
     let mrtr = Mrtr {
         server,
