@@ -58,6 +58,11 @@ fn test_server() -> Server {
             tokio::time::sleep(Duration::from_millis(400)).await;
             "slow done"
         }))
+        // Ends its response stream and answers at once, before the POST's reply has started.
+        .tool(ToolDef::new("close_then_answer", |cx: RequestContext| async move {
+            cx.close_response_stream();
+            "answered after closing"
+        }))
         .build()
 }
 
@@ -774,6 +779,31 @@ async fn quick_replies_are_json_and_chatty_ones_are_sse() {
 }
 
 #[tokio::test]
+async fn a_reply_after_its_stream_was_closed_is_kept_for_the_resume() {
+    let running = start(test_server(), config()).await;
+    let mcp = Mcp::new(&running.url);
+    let s = mcp.open_session().await;
+    let r = send(mcp.post(
+        Some(&s),
+        request(4, "tools/call", json!({"name": "close_then_answer", "arguments": {}})),
+    ))
+    .await;
+    assert_eq!(r.status(), StatusCode::OK);
+    // The stream ends after its priming event; the reply waits for the resume.
+    let events = SseReader::new(r).rest().await;
+    assert_eq!(events.len(), 1, "{events:?}");
+    assert_priming(&events[0], Some(50));
+    let prime = events[0].id.clone().expect("priming id");
+    let r = send(mcp.get(&s).header("last-event-id", &prime)).await;
+    assert_eq!(r.status(), StatusCode::OK);
+    let replayed = SseReader::new(r).rest().await;
+    assert_eq!(replayed.len(), 1, "{replayed:?}");
+    assert!(replayed[0].id.is_some(), "{replayed:?}");
+    assert_eq!(replayed[0].json()["id"], 4);
+    assert_eq!(result_text(&replayed[0].json()), "answered after closing");
+}
+
+#[tokio::test]
 async fn always_sse_makes_every_reply_a_stream() {
     let running = start(
         test_server(),
@@ -1107,7 +1137,7 @@ async fn stateless_mode_serves_each_post_alone() {
     // Without the version header too (2025-03-26 is assumed).
     let (status, body) = mcp.call(None, request(2, "tools/list", json!({}))).await;
     assert_eq!(status, StatusCode::OK, "{body}");
-    assert!(body["result"]["tools"].as_array().is_some_and(|t| t.len() == 4));
+    assert!(body["result"]["tools"].as_array().is_some_and(|t| t.len() == 5));
 
     // initialize is answered, but starts no session.
     let r = send(mcp.post(None, initialize_body(3))).await;

@@ -396,6 +396,11 @@ fn route_frame(routes: &Mutex<Routes>, frame: Bytes, route: &Route) {
     let mut r = lock(routes);
     match route {
         Route::CloseStream(id) => {
+            if let Some(stream) = r.requests.get(id).map(|s| s.stream) {
+                // The client will resume this request with `Last-Event-ID`: from now on its events
+                // (the reply too) are recorded, even if nothing was sent on it yet.
+                r.prime(stream);
+            }
             if let Some(slot) = r.requests.get_mut(id) {
                 slot.sink = None;
             }
