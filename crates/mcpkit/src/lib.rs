@@ -34,6 +34,7 @@ pub mod error;
 pub mod peer;
 #[cfg(feature = "server")]
 pub mod server;
+mod sync;
 #[cfg(all(feature = "server", feature = "client"))]
 pub mod testing;
 pub mod transport;

@@ -1,6 +1,7 @@
 //! The OAuth 2.1 client: an [`HttpAuth`] provider for the HTTP client transport (spec:
 //! `basic/authorization`).
 
+use crate::sync::lock;
 use std::collections::BTreeSet;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
@@ -1089,10 +1090,6 @@ impl HttpAuth for OAuthClient {
                 .map_err(|e| e.to_string())
         })
     }
-}
-
-fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(|e| e.into_inner())
 }
 
 fn bearer(tokens: &TokenSet) -> Result<HeaderValue, AuthError> {

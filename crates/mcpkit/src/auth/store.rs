@@ -1,5 +1,6 @@
 //! Where the OAuth client keeps client registrations and tokens.
 
+use crate::sync::lock;
 use std::collections::HashMap;
 use std::sync::Mutex;
 use std::time::SystemTime;
@@ -130,10 +131,6 @@ impl MemoryTokenStore {
     pub fn new() -> Self {
         Self::default()
     }
-}
-
-fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(|e| e.into_inner())
 }
 
 impl TokenStore for MemoryTokenStore {

@@ -41,7 +41,7 @@ struct Hints {
 
 impl ResponseCache {
     fn lock(&self) -> std::sync::MutexGuard<'_, Entries> {
-        self.entries.lock().unwrap_or_else(|e| e.into_inner())
+        crate::sync::lock(&self.entries)
     }
 
     /// A fresh cached result for `method` with params `key`.

@@ -200,7 +200,7 @@ impl ClientBuilder {
             Ok(Some((modern, init))) => {
                 let version = modern.version;
                 let inner = shared(init, version, Some(modern));
-                *inner.connection.lock().unwrap_or_else(|e| e.into_inner()) = Some(connection);
+                *crate::sync::lock(&inner.connection) = Some(connection);
                 return Ok(Client { inner: Arc::new(inner) });
             }
             Ok(None) => {}
@@ -228,7 +228,7 @@ impl ClientBuilder {
         };
         peer.notify_raw("notifications/initialized", None::<&()>)?;
         let inner = shared(init, version, None);
-        *inner.connection.lock().unwrap_or_else(|e| e.into_inner()) = Some(connection);
+        *crate::sync::lock(&inner.connection) = Some(connection);
         Ok(Client { inner: Arc::new(inner) })
     }
 
@@ -750,7 +750,7 @@ impl Client {
     /// `_meta` instead (`io.modelcontextprotocol/logLevel`).
     pub async fn set_log_level(&self, level: LoggingLevel) -> Result<()> {
         if let Some(modern) = &self.inner.modern {
-            *modern.log_level.write().unwrap_or_else(|e| e.into_inner()) = Some(level);
+            *crate::sync::write(&modern.log_level) = Some(level);
             return Ok(());
         }
         let p = SetLevelParams { level, meta: None };
@@ -760,7 +760,7 @@ impl Client {
     /// Replace the roots offered to the server and tell it (`notifications/roots/list_changed`;
     /// on the stateless wire the server asks for roots when it needs them).
     pub fn set_roots(&self, roots: Vec<Root>) -> Result<()> {
-        *self.inner.roots.write().unwrap_or_else(|e| e.into_inner()) = roots;
+        *crate::sync::write(&self.inner.roots) = roots;
         if self.inner.modern.is_some() {
             return Ok(());
         }
@@ -772,7 +772,7 @@ impl Client {
     /// Close the connection (for a child process: close its stdin, then signal it) and wait.
     pub async fn close(&self) -> Result<()> {
         self.inner.peer.close();
-        let conn = self.inner.connection.lock().unwrap_or_else(|e| e.into_inner()).take();
+        let conn = crate::sync::lock(&self.inner.connection).take();
         match conn {
             Some(c) => c.closed().await,
             None => Ok(()),
@@ -780,7 +780,7 @@ impl Client {
     }
 
     fn remember_output_schemas(&self, tools: &[Tool]) {
-        let mut map = self.inner.output_schemas.write().unwrap_or_else(|e| e.into_inner());
+        let mut map = crate::sync::write(&self.inner.output_schemas);
         for t in tools {
             match &t.output_schema {
                 Some(schema) => {
@@ -801,13 +801,7 @@ impl Client {
         if result.is_error() || self.inner.version < ProtocolVersion::V2025_06_18 {
             return Ok(());
         }
-        let validator = self
-            .inner
-            .output_schemas
-            .read()
-            .unwrap_or_else(|e| e.into_inner())
-            .get(name)
-            .cloned();
+        let validator = crate::sync::read(&self.inner.output_schemas).get(name).cloned();
         let Some(validator) = validator else { return Ok(()) };
         let Some(structured) = &result.structured_content else {
             return Err(Error::OutputSchema {

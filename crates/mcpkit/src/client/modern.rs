@@ -84,7 +84,7 @@ impl Modern {
             for (k, v) in &self.meta {
                 m.entry(k.clone()).or_insert_with(|| v.clone());
             }
-            if let Some(level) = *self.log_level.read().unwrap_or_else(|e| e.into_inner()) {
+            if let Some(level) = *crate::sync::read(&self.log_level) {
                 m.insert(
                     META_LOG_LEVEL.into(),
                     serde_json::to_value(level).unwrap_or(Value::Null),

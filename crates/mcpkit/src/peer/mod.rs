@@ -11,12 +11,13 @@
 //! MCP semantics, not LSP's: when `notifications/cancelled` arrives the handler is stopped and no
 //! response is sent; dropping an outbound request future sends `notifications/cancelled`.
 
+use crate::sync::lock;
 use std::collections::HashMap;
 use std::future::Future;
 use std::panic::AssertUnwindSafe;
 use std::pin::Pin;
 use std::sync::atomic::{AtomicI64, Ordering};
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use futures_util::FutureExt;
@@ -148,11 +149,6 @@ struct Shared {
     /// No connection loop reads answers (see [`Peer::detached`]): requests to the other side
     /// fail at once instead of waiting forever.
     detached: bool,
-}
-
-fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
-    // A poisoned lock only means a panic elsewhere while holding it; the maps stay usable.
-    m.lock().unwrap_or_else(|e| e.into_inner())
 }
 
 /// A handle to one connection: send requests and notifications to the other side.

@@ -15,6 +15,7 @@ mod stateless;
 mod tool;
 pub mod uri_template;
 
+use crate::sync::lock;
 use std::any::{Any, TypeId};
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, RwLock, Weak};
@@ -556,7 +557,7 @@ impl Server {
     }
 
     fn update(&self, change: impl FnOnce(&mut Catalog)) {
-        let mut guard = self.inner.catalog.write().unwrap_or_else(|e| e.into_inner());
+        let mut guard = crate::sync::write(&self.inner.catalog);
         let mut catalog = guard.catalog.clone();
         change(&mut catalog);
         *guard = Arc::new(Snapshot::build(catalog, self.inner.page_size));
@@ -676,8 +677,4 @@ fn remove<T>(items: &mut Vec<T>, hit: impl Fn(&T) -> bool) -> bool {
     let before = items.len();
     items.retain(|x| !hit(x));
     items.len() != before
-}
-
-fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(|e| e.into_inner())
 }

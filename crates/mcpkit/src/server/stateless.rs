@@ -3,6 +3,7 @@
 //! and `subscriptions/listen` (spec: 2026-07-28 `basic/index` "_meta", `basic/versioning`,
 //! `basic/patterns/*`, `server/discover`, `server/utilities/caching`).
 
+use crate::sync::lock;
 use std::borrow::Cow;
 use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -240,10 +241,6 @@ pub(crate) struct InputState {
     next_key: AtomicUsize,
     /// The handler's own state, from the previous round and for the next.
     handler_state: Mutex<Option<Value>>,
-}
-
-fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(|e| e.into_inner())
 }
 
 impl InputState {

@@ -47,10 +47,11 @@ mod modern;
 
 pub use auth::{AuthChallenge, AuthFuture, HttpAuth, MAX_AUTH_RETRIES};
 
+use crate::sync::lock;
 use std::collections::HashMap;
 use std::future::Future;
 use std::io;
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use bytes::Bytes;
@@ -530,11 +531,6 @@ struct State {
     tool_headers: HashMap<String, Vec<mcpkit_types::headers::HeaderParam>>,
     /// 2026-07-28: `tools/list` requests in flight, whose results teach `tool_headers`.
     tool_lists: std::collections::HashSet<RequestId>,
-}
-
-fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
-    // A poisoned lock only means a panic elsewhere while holding it; the state stays usable.
-    m.lock().unwrap_or_else(|e| e.into_inner())
 }
 
 /// Whether a reply's messages go to the reader, or (a replayed `initialize`) the response is

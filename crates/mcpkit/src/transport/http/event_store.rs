@@ -49,7 +49,7 @@ impl MemoryEventStore {
     }
 
     fn lock(&self) -> MutexGuard<'_, HashMap<Arc<str>, SessionEvents>> {
-        self.sessions.lock().unwrap_or_else(|e| e.into_inner())
+        crate::sync::lock(&self.sessions)
     }
 }
 

@@ -2,10 +2,11 @@
 //! old clients: GET on the SSE path opens a session whose first event, `endpoint`, names the
 //! URL to POST messages to; every server message is a `message` event on that stream.
 
+use crate::sync::lock;
 use std::collections::HashMap;
 use std::convert::Infallible;
 use std::io;
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::{Arc, Mutex};
 
 use axum::body::Body;
 use axum::extract::{Request, State};
@@ -35,10 +36,6 @@ struct LegacyState {
 struct LegacySession {
     inbound: mpsc::UnboundedSender<(Vec<u8>, Extensions)>,
     peer: Peer,
-}
-
-fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(|e| e.into_inner())
 }
 
 /// The legacy endpoints: GET `sse_path` opens a stream, POST `messages_path?sessionId=…`

@@ -9,10 +9,11 @@
 //! Secure by default: `Host` and `Origin` must be loopback names, bodies are capped, session
 //! ids come from the OS's CSPRNG, and [`serve`] binds where told (use 127.0.0.1).
 
+use crate::sync::lock;
 use std::collections::HashMap;
 use std::convert::Infallible;
 use std::net::SocketAddr;
-use std::sync::{Arc, Mutex, MutexGuard, Weak};
+use std::sync::{Arc, Mutex, Weak};
 use std::time::Duration;
 
 use axum::body::Body;
@@ -110,10 +111,6 @@ struct HttpState {
     /// Serves stateless-era POSTs directly (no engine per request); only a [`Server`] backend
     /// speaks 2026-07-28.
     modern: Option<ModernBackend>,
-}
-
-fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(|e| e.into_inner())
 }
 
 /// The endpoint as an axum `Router` serving `path` (e.g. `"/mcp"`); merge it into your app or

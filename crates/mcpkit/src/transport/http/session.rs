@@ -4,9 +4,10 @@
 //! stream of the request it belongs to (or the standalone GET stream) and keeps a bounded copy
 //! of every stream's events so a client can resume with `Last-Event-ID`.
 
+use crate::sync::lock;
 use std::collections::{HashMap, VecDeque};
 use std::io;
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use bytes::Bytes;
@@ -67,10 +68,6 @@ pub(crate) struct HttpSession {
     pub(crate) id: Arc<str>,
     engine: Engine,
     routes: Arc<Mutex<Routes>>,
-}
-
-fn lock(m: &Mutex<Routes>) -> MutexGuard<'_, Routes> {
-    m.lock().unwrap_or_else(|e| e.into_inner())
 }
 
 /// What serves a session's frames.
