@@ -1071,7 +1071,7 @@ async fn older_revisions_get_frames_valid_in_their_own_schema() {
 struct RawWire {
     reader: <mcpkit::transport::memory::MemoryTransport as mcpkit::transport::Transport>::Reader,
     writer: <mcpkit::transport::memory::MemoryTransport as mcpkit::transport::Transport>::Writer,
-    _connection: mcpkit::peer::Connection,
+    _connection: mcpkit::engine::Connection,
     sent: Vec<String>,
     received: Vec<String>,
 }

@@ -5,7 +5,7 @@
 //! - [`server`]: [`Server`] builder, tools with extractors, resources, templates, prompts, the
 //!   request context.
 //! - [`client`]: [`Client`] with typed calls and handlers for the server's requests.
-//! - [`peer`]: the connection engine both roles share.
+//! - [`engine`]: the connection engine both roles share.
 //! - [`transport`]: stdio, child process, in-memory pair, Streamable HTTP (server and client),
 //!   legacy HTTP+SSE, and a recording tap.
 //! - [`testing`]: `TestPair`, a connected client and server for tests.
@@ -30,8 +30,8 @@
 pub mod auth;
 #[cfg(feature = "client")]
 pub mod client;
+pub mod engine;
 pub mod error;
-pub mod peer;
 #[cfg(feature = "server")]
 pub mod server;
 mod sync;
@@ -42,8 +42,8 @@ mod wire;
 
 #[cfg(feature = "client")]
 pub use client::{Client, ClientBuilder};
+pub use engine::{Connection, Peer, PeerOptions, RequestOptions};
 pub use error::{Error, Result};
 pub use mcpkit_types as types;
-pub use peer::{Connection, Peer, PeerOptions, RequestOptions};
 #[cfg(feature = "server")]
 pub use server::{Server, ServerBuilder};

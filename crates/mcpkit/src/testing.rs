@@ -11,7 +11,7 @@
 //! ```
 
 use crate::client::{Client, ClientBuilder};
-use crate::peer::Connection;
+use crate::engine::Connection;
 use crate::server::Server;
 use crate::transport::memory;
 use crate::transport::tap::{Direction, Log, Tap};

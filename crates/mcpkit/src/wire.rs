@@ -6,7 +6,7 @@ use serde::Serialize;
 use serde_json::json;
 use serde_json::value::RawValue;
 
-use crate::peer::HandlerResult;
+use crate::engine::HandlerResult;
 
 /// Decode params into the method's type; absent params read as `{}`. A mismatch is -32602 with
 /// the path of the offending field in `data`.

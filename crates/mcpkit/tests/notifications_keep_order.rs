@@ -8,7 +8,7 @@ mod common;
 use std::sync::{Arc, Mutex};
 
 use common::within;
-use mcpkit::peer::{self, BoxFuture, HandlerResult, IncomingRequest, Peer, PeerOptions, Service};
+use mcpkit::engine::{self, BoxFuture, HandlerResult, IncomingRequest, Peer, PeerOptions, Role};
 use mcpkit::transport::memory;
 use mcpkit::transport::{Frame, FrameReader, FrameWriter, Transport};
 use serde_json::value::RawValue;
@@ -22,7 +22,7 @@ struct Recorder {
 
 struct Svc(Arc<Recorder>);
 
-impl Service for Svc {
+impl Role for Svc {
     fn handle_request(&self, _peer: Peer, request: IncomingRequest) -> BoxFuture<HandlerResult> {
         let rec = self.0.clone();
         Box::pin(async move {
@@ -56,7 +56,7 @@ async fn read_line(r: &mut impl FrameReader) -> String {
 async fn a_waiting_notification_handler_keeps_later_ones_behind_it() {
     let rec = Arc::new(Recorder::default());
     let (client_end, server_end) = memory::pair();
-    let _conn = peer::start(server_end, Arc::new(Svc(rec.clone())), PeerOptions::default());
+    let _conn = engine::start(server_end, Arc::new(Svc(rec.clone())), PeerOptions::default());
     let (mut r, mut w) = client_end.split();
     for m in ["first", "slow", "after1", "after2"] {
         let frame = format!(r#"{{"jsonrpc":"2.0","method":"{m}"}}"#);
@@ -87,7 +87,7 @@ async fn a_waiting_notification_handler_keeps_later_ones_behind_it() {
 async fn a_request_answered_at_once_does_not_wait_for_an_earlier_one() {
     let rec = Arc::new(Recorder::default());
     let (client_end, server_end) = memory::pair();
-    let _conn = peer::start(server_end, Arc::new(Svc(rec.clone())), PeerOptions::default());
+    let _conn = engine::start(server_end, Arc::new(Svc(rec.clone())), PeerOptions::default());
     let (mut r, mut w) = client_end.split();
     w.write_frame(br#"{"jsonrpc":"2.0","id":1,"method":"wait"}"#)
         .await

@@ -11,7 +11,7 @@ use serde_json::value::RawValue;
 use tokio::sync::broadcast;
 
 use super::{ElicitFn, SamplingFn};
-use crate::peer::{BoxFuture, HandlerResult, IncomingRequest, Peer, Service};
+use crate::engine::{BoxFuture, HandlerResult, IncomingRequest, Peer, Role};
 use crate::wire::{params, to_raw};
 
 /// A notification from the server.
@@ -47,7 +47,7 @@ pub(crate) struct ClientService {
     pub(crate) notifications: broadcast::Sender<ServerNotification>,
 }
 
-impl Service for ClientService {
+impl Role for ClientService {
     fn handle_request(&self, _peer: Peer, req: IncomingRequest) -> BoxFuture<HandlerResult> {
         let raw = req.params;
         match req.method.as_str() {

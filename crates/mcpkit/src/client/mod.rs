@@ -34,8 +34,8 @@ pub use dispatch::ServerNotification;
 pub use modern::ConnectMode;
 use modern::{Handlers, Modern, Round};
 
+use crate::engine::{self, BoxFuture, Connection, Peer, PeerOptions, RequestOptions};
 use crate::error::{Error, Result};
-use crate::peer::{self, BoxFuture, Connection, Peer, PeerOptions, RequestOptions};
 use crate::transport::Transport;
 
 type SamplingFn = Arc<dyn Fn(CreateMessageParams) -> BoxFuture<Result<CreateMessageResult, ErrorObject>> + Send + Sync>;
@@ -175,7 +175,7 @@ impl ClientBuilder {
             roots: self.roots.is_some().then(|| roots.clone()),
             notifications: notify_tx.clone(),
         });
-        let connection = peer::start(transport, service, self.peer_options.clone());
+        let connection = engine::start(transport, service, self.peer_options.clone());
         let peer = connection.peer().clone();
         let handlers = Handlers {
             sampling: self.sampling.clone(),

@@ -16,8 +16,8 @@ use tokio_util::sync::CancellationToken;
 use super::session::Session;
 use super::stateless::InputState;
 use super::Server;
+use crate::engine::{Peer, RequestOptions};
 use crate::error::{Error, Result};
-use crate::peer::{Peer, RequestOptions};
 use crate::transport::Extensions;
 
 /// Everything a handler may need about the request it is serving.

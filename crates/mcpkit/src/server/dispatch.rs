@@ -23,7 +23,7 @@ use super::session::Session;
 use super::stateless::{self, InputState, Settled};
 use super::tool::ToolCall;
 use super::{page_of, Server, Snapshot};
-use crate::peer::{BoxFuture, HandlerResult, IncomingRequest, Peer, Service};
+use crate::engine::{BoxFuture, HandlerResult, IncomingRequest, Peer, Role};
 use crate::wire::{params, to_raw};
 
 pub(crate) struct ServerService {
@@ -53,7 +53,7 @@ fn allowed_before_init(method: &str) -> bool {
     matches!(method, "initialize" | "ping")
 }
 
-impl Service for ServerService {
+impl Role for ServerService {
     fn handle_request(&self, peer: Peer, req: IncomingRequest) -> BoxFuture<HandlerResult> {
         let server = self.server.clone();
         let session = self.session.clone();

@@ -42,8 +42,8 @@ use mcpkit_types::schema::CacheScope;
 use stateless::Change;
 use tokio_util::sync::CancellationToken;
 
+use crate::engine::{self, Connection, PeerOptions};
 use crate::error::Result;
-use crate::peer::{self, Connection, PeerOptions};
 use crate::transport::Transport;
 use session::Session;
 
@@ -448,7 +448,7 @@ impl Server {
     /// The handler table for stateless-era requests served one at a time without a connection
     /// (HTTP POSTs that declared 2026-07-28): no handshake is accepted.
     #[cfg(feature = "http-server")]
-    pub(crate) fn modern_service(&self) -> Arc<dyn peer::Service> {
+    pub(crate) fn modern_service(&self) -> Arc<dyn engine::Role> {
         Arc::new(dispatch::ServerService {
             server: self.clone(),
             session: Arc::new(Session::modern_only()),
@@ -468,7 +468,7 @@ impl Server {
 
     fn start_with<T: Transport>(&self, transport: T, preset: Option<Preset>) -> Connection {
         let (service, session) = self.session_service(preset);
-        let conn = peer::start(transport, service, self.inner.peer_options.clone());
+        let conn = engine::start(transport, service, self.inner.peer_options.clone());
         let _ = session.peer.set(conn.peer().clone());
         conn
     }
@@ -476,15 +476,15 @@ impl Server {
     /// Serve a connection without a task of its own (HTTP sessions): the caller hands it each
     /// frame, and what it sends goes straight to `sink`.
     #[cfg(feature = "http-server")]
-    pub(crate) fn start_direct(&self, sink: peer::DirectSink, preset: Option<Preset>) -> peer::Dispatcher {
+    pub(crate) fn start_direct(&self, sink: engine::DirectSink, preset: Option<Preset>) -> engine::Dispatcher {
         let (service, session) = self.session_service(preset);
-        let dispatcher = peer::start_direct(service, self.inner.peer_options.clone(), sink);
+        let dispatcher = engine::start_direct(service, self.inner.peer_options.clone(), sink);
         let _ = session.peer.set(dispatcher.peer().clone());
         dispatcher
     }
 
     /// A new session, registered for broadcasts, and the handler table serving it.
-    fn session_service(&self, preset: Option<Preset>) -> (Arc<dyn peer::Service>, Arc<Session>) {
+    fn session_service(&self, preset: Option<Preset>) -> (Arc<dyn engine::Role>, Arc<Session>) {
         let session = Arc::new(Session::default());
         if let Some(p) = preset {
             session.negotiate(p.version, p.capabilities, p.client_info);

@@ -9,7 +9,7 @@ use mcpkit_types::ErrorObject;
 
 use super::completion::{Completer, CompletionFn};
 use super::context::RequestContext;
-use crate::peer::BoxFuture;
+use crate::engine::BoxFuture;
 
 /// One `prompts/get`, as seen by a prompt handler.
 #[derive(Debug)]

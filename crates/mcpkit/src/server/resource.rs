@@ -10,7 +10,7 @@ use mcpkit_types::ErrorObject;
 use super::completion::{Completer, CompletionFn};
 use super::context::RequestContext;
 use super::uri_template::{TemplateError, UriTemplate};
-use crate::peer::BoxFuture;
+use crate::engine::BoxFuture;
 
 /// One `resources/read`, as seen by a resource handler.
 #[derive(Debug)]

@@ -7,7 +7,7 @@ use std::sync::{Mutex, OnceLock};
 use mcpkit_types::schema::{ClientCapabilities, Implementation, LoggingLevel};
 use mcpkit_types::ProtocolVersion;
 
-use crate::peer::Peer;
+use crate::engine::Peer;
 
 const LOG_UNSET: u8 = u8::MAX;
 /// No log messages at all (a stateless request that set no `logLevel`).

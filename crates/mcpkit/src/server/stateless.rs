@@ -23,7 +23,7 @@ use tokio::sync::broadcast;
 
 use super::request_state::{RequestStateKeys, StatePayload};
 use super::Server;
-use crate::peer::{HandlerResult, Peer};
+use crate::engine::{HandlerResult, Peer};
 use crate::wire::{params, to_raw};
 
 /// The protocol fields of one stateless-era request, validated.

@@ -33,7 +33,7 @@ use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
 use super::context::RequestContext;
-use crate::peer::BoxFuture;
+use crate::engine::BoxFuture;
 
 /// One `tools/call`, as seen by extractors.
 #[derive(Debug)]

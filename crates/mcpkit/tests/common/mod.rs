@@ -6,7 +6,7 @@
 use std::future::Future;
 use std::time::Duration;
 
-use mcpkit::peer::Connection;
+use mcpkit::engine::Connection;
 use mcpkit::transport::memory::{self, MemoryTransport};
 use mcpkit::transport::{Frame, FrameReader, FrameWriter, Transport};
 use mcpkit::Server;

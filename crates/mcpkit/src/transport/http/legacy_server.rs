@@ -21,7 +21,7 @@ use tokio_util::sync::CancellationToken;
 
 use super::security::{self, Refusal};
 use super::server::HttpConfig;
-use crate::peer::Peer;
+use crate::engine::Peer;
 use crate::server::Server;
 use crate::transport::{Extensions, Frame, FrameReader, FrameWriter, Transport};
 

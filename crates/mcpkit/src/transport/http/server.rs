@@ -34,7 +34,7 @@ use super::security::{self, Refusal, LOCALHOST_NAMES};
 use super::session::{Backend, Event, HttpSession};
 pub use super::session::{SessionReader, SessionTransport, SessionWriter};
 use super::{LAST_EVENT_ID_HEADER, PROTOCOL_VERSION_HEADER, SESSION_HEADER};
-use crate::peer::{self, IncomingRequest, Peer, Service};
+use crate::engine::{self, IncomingRequest, Peer, Role};
 use crate::server::{Preset, Server};
 use crate::transport::Extensions;
 
@@ -140,7 +140,7 @@ pub fn router_with_factory(
 /// The server behind stateless-era requests, and its handler table for them.
 struct ModernBackend {
     server: Server,
-    service: Arc<dyn Service>,
+    service: Arc<dyn Role>,
 }
 
 fn router_for(server: Backend, config: HttpConfig, path: &str, shutdown: CancellationToken) -> Router {
@@ -577,7 +577,7 @@ async fn modern_post(
     };
     let (peer, mut sent) = Peer::detached(backend.server.peer_options());
     let service = backend.service.clone();
-    let mut reply = Box::pin(async move { peer::serve_one(&*service, peer, request).await });
+    let mut reply = Box::pin(async move { engine::serve_one(&*service, peer, request).await });
     // Plain JSON when the reply comes first and soon; otherwise an SSE stream (not resumable in
     // 2026-07-28, so no event ids) that carries the request's notifications, then its reply.
     let first = if state.config.always_sse {

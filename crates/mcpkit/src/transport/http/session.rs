@@ -16,7 +16,7 @@ use mcpkit_types::RequestId;
 use tokio::sync::mpsc;
 
 use super::event_store::EventStore;
-use crate::peer::Dispatcher;
+use crate::engine::Dispatcher;
 use crate::transport::{Extensions, Frame, FrameReader, FrameWriter, Route, Transport};
 
 /// One server-sent event: its id and its JSON-RPC frame.
