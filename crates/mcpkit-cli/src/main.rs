@@ -5,8 +5,7 @@ use std::sync::Arc;
 
 use clap::{Parser, Subcommand};
 use mcpkit::auth::resource::{IntrospectionVerifier, JwtVerifier, ProtectedResource, TokenVerifier};
-use mcpkit::transport::http::legacy_server::legacy_router_with_shutdown;
-use mcpkit::transport::http::server::{router_with_shutdown, serve_listener, HttpConfig};
+use mcpkit::server::http::{HttpConfig, HttpServer};
 use mcpkit::transport::stdio::stdio;
 use mcpkit_cli::target::{ConnectOptions, Failure, TargetArgs};
 use tokio_util::sync::CancellationToken;
@@ -131,9 +130,9 @@ enum Command {
         /// Accept any Host/Origin (only behind a proxy that checks them; default: loopback names).
         #[arg(long, requires = "http")]
         allow_any_host: bool,
-        /// Serve without sessions (each POST on its own).
-        #[arg(long, requires = "http")]
-        stateless: bool,
+        /// Serve handshake-era requests without sessions (each POST on its own).
+        #[arg(long, alias = "stateless", requires = "http")]
+        sessionless: bool,
         #[command(flatten)]
         auth: ServeAuthArgs,
     },
@@ -372,11 +371,11 @@ async fn run(command: Command, trace_wire: bool) -> Result<u8, Failure> {
         Command::Serve {
             http: Some(addr),
             allow_any_host,
-            stateless,
+            sessionless,
             auth,
         } => {
             let mut config = HttpConfig {
-                stateless,
+                sessionless,
                 ..HttpConfig::default()
             };
             if allow_any_host {
@@ -613,26 +612,27 @@ async fn serve_http(addr: std::net::SocketAddr, config: HttpConfig, auth: &Serve
     };
     let listener = tokio::net::TcpListener::bind(addr).await.map_err(io)?;
     let endpoint = format!("http://{}/mcp", listener.local_addr().map_err(io)?);
-    let Some(protection) = auth.protection(&endpoint)? else {
-        eprintln!("mcpkit serve: listening on {endpoint}");
-        return serve_listener(mcpkit_cli::reference::server(), listener, config, shutdown_signal())
-            .await
-            .map_err(io);
-    };
-    // Every route (Streamable HTTP and the legacy HTTP+SSE endpoints) behind the layer.
     let stop = CancellationToken::new();
-    let server = mcpkit_cli::reference::server();
-    let legacy = legacy_router_with_shutdown(server.clone(), config.clone(), "/sse", "/messages", stop.clone());
-    let app = protection.protect(router_with_shutdown(server, config, "/mcp", stop.clone()).merge(legacy));
-    eprintln!("mcpkit serve: listening on {endpoint} (OAuth 2.1 protected)");
-    let shutdown = async move {
+    let http = HttpServer::new(mcpkit_cli::reference::server())
+        .config(config)
+        .sse_legacy(true)
+        .shutdown(stop.clone());
+    // Every route (Streamable HTTP and the legacy HTTP+SSE endpoints) behind the layer.
+    let http = match auth.protection(&endpoint)? {
+        Some(protection) => {
+            eprintln!("mcpkit serve: listening on {endpoint} (OAuth 2.1 protected)");
+            http.layer(protection)
+        }
+        None => {
+            eprintln!("mcpkit serve: listening on {endpoint}");
+            http
+        }
+    };
+    tokio::spawn(async move {
         shutdown_signal().await;
         stop.cancel();
-    };
-    axum::serve(listener, app)
-        .with_graceful_shutdown(shutdown)
-        .await
-        .map_err(io)
+    });
+    http.serve(listener).await.map_err(io)
 }
 
 /// Resolves on Ctrl-C or SIGTERM.

@@ -16,8 +16,8 @@ use std::collections::HashMap;
 use std::io;
 use std::sync::Arc;
 
+use mcpkit::server::http::{HttpConfig, HttpServer, SessionFactory, SessionTransport};
 use mcpkit::transport::child::{ChildTransport, Stderr};
-use mcpkit::transport::http::server::{router_with_factory, HttpConfig, SessionFactory, SessionTransport};
 use mcpkit::transport::{Frame, FrameReader, FrameWriter, Route, Transport};
 use mcpkit::types::jsonrpc::{self, MessageRef, OutgoingError};
 use mcpkit::types::schema::{CancelledParams, ProgressToken};
@@ -229,7 +229,6 @@ pub async fn listen(
     trace_wire: bool,
     shutdown: impl std::future::Future<Output = ()> + Send + 'static,
 ) -> Result<(), Failure> {
-    use axum::serve::ListenerExt;
     let Some((program, args)) = command.split_first() else {
         return Err(Failure::usage(
             "give the stdio server to expose after `--`, e.g. mcpkit proxy --listen 127.0.0.1:3000 -- python server.py",
@@ -251,22 +250,16 @@ pub async fn listen(
         command.join(" ")
     );
     let stop = CancellationToken::new();
-    let app = router_with_factory(factory, config, "/mcp", stop.clone());
-    let listener = listener.tap_io(|tcp| {
-        let _ = tcp.set_nodelay(true);
-    });
-    let graceful = async move {
+    let http = HttpServer::with_factory(factory).config(config).shutdown(stop.clone());
+    tokio::spawn(async move {
         shutdown.await;
         // Ends every session: their children are stopped.
         stop.cancel();
-    };
-    axum::serve(listener, app)
-        .with_graceful_shutdown(graceful)
-        .await
-        .map_err(|e| Failure {
-            code: 1,
-            message: e.to_string(),
-        })
+    });
+    http.serve(listener).await.map_err(|e| Failure {
+        code: 1,
+        message: e.to_string(),
+    })
 }
 
 /// `mcpkit proxy --server URL`: forward this process's stdin/stdout to an HTTP server until

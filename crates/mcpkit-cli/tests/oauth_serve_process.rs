@@ -19,6 +19,7 @@ use auth_server::{listen, start_auth_server_on, AuthServer};
 use mcpkit::auth::{HeadlessAuthorizer, OAuthClient};
 use mcpkit::client::ConnectMode;
 use mcpkit::transport::http::client::HttpClientTransport;
+use mcpkit::types::schema::{ElicitParams, ElicitResult, JsonObject};
 use mcpkit::types::ProtocolVersion;
 use mcpkit::Client;
 use serde_json::{json, Value};
@@ -226,4 +227,70 @@ fn auth_flags_without_a_verifier_are_refused() {
     assert_eq!(out.status.code(), Some(2));
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(stderr.contains("--auth-jwks or --auth-introspect"), "{stderr}");
+}
+
+/// A client that answers every elicitation at once, with `oauth` as its transport's auth.
+async fn eliciting_client(url: &str, oauth: Option<OAuthClient>) -> Client {
+    let mut transport = HttpClientTransport::builder(url);
+    if let Some(oauth) = oauth {
+        transport = transport.auth(Arc::new(oauth));
+    }
+    let builder = Client::builder()
+        .on_elicitation(|_params: ElicitParams| async move { Ok(ElicitResult::accept(JsonObject::new())) });
+    within("connect", builder.connect(transport.build().unwrap()))
+        .await
+        .unwrap()
+}
+
+/// The median time of `calls` sequential `test_elicitation_sep1034_defaults` calls: each is
+/// answered on an SSE stream written twice (the elicitation request, then, once the client
+/// answered it, the result), so without `TCP_NODELAY` the second write waits for the client's
+/// delayed ACK.
+async fn median_sse_call(client: &Client, calls: usize) -> Duration {
+    let mut times = Vec::with_capacity(calls);
+    for _ in 0..calls {
+        let start = std::time::Instant::now();
+        let result = within(
+            "an elicitation call",
+            client.call_tool("test_elicitation_sep1034_defaults", json!({})),
+        )
+        .await
+        .unwrap();
+        times.push(start.elapsed());
+        let text = result.content.as_slice()[0].as_text().unwrap_or_default();
+        assert!(text.starts_with("Elicitation completed"), "{text}");
+    }
+    times.sort();
+    times[calls / 2]
+}
+
+/// `serve --http --auth-*` serves through the same `HttpServer::serve` as the unprotected
+/// server, so its SSE replies do not wait ~40 ms for a delayed ACK (they did when the protected
+/// path bound its own listener without `TCP_NODELAY`). Compared with the unprotected path in
+/// the same test, not against a fixed time.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_protected_serve_process_answers_sse_calls_as_fast_as_an_unprotected_one() {
+    const CALLS: usize = 20;
+    let (_plain_child, plain_url, _plain_stderr) = serve(&[]).await;
+    let plain = eliciting_client(&plain_url, None).await;
+    let (_child, url, _auth) = protected_process(Verify::Jwks).await;
+    let oauth = OAuthClient::builder(&url)
+        .redirect_uri("http://127.0.0.1:9/callback")
+        .authorizer(Arc::new(HeadlessAuthorizer::new().unwrap()))
+        .build()
+        .unwrap();
+    let protected = eliciting_client(&url, Some(oauth)).await;
+    // Warm up both (the protected client steps its token up to `tools/call`'s scope here).
+    median_sse_call(&plain, 2).await;
+    median_sse_call(&protected, 2).await;
+    let unprotected = median_sse_call(&plain, CALLS).await;
+    let protected_time = median_sse_call(&protected, CALLS).await;
+    eprintln!("median SSE call: unprotected {unprotected:?}, protected {protected_time:?}");
+    assert!(
+        protected_time < unprotected * 3 + Duration::from_millis(10),
+        "a protected SSE call takes {protected_time:?}, an unprotected one {unprotected:?}: \
+         the protected path waits for delayed ACKs (TCP_NODELAY missing?)"
+    );
+    within("close", plain.close()).await.unwrap();
+    within("close", protected.close()).await.unwrap();
 }

@@ -1,5 +1,5 @@
 //! The Streamable HTTP transport end to end on 127.0.0.1: mcpkit's HTTP server
-//! (`serve_listener`, an `echo` tool) and mcpkit's HTTP client transport on one 2025-11-25
+//! (`HttpServer::serve`, an `echo` tool) and mcpkit's HTTP client transport on one 2025-11-25
 //! session — `tools/call echo` from 1 caller (latency) and from 16 concurrent callers
 //! (throughput). Before criterion runs, a plain measurement of the memory an idle session costs:
 //! 1,000 sessions opened with raw requests (initialize + initialized, no GET stream), the
@@ -10,9 +10,9 @@
 use std::time::Duration;
 
 use criterion::{BenchmarkId, Criterion, Throughput};
+use mcpkit::server::http::HttpServer;
 use mcpkit::server::{Args, ToolDef};
 use mcpkit::transport::http::client::HttpClientTransport;
-use mcpkit::transport::http::server::{serve_listener, HttpConfig};
 use mcpkit::types::ProtocolVersion;
 use mcpkit::{Client, Server};
 use tokio::net::TcpListener;
@@ -45,14 +45,13 @@ fn start(rt: &Runtime) -> (String, oneshot::Sender<()>) {
         let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
         let addr = listener.local_addr().unwrap();
         let (stop, stopped) = oneshot::channel::<()>();
-        tokio::spawn(serve_listener(
-            echo_server(),
-            listener,
-            HttpConfig::default(),
-            async move {
-                let _ = stopped.await;
-            },
-        ));
+        let token = tokio_util::sync::CancellationToken::new();
+        let http = HttpServer::new(echo_server()).sse_legacy(true).shutdown(token.clone());
+        tokio::spawn(async move {
+            let _ = stopped.await;
+            token.cancel();
+        });
+        tokio::spawn(http.serve(listener));
         (format!("http://{addr}/mcp"), stop)
     })
 }

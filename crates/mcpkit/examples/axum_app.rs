@@ -27,8 +27,8 @@ use std::error::Error;
 use axum::routing::get;
 use axum::serve::ListenerExt;
 use axum::Router;
+use mcpkit::server::http::{HttpConfig, HttpServer};
 use mcpkit::server::{Args, Json, ToolDef};
-use mcpkit::transport::http::server::{router_with_shutdown, HttpConfig};
 use mcpkit::Server;
 use serde::{Deserialize, Serialize};
 use tokio_util::sync::CancellationToken;
@@ -97,11 +97,18 @@ async fn main() -> Result<(), Box<dyn Error>> {
     let app = Router::new()
         .route("/", get(|| async { "This is the application; MCP is at /mcp.\n" }))
         .route("/health", get(|| async { "ok\n" }))
-        .merge(router_with_shutdown(server, config, "/mcp", shutdown.clone()));
+        .merge(
+            HttpServer::new(server)
+                .config(config)
+                .path("/mcp")
+                .shutdown(shutdown.clone())
+                .router(),
+        );
 
     let listener = tokio::net::TcpListener::bind(&addr).await?;
     println!("listening on http://{}/mcp", listener.local_addr()?);
-    // TCP_NODELAY: without it a reply written in two parts can wait ~40 ms for a delayed ACK.
+    // The application serves itself, so it sets what `HttpServer::serve` would: TCP_NODELAY
+    // (without it a reply written in two parts can wait ~40 ms for a delayed ACK).
     let listener = listener.tap_io(|tcp| {
         let _ = tcp.set_nodelay(true);
     });

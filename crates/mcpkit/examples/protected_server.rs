@@ -43,9 +43,9 @@ use axum::routing::{get, post};
 use axum::Router;
 use mcpkit::auth::resource::{IntrospectionVerifier, ProtectedResource};
 use mcpkit::auth::{ClientCredentials, OAuthClient};
+use mcpkit::server::http::HttpServer;
 use mcpkit::server::ToolDef;
 use mcpkit::transport::http::client::HttpClientTransport;
-use mcpkit::transport::http::server::{router, HttpConfig};
 use mcpkit::{Client, Server};
 use serde_json::{json, Value};
 use tokio::net::TcpListener;
@@ -70,11 +70,10 @@ async fn main() -> Result<(), Box<dyn Error>> {
         .build();
     // The MCP server's own credentials at the introspection endpoint.
     let verifier = IntrospectionVerifier::new(&format!("{issuer}/introspect"), "mcp-server", "rs-secret", &resource)?;
-    let app = ProtectedResource::new(&resource, [issuer.clone()], Arc::new(verifier))?
+    let protection = ProtectedResource::new(&resource, [issuer.clone()], Arc::new(verifier))?
         .scopes_supported(["mcp:tools"])
-        .required_scopes(["mcp:tools"])
-        .protect(router(server, HttpConfig::default(), "/mcp"));
-    tokio::spawn(async move { axum::serve(mcp_listener, app).await });
+        .required_scopes(["mcp:tools"]);
+    tokio::spawn(HttpServer::new(server).layer(protection).serve(mcp_listener));
 
     // 3. What a client without a token sees.
     let refused = reqwest::Client::new()

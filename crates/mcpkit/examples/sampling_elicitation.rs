@@ -35,9 +35,9 @@ use std::error::Error;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use mcpkit::client::ConnectMode;
+use mcpkit::server::http::HttpServer;
 use mcpkit::server::{RequestContext, ToolDef};
 use mcpkit::transport::http::client::HttpClientTransport;
-use mcpkit::transport::http::server::{serve_listener, HttpConfig};
 use mcpkit::types::schema::{
     CreateMessageParams, CreateMessageResult, ElicitAction, ElicitParams, ElicitResult, ElicitationSchema, JsonObject,
     SamplingMessage,
@@ -114,12 +114,7 @@ async fn main() -> Result<(), Box<dyn Error>> {
         .build();
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
     let url = format!("http://{}/mcp", listener.local_addr()?);
-    tokio::spawn(serve_listener(
-        server,
-        listener,
-        HttpConfig::default(),
-        std::future::pending(),
-    ));
+    tokio::spawn(HttpServer::new(server).serve(listener));
 
     // `ConnectMode::Legacy` (the default) runs the `initialize` handshake: a 2025-11-25 session.
     // `ConnectMode::Version(V2026_07_28)` speaks the stateless wire (`ConnectMode::Auto` would

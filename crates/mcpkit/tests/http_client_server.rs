@@ -13,6 +13,8 @@
 
 mod common;
 
+use common::http::Served;
+
 use std::convert::Infallible;
 use std::sync::Arc;
 use std::time::Duration;
@@ -25,9 +27,9 @@ use bytes::Bytes;
 use common::within;
 use futures_util::stream;
 use mcpkit::client::{CallOptions, ServerNotification};
+use mcpkit::server::http::{HttpConfig, HttpServer};
 use mcpkit::server::{Args, RequestContext, ToolDef};
 use mcpkit::transport::http::client::{HttpClientInfo, HttpClientTransport};
-use mcpkit::transport::http::server::{serve_listener, HttpConfig};
 use mcpkit::transport::memory;
 use mcpkit::transport::{Frame, FrameReader, FrameWriter, Transport};
 use mcpkit::types::schema::{CallToolResult, CreateMessageParams, CreateMessageResult, SamplingMessage};
@@ -82,19 +84,16 @@ fn fast_config() -> HttpConfig {
 /// A running HTTP server; stops when dropped.
 struct Running {
     url: String,
-    _stop: oneshot::Sender<()>,
+    _served: Option<Served>,
+    _stop: Option<oneshot::Sender<()>>,
 }
 
 async fn start(server: Server, config: HttpConfig) -> Running {
-    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let addr = listener.local_addr().unwrap();
-    let (stop, stopped) = oneshot::channel::<()>();
-    tokio::spawn(serve_listener(server, listener, config, async move {
-        let _ = stopped.await;
-    }));
+    let served = Served::start(HttpServer::new(server).config(config).sse_legacy(true)).await;
     Running {
-        url: format!("http://{addr}/mcp"),
-        _stop: stop,
+        url: served.url.clone(),
+        _served: Some(served),
+        _stop: None,
     }
 }
 
@@ -384,7 +383,8 @@ async fn start_legacy() -> Running {
     });
     Running {
         url: format!("http://{addr}/sse"),
-        _stop: stop,
+        _served: None,
+        _stop: Some(stop),
     }
 }
 
@@ -482,12 +482,7 @@ async fn http_errors_fail_the_request_with_a_json_rpc_error() {
 
 #[tokio::test]
 async fn falls_back_to_mcpkits_own_legacy_server() {
-    let app = mcpkit::transport::http::legacy_server::legacy_router(
-        test_server(),
-        HttpConfig::default(),
-        "/sse",
-        "/messages",
-    );
+    let app = HttpServer::new(test_server()).sse_legacy(true).router();
     let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
     let addr = listener.local_addr().unwrap();
     tokio::spawn(async move { axum::serve(listener, app).await });

@@ -1,5 +1,5 @@
 //! The Streamable HTTP server seen from the wire: raw HTTP requests (reqwest) against
-//! `serve_listener` on 127.0.0.1, pinning exact statuses, headers and JSON-RPC error bodies —
+//! `HttpServer::serve` on 127.0.0.1, pinning exact statuses, headers and JSON-RPC error bodies —
 //! session lifecycle and expiry, bad POST input, Host/Origin checks, JSON versus SSE replies,
 //! loss- and duplicate-free resumption with `Last-Event-ID`, the standalone GET stream, many
 //! concurrent sessions, the session limit, stateless mode, graceful shutdown and the legacy
@@ -9,23 +9,20 @@
 
 mod common;
 
-use std::net::SocketAddr;
 use std::pin::Pin;
 use std::time::Duration;
 
 use bytes::Bytes;
+use common::http::Served;
 use common::{assert_error, within};
 use futures_util::{Stream, StreamExt};
+use mcpkit::server::http::{HttpConfig, HttpServer};
 use mcpkit::server::{Args, RequestContext, ToolDef};
-use mcpkit::transport::http::server::{serve_listener, HttpConfig};
 use mcpkit::Server;
 use reqwest::header::{ACCEPT, CONTENT_TYPE};
 use reqwest::StatusCode;
 use serde::Deserialize;
 use serde_json::{json, Value};
-use tokio::net::TcpListener;
-use tokio::sync::oneshot;
-use tokio::task::JoinHandle;
 
 const VERSION: &str = "2025-11-25";
 
@@ -73,33 +70,8 @@ fn config() -> HttpConfig {
     }
 }
 
-/// A running server: its address, a way to stop it, and its task.
-struct Running {
-    addr: SocketAddr,
-    url: String,
-    stop: Option<oneshot::Sender<()>>,
-    task: JoinHandle<std::io::Result<()>>,
-}
-
-async fn start(server: Server, config: HttpConfig) -> Running {
-    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let addr = listener.local_addr().unwrap();
-    let (stop, stopped) = oneshot::channel::<()>();
-    let task = tokio::spawn(serve_listener(server, listener, config, async move {
-        let _ = stopped.await;
-    }));
-    Running {
-        addr,
-        url: format!("http://{addr}/mcp"),
-        stop: Some(stop),
-        task,
-    }
-}
-
-impl Drop for Running {
-    fn drop(&mut self) {
-        self.task.abort();
-    }
+async fn start(server: Server, config: HttpConfig) -> Served {
+    Served::start(HttpServer::new(server).config(config).sse_legacy(true)).await
 }
 
 /// Raw requests to one server.
@@ -1116,7 +1088,7 @@ async fn stateless_mode_serves_each_post_alone() {
     let running = start(
         test_server(),
         HttpConfig {
-            stateless: true,
+            sessionless: true,
             ..config()
         },
     )
@@ -1169,23 +1141,23 @@ async fn shutdown_ends_open_streams_and_returns() {
     let mut stream = SseReader::new(r);
     assert_priming(&stream.next().await.unwrap(), Some(50));
 
-    running.stop.take().unwrap().send(()).unwrap();
+    running.stop.cancel();
     let task = &mut running.task;
     let returned = tokio::time::timeout(Duration::from_secs(2), task).await;
     let ended = tokio::time::timeout(Duration::from_secs(1), stream.next_untimed()).await;
     assert!(
         returned.is_ok(),
-        "serve_listener did not return within 2 s of shutdown while a GET stream was open"
+        "HttpServer::serve did not return within 2 s of shutdown while a GET stream was open"
     );
     returned
         .unwrap()
         .expect("the server task")
-        .expect("serve_listener's result");
+        .expect("HttpServer::serve's result");
     assert!(matches!(ended, Ok(None)), "the GET stream did not end: {ended:?}");
 }
 
 // ---------------------------------------------------------------------------------------------
-// The legacy HTTP+SSE endpoints that serve_listener mounts.
+// The legacy HTTP+SSE endpoints that HttpServer::sse_legacy mounts.
 
 async fn next_message(stream: &mut SseReader) -> Value {
     let e = stream.next().await.expect("a message event");

@@ -24,14 +24,12 @@ use common::within;
 use mcpkit::auth::resource::{AuthInfo, JwtVerifier, ProtectedResource};
 use mcpkit::auth::{HeadlessAuthorizer, OAuthClient};
 use mcpkit::client::ConnectMode;
+use mcpkit::server::http::{HttpConfig, HttpServer};
 use mcpkit::server::{RequestContext, ToolDef};
 use mcpkit::transport::http::client::HttpClientTransport;
-use mcpkit::transport::http::legacy_server::legacy_router_with_shutdown;
-use mcpkit::transport::http::server::{router, HttpConfig};
 use mcpkit::types::ProtocolVersion;
 use mcpkit::{Client, Server};
 use serde_json::{json, Value};
-use tokio_util::sync::CancellationToken;
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn client_authorizes_refreshes_and_steps_up() {
@@ -59,9 +57,8 @@ async fn authorize_refresh_step_up(mode: ConnectMode) {
         .unwrap()
         .scopes_supported(["mcp:read", "mcp:write"])
         .required_scopes(["mcp:read"])
-        .method_scopes("tools/call", ["mcp:write"])
-        .protect(router(server, HttpConfig::default(), "/mcp"));
-    spawn(mcp_listener, app);
+        .method_scopes("tools/call", ["mcp:write"]);
+    spawn(mcp_listener, HttpServer::new(server).layer(app).router());
 
     let oauth = OAuthClient::builder(&resource)
         .redirect_uri("http://127.0.0.1:9/callback")
@@ -125,7 +122,7 @@ async fn resource_server_refuses_bad_tokens_and_hides_the_good_one() {
         .unwrap()
         .required_scopes(["mcp:read"]);
     let metadata_url = rs.metadata_url().to_owned();
-    spawn(mcp_listener, rs.protect(Router::new().route("/mcp", post(echo))));
+    spawn(mcp_listener, Router::new().route("/mcp", post(echo)).layer(rs));
     let http = reqwest::Client::new();
     let call = |token: Option<String>| {
         let mut r = http.post(&resource).body("{}");
@@ -285,17 +282,14 @@ async fn protected_whoami(config: HttpConfig) -> (String, Arc<AuthServer>) {
         }))
         .build();
     let verifier = JwtVerifier::new(&auth.issuer, &format!("{}/jwks", auth.issuer), &resource).unwrap();
-    let legacy = legacy_router_with_shutdown(
-        server.clone(),
-        config.clone(),
-        "/sse",
-        "/messages",
-        CancellationToken::new(),
-    );
-    let app = ProtectedResource::new(&resource, [auth.issuer.clone()], Arc::new(verifier))
+    let protection = ProtectedResource::new(&resource, [auth.issuer.clone()], Arc::new(verifier))
         .unwrap()
-        .required_scopes(["mcp:read"])
-        .protect(router(server, config, "/mcp").merge(legacy));
+        .required_scopes(["mcp:read"]);
+    let app = HttpServer::new(server)
+        .config(config)
+        .sse_legacy(true)
+        .layer(protection)
+        .router();
     spawn(mcp_listener, app);
     (resource, auth)
 }
@@ -330,7 +324,7 @@ async fn whoami(url: &str, resource: &str, mode: ConnectMode) -> Value {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn handlers_see_the_verified_caller_on_every_http_path() {
     let stateless_config = HttpConfig {
-        stateless: true,
+        sessionless: true,
         ..HttpConfig::default()
     };
     let modern = ConnectMode::Version(ProtocolVersion::V2026_07_28);
@@ -369,7 +363,7 @@ async fn an_unprotected_server_reports_no_caller() {
         }))
         .build();
     let (l, base) = listen().await;
-    spawn(l, router(server, HttpConfig::default(), "/mcp"));
+    spawn(l, HttpServer::new(server).router());
     let transport = HttpClientTransport::builder(format!("{base}/mcp"))
         .bearer_auth("forged")
         .build()

@@ -14,8 +14,8 @@ mod common;
 use std::time::Duration;
 
 use common::within;
+use mcpkit::server::http::HttpServer;
 use mcpkit::server::{RawArgs, RequestContext, ResourceDef, ToolDef};
-use mcpkit::transport::http::server::{serve_listener, HttpConfig};
 use mcpkit::types::schema::{JsonObject, LoggingLevel};
 use mcpkit::Server;
 use reqwest::StatusCode;
@@ -85,12 +85,7 @@ impl Drop for Running {
 async fn start() -> Running {
     let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
     let addr = listener.local_addr().unwrap();
-    let task = tokio::spawn(serve_listener(
-        server(),
-        listener,
-        HttpConfig::default(),
-        std::future::pending::<()>(),
-    ));
+    let task = tokio::spawn(HttpServer::new(server()).sse_legacy(true).serve(listener));
     Running {
         url: format!("http://{addr}/mcp"),
         http: reqwest::Client::new(),

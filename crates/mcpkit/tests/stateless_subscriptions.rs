@@ -12,8 +12,8 @@ mod common;
 
 use common::{within, Wire};
 use futures_util::StreamExt;
+use mcpkit::server::http::HttpServer;
 use mcpkit::server::{PromptDef, PromptRequest, ResourceDef, ToolDef};
-use mcpkit::transport::http::server::{serve_listener, HttpConfig};
 use mcpkit::types::schema::{GetPromptResult, PromptMessage};
 use mcpkit::types::ErrorObject;
 use mcpkit::Server;
@@ -248,12 +248,7 @@ async fn a_listen_stream_over_http_carries_the_ack_and_the_changes() {
     let s = server();
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let url = format!("http://{}/mcp", listener.local_addr().unwrap());
-    let task = tokio::spawn(serve_listener(
-        s.clone(),
-        listener,
-        HttpConfig::default(),
-        std::future::pending::<()>(),
-    ));
+    let task = tokio::spawn(HttpServer::new(s.clone()).sse_legacy(true).serve(listener));
     let r = within(
         "the listen response",
         reqwest::Client::new()
@@ -349,12 +344,7 @@ async fn closing_the_http_response_stream_cancels_the_request() {
         .build();
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let url = format!("http://{}/mcp", listener.local_addr().unwrap());
-    let task = tokio::spawn(serve_listener(
-        s,
-        listener,
-        HttpConfig::default(),
-        std::future::pending::<()>(),
-    ));
+    let task = tokio::spawn(HttpServer::new(s).sse_legacy(true).serve(listener));
     let frame = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {
     "name": "wait", "arguments": {}, "_meta": {
         "progressToken": "p",

@@ -4,7 +4,11 @@
 //! `WWW-Authenticate` challenge, verify tokens through a [`TokenVerifier`] ([`JwtVerifier`] with a
 //! cached JWKS, or [`IntrospectionVerifier`] for RFC 7662), check that the token was issued for
 //! this resource (audience) and carries the needed scopes (`403 insufficient_scope` otherwise),
-//! and hand the verified [`AuthInfo`] to the application as a request extension.
+//! and hand the verified [`AuthInfo`] to the application as a request extension (and to the
+//! MCP handler, in `RequestContext::extensions`).
+//!
+//! [`ProtectedResource`] is a tower layer: give it to `HttpServer::layer` (or any axum
+//! `Router::layer`); it serves the metadata at its well-known path itself.
 //!
 //! The client's `Authorization` header is removed before the request reaches the MCP server, so
 //! it can never be forwarded upstream.
@@ -13,41 +17,46 @@
 //! # async fn demo(server: mcpkit::Server) -> Result<(), Box<dyn std::error::Error>> {
 //! use std::sync::Arc;
 //! use mcpkit::auth::resource::{JwtVerifier, ProtectedResource};
-//! use mcpkit::transport::http::server::{router, HttpConfig};
+//! use mcpkit::server::http::HttpServer;
 //!
 //! let verifier = JwtVerifier::new(
 //!     "https://auth.example.com",
 //!     "https://auth.example.com/jwks.json",
 //!     "https://mcp.example.com/mcp",
 //! )?;
-//! let app = ProtectedResource::new("https://mcp.example.com/mcp", ["https://auth.example.com"], Arc::new(verifier))?
+//! let protection = ProtectedResource::new("https://mcp.example.com/mcp", ["https://auth.example.com"], Arc::new(verifier))?
 //!     .scopes_supported(["mcp:read", "mcp:write"])
 //!     .required_scopes(["mcp:read"])
-//!     .method_scopes("tools/call", ["mcp:write"])
-//!     .protect(router(server, HttpConfig::default(), "/mcp"));
+//!     .method_scopes("tools/call", ["mcp:write"]);
+//! let app = HttpServer::new(server).layer(protection).router();
 //! # let _ = app;
 //! # Ok(())
 //! # }
 //! ```
 
 use std::collections::HashMap;
+use std::convert::Infallible;
+use std::future::Future;
+use std::pin::Pin;
 use std::sync::Arc;
+use std::task::{Context, Poll};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use axum::body::Body;
-use axum::extract::{Request, State};
-use axum::http::{header, HeaderValue, StatusCode};
-use axum::middleware::Next;
+use axum::extract::Request;
+use axum::http::{header, HeaderValue, Method, StatusCode};
 use axum::response::{IntoResponse, Response};
-use axum::Router;
 use base64::engine::general_purpose::STANDARD;
 use base64::Engine as _;
+use bytes::Bytes;
 use reqwest::Url;
 use serde::{Deserialize, Serialize};
 use tokio::sync::RwLock;
 
 use super::metadata::{read_limited, ProtectedResourceMetadata, MAX_DOCUMENT};
 use super::{AuthError, AuthFuture};
+use crate::server::http::read_capped;
+use crate::transport::Extensions;
 
 /// Who a verified token speaks for.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
@@ -458,22 +467,6 @@ impl ProtectedResource {
         &self.metadata_url
     }
 
-    /// Wrap `mcp` (a router serving the MCP endpoint): every request must carry a valid token,
-    /// and the metadata is served at its well-known path.
-    pub fn protect(self, mcp: Router) -> Router {
-        let state = Arc::new(self);
-        let metadata = serde_json::to_vec(&state.metadata).unwrap_or_default();
-        let path = state.metadata_path.clone();
-        let protected = mcp.layer(axum::middleware::from_fn_with_state(state, guard));
-        let serve_metadata = move || {
-            let body = metadata.clone();
-            async move { ([(header::CONTENT_TYPE, "application/json")], body).into_response() }
-        };
-        Router::new()
-            .route(&path, axum::routing::get(serve_metadata))
-            .merge(protected)
-    }
-
     fn challenge(&self, status: StatusCode, error: Option<(&str, &str)>, scopes: &[String]) -> Response {
         let mut value = format!("Bearer resource_metadata=\"{}\"", quote(&self.metadata_url));
         if !scopes.is_empty() {
@@ -510,7 +503,80 @@ struct MethodOnly {
     method: Option<String>,
 }
 
-async fn guard(State(rs): State<Arc<ProtectedResource>>, request: Request, next: Next) -> Response {
+impl<S> tower_layer::Layer<S> for ProtectedResource {
+    type Service = Protected<S>;
+
+    fn layer(&self, inner: S) -> Protected<S> {
+        Protected {
+            metadata: Bytes::from(serde_json::to_vec(&self.metadata).unwrap_or_default()),
+            resource: Arc::new(self.clone()),
+            inner,
+        }
+    }
+}
+
+/// A service behind [`ProtectedResource`]: every request must carry a valid token, and the
+/// metadata is served at its well-known path.
+#[derive(Clone)]
+pub struct Protected<S> {
+    resource: Arc<ProtectedResource>,
+    metadata: Bytes,
+    inner: S,
+}
+
+impl<S> std::fmt::Debug for Protected<S> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Protected")
+            .field("resource", &self.resource.resource)
+            .finish_non_exhaustive()
+    }
+}
+
+impl<S> tower_service::Service<Request> for Protected<S>
+where
+    S: tower_service::Service<Request, Response = Response, Error = Infallible> + Clone + Send + 'static,
+    S::Future: Send + 'static,
+{
+    type Response = Response;
+    type Error = Infallible;
+    type Future = Pin<Box<dyn Future<Output = Result<Response, Infallible>> + Send>>;
+
+    fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), Infallible>> {
+        self.inner.poll_ready(cx)
+    }
+
+    fn call(&mut self, request: Request) -> Self::Future {
+        // The service that was polled ready serves this request; a clone takes its place.
+        let ready = self.inner.clone();
+        let mut inner = std::mem::replace(&mut self.inner, ready);
+        let rs = self.resource.clone();
+        let metadata = self.metadata.clone();
+        Box::pin(async move {
+            if request.uri().path() == rs.metadata_path {
+                return Ok(serve_metadata(request.method(), metadata));
+            }
+            match admit(&rs, request).await {
+                Ok(request) => inner.call(request).await,
+                Err(refused) => Ok(refused),
+            }
+        })
+    }
+}
+
+/// The protected-resource metadata document, public (GET and HEAD only).
+fn serve_metadata(method: &Method, metadata: Bytes) -> Response {
+    if method == Method::GET || method == Method::HEAD {
+        return ([(header::CONTENT_TYPE, "application/json")], metadata).into_response();
+    }
+    let mut r = StatusCode::METHOD_NOT_ALLOWED.into_response();
+    r.headers_mut()
+        .insert(header::ALLOW, HeaderValue::from_static("GET,HEAD"));
+    r
+}
+
+/// Let `request` through (without its `Authorization` header, with the verified [`AuthInfo`]
+/// attached) or refuse it with the response to send.
+async fn admit(rs: &ProtectedResource, request: Request) -> Result<Request, Response> {
     let (mut parts, body) = request.into_parts();
     let token = parts
         .headers
@@ -519,34 +585,33 @@ async fn guard(State(rs): State<Arc<ProtectedResource>>, request: Request, next:
         .and_then(|v| v.strip_prefix("Bearer ").or_else(|| v.strip_prefix("bearer ")))
         .map(|t| t.trim().to_owned());
     let Some(token) = token.filter(|t| !t.is_empty()) else {
-        return rs.challenge(StatusCode::UNAUTHORIZED, None, &rs.required);
+        return Err(rs.challenge(StatusCode::UNAUTHORIZED, None, &rs.required));
     };
     let info = match rs.verifier.verify(&token).await {
         Ok(info) => info,
         Err(VerifyError::Invalid(why)) => {
             tracing::debug!("bearer token refused: {why}");
-            return rs.challenge(StatusCode::UNAUTHORIZED, Some(("invalid_token", &why)), &rs.required);
+            return Err(rs.challenge(StatusCode::UNAUTHORIZED, Some(("invalid_token", &why)), &rs.required));
         }
         Err(VerifyError::Unavailable(why)) => {
             tracing::warn!("bearer token could not be verified: {why}");
-            return (StatusCode::SERVICE_UNAVAILABLE, "token verification is unavailable").into_response();
+            return Err((StatusCode::SERVICE_UNAVAILABLE, "token verification is unavailable").into_response());
         }
     };
     if !info.audience.iter().any(|a| a == &rs.resource) {
-        return rs.challenge(
+        return Err(rs.challenge(
             StatusCode::UNAUTHORIZED,
             Some(("invalid_token", "the token was not issued for this resource")),
             &rs.required,
-        );
+        ));
     }
     // The scopes this request needs: the global ones, plus the JSON-RPC method's.
     let mut needed = rs.required.clone();
     let body = if rs.per_method.is_empty() || parts.method != axum::http::Method::POST {
         body
     } else {
-        let bytes = match axum::body::to_bytes(body, rs.max_body).await {
-            Ok(b) => b,
-            Err(_) => return (StatusCode::PAYLOAD_TOO_LARGE, "request body too large").into_response(),
+        let Ok(bytes) = read_capped(&parts.headers, body, rs.max_body).await else {
+            return Err((StatusCode::PAYLOAD_TOO_LARGE, "request body too large").into_response());
         };
         if let Ok(MethodOnly { method: Some(m) }) = serde_json::from_slice::<MethodOnly>(&bytes) {
             if let Some(extra) = rs.per_method.get(&m) {
@@ -560,14 +625,18 @@ async fn guard(State(rs): State<Arc<ProtectedResource>>, request: Request, next:
         Body::from(bytes)
     };
     if !needed.iter().all(|s| info.scopes.contains(s)) {
-        return rs.challenge(
+        return Err(rs.challenge(
             StatusCode::FORBIDDEN,
             Some(("insufficient_scope", "the token lacks a scope this request needs")),
             &needed,
-        );
+        ));
     }
     // Never pass the client's token on.
     parts.headers.remove(header::AUTHORIZATION);
+    // For the MCP handler (the HTTP endpoint hands these to the engine) and for axum handlers.
+    let mut extensions = parts.extensions.get::<Extensions>().cloned().unwrap_or_default();
+    extensions.insert(info.clone());
+    parts.extensions.insert(extensions);
     parts.extensions.insert(info);
-    next.run(Request::from_parts(parts, body)).await
+    Ok(Request::from_parts(parts, body))
 }

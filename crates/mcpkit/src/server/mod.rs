@@ -7,6 +7,8 @@
 mod completion;
 mod context;
 mod dispatch;
+#[cfg(feature = "http-server")]
+pub mod http;
 mod prompt;
 mod request_state;
 mod resource;
@@ -47,15 +49,15 @@ use crate::error::Result;
 use crate::transport::Transport;
 use session::Session;
 
-/// The negotiated state of a session that skips the handshake.
+/// The negotiated state of a session that skips the handshake (sessionless HTTP).
 #[derive(Debug, Clone)]
-pub struct Preset {
+struct Preset {
     /// The protocol revision in use.
-    pub version: mcpkit_types::ProtocolVersion,
+    version: mcpkit_types::ProtocolVersion,
     /// What the client can do.
-    pub capabilities: mcpkit_types::schema::ClientCapabilities,
+    capabilities: mcpkit_types::schema::ClientCapabilities,
     /// Who the client is.
-    pub client_info: Implementation,
+    client_info: Implementation,
 }
 
 /// Builds a [`Server`].
@@ -436,19 +438,13 @@ impl Server {
 
     /// Start serving one connection and return at once.
     pub fn start<T: Transport>(&self, transport: T) -> Connection {
-        self.start_with(transport, None)
-    }
-
-    /// Start serving a connection whose session is already negotiated (a transport without
-    /// a handshake, such as stateless HTTP): no `initialize` is expected.
-    pub fn start_preset<T: Transport>(&self, transport: T, preset: Preset) -> Connection {
-        self.start_with(transport, Some(preset))
+        self.start_with(transport)
     }
 
     /// The handler table for stateless-era requests served one at a time without a connection
     /// (HTTP POSTs that declared 2026-07-28): no handshake is accepted.
     #[cfg(feature = "http-server")]
-    pub(crate) fn modern_service(&self) -> Arc<dyn engine::Role> {
+    fn stateless_service(&self) -> Arc<dyn engine::Role> {
         Arc::new(dispatch::ServerService {
             server: self.clone(),
             session: Arc::new(Session::modern_only()),
@@ -457,7 +453,7 @@ impl Server {
 
     /// Connection limits of this server's connections.
     #[cfg(feature = "http-server")]
-    pub(crate) fn peer_options(&self) -> PeerOptions {
+    fn peer_options(&self) -> PeerOptions {
         self.inner.peer_options.clone()
     }
 
@@ -466,8 +462,8 @@ impl Server {
         self.inner.ending.cancel();
     }
 
-    fn start_with<T: Transport>(&self, transport: T, preset: Option<Preset>) -> Connection {
-        let (service, session) = self.session_service(preset);
+    fn start_with<T: Transport>(&self, transport: T) -> Connection {
+        let (service, session) = self.session_service(None);
         let conn = engine::start(transport, service, self.inner.peer_options.clone());
         let _ = session.peer.set(conn.peer().clone());
         conn
@@ -476,7 +472,7 @@ impl Server {
     /// Serve a connection without a task of its own (HTTP sessions): the caller hands it each
     /// frame, and what it sends goes straight to `sink`.
     #[cfg(feature = "http-server")]
-    pub(crate) fn start_direct(&self, sink: engine::DirectSink, preset: Option<Preset>) -> engine::Dispatcher {
+    fn start_direct(&self, sink: engine::DirectSink, preset: Option<Preset>) -> engine::Dispatcher {
         let (service, session) = self.session_service(preset);
         let dispatcher = engine::start_direct(service, self.inner.peer_options.clone(), sink);
         let _ = session.peer.set(dispatcher.peer().clone());

@@ -6,7 +6,7 @@
 //! - [`stdio`]: newline-delimited JSON over any reader/writer, the process's stdin/stdout.
 //! - [`child`]: spawn a server process and talk to it over its stdin/stdout.
 //! - [`memory`]: a connected in-memory pair, for tests.
-//! - [`http`]: Streamable HTTP, server and client, and the legacy HTTP+SSE transport.
+//! - [`http`]: the Streamable HTTP client (falling back to the legacy HTTP+SSE transport).
 //! - [`tap`]: a wrapper that records every frame.
 
 use std::any::{Any, TypeId};

@@ -3,6 +3,9 @@
 //! test instead of blocking it.
 #![allow(dead_code, clippy::unwrap_used, clippy::expect_used, missing_docs, unreachable_pub)]
 
+#[cfg(feature = "http-server")]
+pub mod http;
+
 use std::future::Future;
 use std::time::Duration;
 

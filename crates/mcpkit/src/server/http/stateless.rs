@@ -1,23 +1,34 @@
-//! The 2026-07-28 rules of the HTTP endpoint (spec: 2026-07-28 `basic/transports/streamable-http`
-//! "Request Metadata", "Server Validation"): the headers that mirror the body must match it,
-//! and JSON-RPC errors map to HTTP statuses.
+//! Stateless-era POSTs (spec: 2026-07-28 `basic/transports/streamable-http` "Request Metadata",
+//! "Server Validation", "Cancellation"): no session; the headers that mirror the body must
+//! match it; JSON-RPC errors map to HTTP statuses; the request lives as long as its response.
 
 use std::borrow::Cow;
 
-use axum::http::{HeaderMap, StatusCode};
+use axum::http::{header, HeaderMap, StatusCode};
+use axum::response::{IntoResponse, Response};
+use bytes::Bytes;
 use mcpkit_types::headers::{self, name_member};
+use mcpkit_types::jsonrpc::{self, OutgoingError};
+use mcpkit_types::method::{CallTool, Method};
 use mcpkit_types::{ErrorCode, ErrorObject, ProtocolVersion};
 use serde::Deserialize;
 use serde_json::value::RawValue;
 use serde_json::Value;
+use tokio::sync::mpsc;
+use tokio_util::sync::CancellationToken;
 
-use super::PROTOCOL_VERSION_HEADER;
+use super::routes::Event;
+use super::sse::{sse_stream, CancelOnDrop};
+use super::state::{HttpState, StatelessBackend};
+use crate::engine::{self, IncomingRequest, Peer};
 use crate::server::Server;
+use crate::transport::http::PROTOCOL_VERSION_HEADER;
+use crate::transport::Extensions;
 
 /// Whether a POST is a stateless-era request: no session, and a protocol version header that
 /// names no handshake-era revision (a version we do not know is answered statelessly too,
 /// with UnsupportedProtocolVersion).
-pub(crate) fn is_modern(headers: &HeaderMap, has_session: bool) -> bool {
+pub(super) fn is_stateless_era(headers: &HeaderMap, has_session: bool) -> bool {
     if has_session {
         return false;
     }
@@ -76,7 +87,7 @@ fn header<'a>(headers: &'a HeaderMap, name: &str) -> Result<Option<&'a str>, Err
 
 /// Check the mirrored headers of a request (its method and params, already read from the body)
 /// against its body.
-pub(crate) fn check_headers(
+fn check_headers(
     headers: &HeaderMap,
     method: &str,
     params: Option<&RawValue>,
@@ -122,7 +133,7 @@ pub(crate) fn check_headers(
             }
         }
     }
-    if method == "tools/call" {
+    if method == CallTool::NAME {
         let snap = server.snapshot();
         let declared = string_of(params.name).map_or(&[][..], |tool| snap.tool_header_params(&tool));
         if !declared.is_empty() {
@@ -164,7 +175,7 @@ pub(crate) fn check_headers(
 /// The HTTP status of a stateless-era JSON reply carrying `error` (none for a result): 404 for
 /// an unknown method, 400 for a request the server refuses as malformed (spec: 2026-07-28
 /// `basic/index` "_meta", `basic/transports/streamable-http`), 200 otherwise.
-pub(crate) fn status_of(error: Option<ErrorCode>) -> StatusCode {
+fn status_of(error: Option<ErrorCode>) -> StatusCode {
     match error {
         Some(ErrorCode::METHOD_NOT_FOUND) => StatusCode::NOT_FOUND,
         Some(
@@ -177,4 +188,105 @@ pub(crate) fn status_of(error: Option<ErrorCode>) -> StatusCode {
         ) => StatusCode::BAD_REQUEST,
         _ => StatusCode::OK,
     }
+}
+
+/// Serve one stateless-era request: plain JSON when its reply comes first and soon, otherwise
+/// an SSE stream (not resumable in 2026-07-28, so no event ids) carrying the request's
+/// notifications, then its reply. Closing the stream cancels the request.
+pub(super) async fn post(
+    state: &HttpState,
+    backend: &StatelessBackend,
+    headers: &HeaderMap,
+    request: jsonrpc::RequestRef<'_>,
+    extensions: Extensions,
+) -> Response {
+    if let Err(e) = check_headers(headers, &request.method, request.params, &backend.server) {
+        let body = serde_json::to_vec(&OutgoingError::new(Some(&request.id), &e)).unwrap_or_default();
+        return (
+            StatusCode::BAD_REQUEST,
+            [(header::CONTENT_TYPE, "application/json")],
+            body,
+        )
+            .into_response();
+    }
+    let cancel = CancellationToken::new();
+    let request = IncomingRequest {
+        id: request.id,
+        method: request.method.into_owned(),
+        params: request.params.map(ToOwned::to_owned),
+        cancel: cancel.clone(),
+        extensions,
+    };
+    let (peer, mut sent) = Peer::detached(backend.server.peer_options());
+    let service = backend.service.clone();
+    let mut reply = Box::pin(async move { engine::serve_one(&*service, peer, request).await });
+    let first = if state.config.always_sse {
+        None
+    } else {
+        tokio::select! {
+            biased;
+            note = sent.recv() => note,
+            reply = &mut reply => {
+                let Some((frame, error)) = reply else {
+                    return StatusCode::ACCEPTED.into_response();
+                };
+                let status = status_of(error);
+                return (status, [(header::CONTENT_TYPE, "application/json")], frame).into_response();
+            }
+            _ = tokio::time::sleep(state.config.json_wait) => None,
+        }
+    };
+    let (tx, rx) = mpsc::unbounded_channel::<Event>();
+    let event = |frame: Vec<u8>| Event {
+        id: String::new(),
+        data: Bytes::from(frame),
+        is_reply: false,
+    };
+    if let Some((frame, _)) = first.filter(|(f, _)| !f.is_empty()) {
+        let _ = tx.send(event(frame));
+    }
+    let stop = cancel.clone();
+    tokio::spawn(async move {
+        loop {
+            tokio::select! {
+                biased;
+                _ = stop.cancelled() => break,
+                note = sent.recv() => match note {
+                    Some((frame, _)) if !frame.is_empty() => {
+                        if tx.send(event(frame)).is_err() {
+                            break;
+                        }
+                    }
+                    Some(_) => {}
+                    // Every sender is gone: only the reply can still come.
+                    None => {
+                        if let Some((frame, _)) = (&mut reply).await {
+                            let _ = tx.send(event(frame));
+                        }
+                        break;
+                    }
+                },
+                r = &mut reply => {
+                    while let Ok((frame, _)) = sent.try_recv() {
+                        if !frame.is_empty() {
+                            let _ = tx.send(event(frame));
+                        }
+                    }
+                    if let Some((frame, _)) = r {
+                        let _ = tx.send(event(frame));
+                    }
+                    break;
+                }
+            }
+        }
+    });
+    sse_stream(
+        Vec::new(),
+        Some(rx),
+        None,
+        true,
+        &state.shutdown,
+        false,
+        Some(CancelOnDrop(cancel)),
+    )
 }

@@ -19,11 +19,14 @@ use mcpkit_types::jsonrpc::{self, FrameError};
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
+use super::config::HttpConfig;
+use super::factory::SessionReader;
+use super::reply::{extensions_of, read_capped};
 use super::security::{self, Refusal};
-use super::server::HttpConfig;
+use super::table::new_session_id;
 use crate::engine::Peer;
 use crate::server::Server;
-use crate::transport::{Extensions, Frame, FrameReader, FrameWriter, Transport};
+use crate::transport::{Extensions, FrameWriter, Transport};
 
 struct LegacyState {
     shutdown: CancellationToken,
@@ -39,13 +42,8 @@ struct LegacySession {
 }
 
 /// The legacy endpoints: GET `sse_path` opens a stream, POST `messages_path?sessionId=…`
-/// delivers a message. Mount beside the Streamable HTTP router with `Router::merge`.
-pub fn legacy_router(server: Server, config: HttpConfig, sse_path: &str, messages_path: &str) -> Router {
-    legacy_router_with_shutdown(server, config, sse_path, messages_path, CancellationToken::new())
-}
-
-/// [`legacy_router`] whose streams all end when `shutdown` fires.
-pub fn legacy_router_with_shutdown(
+/// delivers a message; every stream ends when `shutdown` fires.
+pub(super) fn router(
     server: Server,
     config: HttpConfig,
     sse_path: &str,
@@ -81,11 +79,10 @@ async fn open(State(state): State<Arc<LegacyState>>, request: Request) -> Respon
     if let Some(r) = refuse(&state, &request) {
         return r;
     }
-    let mut raw = [0u8; 16];
-    if getrandom::fill(&mut raw).is_err() {
+    let Some(id) = new_session_id() else {
         return StatusCode::INTERNAL_SERVER_ERROR.into_response();
-    }
-    let id: String = raw.iter().map(|b| format!("{b:02x}")).collect();
+    };
+    let id = id.to_string();
     let (in_tx, in_rx) = mpsc::unbounded_channel();
     let (out_tx, out_rx) = mpsc::unbounded_channel::<Vec<u8>>();
     let connection = state.server.start(LegacyTransport { rx: in_rx, tx: out_tx });
@@ -165,10 +162,9 @@ async fn message(State(state): State<Arc<LegacyState>>, request: Request) -> Res
         return (StatusCode::NOT_FOUND, "Session not found").into_response();
     };
     let (parts, body) = request.into_parts();
-    let extensions = super::server::extensions_of(&parts);
-    let body = match axum::body::to_bytes(body, state.config.max_body_bytes).await {
-        Ok(b) => b,
-        Err(_) => return StatusCode::PAYLOAD_TOO_LARGE.into_response(),
+    let extensions = extensions_of(&parts);
+    let Ok(body) = read_capped(&parts.headers, body, state.config.max_body_bytes).await else {
+        return StatusCode::PAYLOAD_TOO_LARGE.into_response();
     };
     // Malformed frames are still delivered: the engine answers them on the stream with the
     // right JSON-RPC error. Only unparseable JSON also gets a 400 here.
@@ -188,35 +184,13 @@ struct LegacyTransport {
     tx: mpsc::UnboundedSender<Vec<u8>>,
 }
 
-struct LegacyReader {
-    rx: mpsc::UnboundedReceiver<(Vec<u8>, Extensions)>,
-    last: Extensions,
-}
 struct LegacyWriter(mpsc::UnboundedSender<Vec<u8>>);
 
 impl Transport for LegacyTransport {
-    type Reader = LegacyReader;
+    type Reader = SessionReader;
     type Writer = LegacyWriter;
-    fn split(self) -> (LegacyReader, LegacyWriter) {
-        (
-            LegacyReader {
-                rx: self.rx,
-                last: Extensions::default(),
-            },
-            LegacyWriter(self.tx),
-        )
-    }
-}
-
-impl FrameReader for LegacyReader {
-    async fn read_frame(&mut self) -> io::Result<Option<Frame>> {
-        Ok(self.rx.recv().await.map(|(frame, extensions)| {
-            self.last = extensions;
-            Frame::Message(frame)
-        }))
-    }
-    fn take_extensions(&mut self) -> Extensions {
-        std::mem::take(&mut self.last)
+    fn split(self) -> (SessionReader, LegacyWriter) {
+        (SessionReader::new(self.rx), LegacyWriter(self.tx))
     }
 }
 

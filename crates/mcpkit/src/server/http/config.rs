@@ -1,0 +1,77 @@
+//! The limits and policies of the HTTP endpoint, and the clock its sessions age by.
+
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use super::event_store::{EventStore, MemoryEventStore};
+use super::security::LOCALHOST_NAMES;
+
+/// Limits and policies of the HTTP endpoint.
+#[derive(Debug, Clone)]
+pub struct HttpConfig {
+    /// Host names (without port) accepted in `Host`; `"*"` accepts any. Default: loopback names.
+    pub allowed_hosts: Vec<String>,
+    /// Host names accepted in `Origin` when a browser sends one; `"*"` accepts any.
+    pub allowed_origins: Vec<String>,
+    /// Largest accepted request body (default 4 MiB); larger gets 413.
+    pub max_body_bytes: usize,
+    /// Sessions idle this long are ended (default 30 minutes).
+    pub session_idle_timeout: Duration,
+    /// At most this many live sessions (default 10,000); more get 503.
+    pub max_sessions: usize,
+    /// Handshake-era requests without sessions: each POST is served on its own, without
+    /// `Mcp-Session-Id` (for plain load balancers). Server→client requests and GET streams are
+    /// then unavailable. (Stateless-era requests never have sessions, whatever this says.)
+    pub sessionless: bool,
+    /// Answer every request with an SSE stream, even when the handler sends nothing first.
+    pub always_sse: bool,
+    /// Offer the standalone GET stream (default yes; no gives 405).
+    pub enable_get_stream: bool,
+    /// The `retry` hint in priming events (default 1 s).
+    pub sse_retry: Duration,
+    /// How long a request may stay silent before its reply switches from plain JSON to an SSE
+    /// stream (default 1 s): a slow handler's client gets headers early.
+    pub json_wait: Duration,
+    /// Where SSE events are kept for `Last-Event-ID` replay (default: a bounded
+    /// [`MemoryEventStore`]).
+    pub event_store: Arc<dyn EventStore>,
+    /// What session idleness is measured with (default [`SystemClock`]); tests put a clock
+    /// they move by hand here instead of sleeping past the timeout.
+    pub clock: Arc<dyn Clock>,
+}
+
+impl Default for HttpConfig {
+    fn default() -> Self {
+        let local: Vec<String> = LOCALHOST_NAMES.iter().map(|s| (*s).to_owned()).collect();
+        HttpConfig {
+            allowed_hosts: local.clone(),
+            allowed_origins: local,
+            max_body_bytes: 4 * 1024 * 1024,
+            session_idle_timeout: Duration::from_secs(30 * 60),
+            max_sessions: 10_000,
+            sessionless: false,
+            always_sse: false,
+            enable_get_stream: true,
+            sse_retry: Duration::from_secs(1),
+            json_wait: Duration::from_secs(1),
+            event_store: Arc::new(MemoryEventStore::default()),
+            clock: Arc::new(SystemClock),
+        }
+    }
+}
+
+/// A monotonic clock: the time source of session idleness.
+pub trait Clock: std::fmt::Debug + Send + Sync + 'static {
+    /// The current instant.
+    fn now(&self) -> Instant;
+}
+
+/// The runtime's clock (tokio's, so a paused test runtime's time applies too).
+#[derive(Debug, Clone, Copy, Default)]
+pub struct SystemClock;
+
+impl Clock for SystemClock {
+    fn now(&self) -> Instant {
+        tokio::time::Instant::now().into_std()
+    }
+}

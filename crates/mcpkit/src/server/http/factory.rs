@@ -1,0 +1,118 @@
+//! Sessions served by something other than a [`crate::server::Server`]: a gateway or proxy
+//! that forwards each session's frames elsewhere ([`super::HttpServer::with_factory`]).
+
+use crate::sync::lock;
+use std::io;
+use std::sync::{Arc, Mutex};
+
+use bytes::Bytes;
+use tokio::sync::mpsc;
+use tokio_util::sync::CancellationToken;
+
+use super::routes::{route_frame, Routes};
+use crate::transport::{Extensions, Frame, FrameReader, FrameWriter, Route, Transport};
+
+/// Serves the sessions of an endpoint built with [`super::HttpServer::with_factory`], in place
+/// of a [`crate::server::Server`]: a gateway or proxy that forwards each session's frames
+/// elsewhere.
+///
+/// For every new session (an `initialize` POST) the endpoint calls [`SessionFactory::start`]
+/// with the session's [`SessionTransport`]: reading it yields the frames the client POSTs (the
+/// `initialize` request first); each frame written with a [`crate::transport::Route`] goes
+/// where that route says (`Reply(id)` answers the POST of request `id` and ends its stream,
+/// `Related(id)` goes on that stream first, `Standalone` on the GET stream, `Finished(id)`
+/// releases a request that will get no reply). The endpoint cancels the returned token when
+/// the session ends (DELETE, idle expiry, shutdown); the backend should then stop. The
+/// endpoint keeps doing everything else: Host/Origin checks, session ids, SSE, resumption.
+pub trait SessionFactory: Send + Sync + 'static {
+    /// Start serving the session `id` over `transport`; return its stop token.
+    fn start(&self, id: &str, transport: SessionTransport) -> CancellationToken;
+}
+
+/// The backend's side of one HTTP session: frames in from POST bodies (read), frames out by
+/// [`Route`] (written): a reply goes on its request's response stream, related traffic too,
+/// standalone traffic on the GET stream. Given to a [`SessionFactory`].
+pub struct SessionTransport {
+    rx: mpsc::UnboundedReceiver<(Vec<u8>, Extensions)>,
+    routes: Arc<Mutex<Routes>>,
+}
+
+impl SessionTransport {
+    /// The transport of a session whose POSTed frames arrive on `rx` and whose frames are
+    /// routed by `routes`.
+    pub(super) fn new(rx: mpsc::UnboundedReceiver<(Vec<u8>, Extensions)>, routes: Arc<Mutex<Routes>>) -> Self {
+        SessionTransport { rx, routes }
+    }
+}
+
+/// Reading half of a [`SessionTransport`]: the frames the client POSTed, in order.
+#[derive(Debug)]
+pub struct SessionReader {
+    rx: mpsc::UnboundedReceiver<(Vec<u8>, Extensions)>,
+    last: Extensions,
+}
+
+impl SessionReader {
+    /// A reader of the frames (and what the HTTP layer knows about each) sent on `rx`.
+    pub(super) fn new(rx: mpsc::UnboundedReceiver<(Vec<u8>, Extensions)>) -> SessionReader {
+        SessionReader {
+            rx,
+            last: Extensions::default(),
+        }
+    }
+}
+
+/// Writing half of a [`SessionTransport`]: routes each frame to its response stream.
+pub struct SessionWriter {
+    routes: Arc<Mutex<Routes>>,
+}
+
+impl std::fmt::Debug for SessionTransport {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("SessionTransport").finish_non_exhaustive()
+    }
+}
+
+impl std::fmt::Debug for SessionWriter {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("SessionWriter").finish_non_exhaustive()
+    }
+}
+
+impl Transport for SessionTransport {
+    type Reader = SessionReader;
+    type Writer = SessionWriter;
+    fn split(self) -> (SessionReader, SessionWriter) {
+        (SessionReader::new(self.rx), SessionWriter { routes: self.routes })
+    }
+}
+
+impl FrameReader for SessionReader {
+    async fn read_frame(&mut self) -> io::Result<Option<Frame>> {
+        Ok(self.rx.recv().await.map(|(frame, extensions)| {
+            self.last = extensions;
+            Frame::Message(frame)
+        }))
+    }
+    fn take_extensions(&mut self) -> Extensions {
+        std::mem::take(&mut self.last)
+    }
+}
+
+impl FrameWriter for SessionWriter {
+    async fn write_frame(&mut self, frame: &[u8]) -> io::Result<()> {
+        route_frame(&self.routes, Bytes::copy_from_slice(frame), &Route::Standalone);
+        Ok(())
+    }
+    async fn write_routed(&mut self, frame: &[u8], route: &Route) -> io::Result<()> {
+        route_frame(&self.routes, Bytes::copy_from_slice(frame), route);
+        Ok(())
+    }
+    async fn flush(&mut self) -> io::Result<()> {
+        Ok(())
+    }
+    async fn close(&mut self) -> io::Result<()> {
+        lock(&self.routes).clear_streams();
+        Ok(())
+    }
+}

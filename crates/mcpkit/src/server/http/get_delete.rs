@@ -1,0 +1,64 @@
+//! GET opens the session's standalone SSE stream (or resumes a stream with `Last-Event-ID`);
+//! DELETE ends the session. Neither exists in the stateless era or in sessionless mode.
+
+use axum::http::{HeaderMap, StatusCode};
+use axum::response::{IntoResponse, Response};
+use mcpkit_types::ErrorCode;
+
+use super::reply::{accepts, header_str, method_not_allowed, rpc_error};
+use super::sse::sse;
+use super::state::HttpState;
+use super::stateless::is_stateless_era;
+use crate::transport::http::{LAST_EVENT_ID_HEADER, SESSION_HEADER};
+
+pub(super) fn get(state: &HttpState, headers: &HeaderMap) -> Response {
+    // Spec: 2026-07-28 has no GET stream.
+    let stateless_era = is_stateless_era(headers, headers.contains_key(SESSION_HEADER));
+    if stateless_era || state.config.sessionless || !state.config.enable_get_stream {
+        return method_not_allowed(state.allowed_methods());
+    }
+    if !accepts(headers, "text/event-stream") {
+        return rpc_error(
+            StatusCode::NOT_ACCEPTABLE,
+            ErrorCode::INVALID_REQUEST,
+            "Accept must list text/event-stream",
+            None,
+        );
+    }
+    let session = match state.session_of(headers) {
+        Ok(s) => s,
+        Err(r) => return r,
+    };
+    if let Some(last) = header_str(headers, LAST_EVENT_ID_HEADER) {
+        if let Some(resumed) = session.resume(last) {
+            return sse(resumed.missed, resumed.live, None, true, &state.shutdown);
+        }
+    }
+    match session.open_standalone() {
+        Some((rx, prime)) => sse(
+            vec![prime],
+            Some(rx),
+            Some(state.config.sse_retry),
+            true,
+            &state.shutdown,
+        ),
+        None => rpc_error(
+            StatusCode::CONFLICT,
+            ErrorCode::INVALID_REQUEST,
+            "A GET stream is already open",
+            None,
+        ),
+    }
+}
+
+pub(super) fn delete(state: &HttpState, headers: &HeaderMap) -> Response {
+    if state.config.sessionless || is_stateless_era(headers, headers.contains_key(SESSION_HEADER)) {
+        return method_not_allowed(state.allowed_methods());
+    }
+    let session = match state.session_of(headers) {
+        Ok(s) => s,
+        Err(r) => return r,
+    };
+    state.sessions.remove(&session);
+    StatusCode::OK.into_response()
+}

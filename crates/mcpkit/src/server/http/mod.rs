@@ -1,0 +1,197 @@
+//! The server's HTTP front end: Streamable HTTP (spec: `basic/transports` "Streamable HTTP")
+//! and, beside it on request, the deprecated 2024-11-05 HTTP+SSE transport (`sse_legacy`).
+//!
+//! One entry point, [`HttpServer`]: `.router()` gives an axum `Router` to mount in your own
+//! app, `.serve(listener)` serves it (with `TCP_NODELAY` on every connection and a graceful
+//! shutdown on the [`HttpServer::shutdown`] token), `.layer(l)` wraps it in tower layers (such
+//! as the OAuth resource layer, `auth::resource::ProtectedResource`).
+//!
+//! One endpoint. POST carries one message: a request is answered with `application/json`, or
+//! with an SSE stream when its handler sends anything (progress, logs, server→client requests)
+//! before its result; notifications and responses get 202. GET opens the session's standalone
+//! SSE stream; DELETE ends the session. Every SSE stream starts with a priming event and keeps
+//! a bounded replay log, so a client resumes with `Last-Event-ID` and loses nothing.
+//!
+//! Secure by default: `Host` and `Origin` must be loopback names, bodies are capped, session
+//! ids come from the OS's CSPRNG, and [`HttpServer::serve`] serves where you bound (use
+//! 127.0.0.1).
+
+mod config;
+pub mod event_store;
+mod factory;
+mod get_delete;
+mod post;
+mod reply;
+mod routes;
+mod security;
+mod session;
+mod sse;
+mod sse_legacy;
+mod state;
+mod stateless;
+mod streamable;
+mod table;
+
+use std::sync::Arc;
+
+use axum::extract::Request;
+use axum::response::IntoResponse;
+use axum::routing::Route;
+use axum::Router;
+use tokio_util::sync::CancellationToken;
+
+pub use config::{Clock, HttpConfig, SystemClock};
+pub use event_store::{EventStore, MemoryEventStore};
+pub use factory::{SessionFactory, SessionReader, SessionTransport, SessionWriter};
+pub(crate) use reply::read_capped;
+
+use crate::server::Server;
+use session::Backend;
+
+/// The paths of the 2024-11-05 HTTP+SSE endpoints when [`HttpServer::sse_legacy`] is on.
+const SSE_LEGACY_PATHS: (&str, &str) = ("/sse", "/messages");
+
+type Wrap = Box<dyn FnOnce(Router) -> Router + Send>;
+
+/// Serves a [`Server`] (or a [`SessionFactory`]) over HTTP: configure, then take the
+/// [`router`](HttpServer::router) to mount in an axum app, or [`serve`](HttpServer::serve) a
+/// listener.
+///
+/// ```no_run
+/// # async fn run(server: mcpkit::Server) -> std::io::Result<()> {
+/// use mcpkit::server::http::HttpServer;
+/// let listener = tokio::net::TcpListener::bind("127.0.0.1:3000").await?;
+/// HttpServer::new(server).sse_legacy(true).serve(listener).await
+/// # }
+/// ```
+pub struct HttpServer {
+    backend: Backend,
+    config: HttpConfig,
+    path: String,
+    sse_legacy: Option<(String, String)>,
+    shutdown: CancellationToken,
+    layers: Vec<Wrap>,
+}
+
+impl std::fmt::Debug for HttpServer {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("HttpServer")
+            .field("path", &self.path)
+            .field("sse_legacy", &self.sse_legacy)
+            .field("layers", &self.layers.len())
+            .finish_non_exhaustive()
+    }
+}
+
+impl HttpServer {
+    /// Serve `server` at `/mcp` with the default [`HttpConfig`], Streamable HTTP only.
+    pub fn new(server: Server) -> HttpServer {
+        HttpServer::with_backend(Backend::Server(server))
+    }
+
+    /// Serve each session with `factory` instead of a [`Server`] (a gateway or proxy).
+    /// [`HttpConfig::sessionless`] is ignored (a forwarded session needs its `initialize`), and
+    /// so are [`HttpServer::sse_legacy`] and the stateless era (both need a [`Server`]).
+    pub fn with_factory(factory: Arc<dyn SessionFactory>) -> HttpServer {
+        HttpServer::with_backend(Backend::Factory(factory))
+    }
+
+    fn with_backend(backend: Backend) -> HttpServer {
+        HttpServer {
+            backend,
+            config: HttpConfig::default(),
+            path: "/mcp".to_owned(),
+            sse_legacy: None,
+            shutdown: CancellationToken::new(),
+            layers: Vec::new(),
+        }
+    }
+
+    /// Limits and policies (default [`HttpConfig::default`]).
+    pub fn config(mut self, config: HttpConfig) -> HttpServer {
+        self.config = config;
+        self
+    }
+
+    /// The path of the Streamable HTTP endpoint (default `/mcp`).
+    pub fn path(mut self, path: &str) -> HttpServer {
+        self.path = path.to_owned();
+        self
+    }
+
+    /// The stop token: when it fires every open SSE stream ends, and [`HttpServer::serve`]
+    /// finishes its graceful shutdown and returns. Without it nothing stops the endpoint.
+    pub fn shutdown(mut self, token: CancellationToken) -> HttpServer {
+        self.shutdown = token;
+        self
+    }
+
+    /// Also serve the 2024-11-05 HTTP+SSE transport for old clients: GET `/sse` opens a
+    /// session's stream, POST `/messages?sessionId=…` delivers its messages (default off).
+    pub fn sse_legacy(mut self, on: bool) -> HttpServer {
+        self.sse_legacy = on.then(|| (SSE_LEGACY_PATHS.0.to_owned(), SSE_LEGACY_PATHS.1.to_owned()));
+        self
+    }
+
+    /// [`HttpServer::sse_legacy`] on other paths than `/sse` and `/messages`.
+    pub fn sse_legacy_paths(mut self, sse_path: &str, messages_path: &str) -> HttpServer {
+        self.sse_legacy = Some((sse_path.to_owned(), messages_path.to_owned()));
+        self
+    }
+
+    /// Wrap every route (the legacy ones too) in a tower layer: tracing, CORS, the OAuth
+    /// resource layer… Layers added later wrap the earlier ones.
+    pub fn layer<L>(mut self, layer: L) -> HttpServer
+    where
+        L: tower_layer::Layer<Route> + Clone + Send + Sync + 'static,
+        L::Service: tower_service::Service<Request> + Clone + Send + Sync + 'static,
+        <L::Service as tower_service::Service<Request>>::Response: IntoResponse + 'static,
+        <L::Service as tower_service::Service<Request>>::Error: Into<std::convert::Infallible> + 'static,
+        <L::Service as tower_service::Service<Request>>::Future: Send + 'static,
+    {
+        self.layers.push(Box::new(move |router: Router| router.layer(layer)));
+        self
+    }
+
+    /// The endpoint as an axum `Router`, with its layers: merge it into your app, or serve it
+    /// as it is. Built inside a tokio runtime, it also starts the idle-session reaper.
+    pub fn router(self) -> Router {
+        let mut router = match (&self.backend, &self.sse_legacy) {
+            (Backend::Server(server), Some((sse_path, messages_path))) => sse_legacy::router(
+                server.clone(),
+                self.config.clone(),
+                sse_path,
+                messages_path,
+                self.shutdown.clone(),
+            ),
+            _ => Router::new(),
+        };
+        let mut config = self.config;
+        if matches!(self.backend, Backend::Factory(_)) {
+            config.sessionless = false;
+        }
+        router = router.merge(streamable::router(self.backend, config, &self.path, self.shutdown));
+        for wrap in self.layers {
+            router = wrap(router);
+        }
+        router
+    }
+
+    /// Serve on `listener` until the [`HttpServer::shutdown`] token fires, with `TCP_NODELAY`
+    /// on every connection; open streams end at shutdown, and the call returns once the
+    /// connections have closed.
+    pub async fn serve(self, listener: tokio::net::TcpListener) -> std::io::Result<()> {
+        use axum::serve::ListenerExt;
+        let stop = self.shutdown.clone();
+        let app = self.router();
+        let listener = listener.tap_io(|tcp| {
+            // Without it a reply written in two parts waits ~40 ms for a delayed ACK.
+            if let Err(e) = tcp.set_nodelay(true) {
+                tracing::debug!("TCP_NODELAY not set: {e}");
+            }
+        });
+        axum::serve(listener, app)
+            .with_graceful_shutdown(stop.cancelled_owned())
+            .await
+    }
+}

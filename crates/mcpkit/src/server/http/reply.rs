@@ -1,0 +1,69 @@
+//! Small pieces every HTTP handler uses: JSON-RPC error responses, header reads, the one capped
+//! body reader.
+
+use axum::body::Body;
+use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
+use axum::response::{IntoResponse, Response};
+use bytes::Bytes;
+use mcpkit_types::jsonrpc::OutgoingError;
+use mcpkit_types::{ErrorCode, ErrorObject, RequestId};
+
+use crate::transport::Extensions;
+
+/// A JSON-RPC error as an HTTP response (the id only when the request's id was read).
+pub(super) fn rpc_error(status: StatusCode, code: ErrorCode, message: &str, id: Option<&RequestId>) -> Response {
+    let error = ErrorObject::new(code, message);
+    let body = serde_json::to_vec(&OutgoingError::new(id, &error)).unwrap_or_default();
+    (status, [(header::CONTENT_TYPE, "application/json")], body).into_response()
+}
+
+/// 405, with the methods the endpoint does allow.
+pub(super) fn method_not_allowed(allow: &'static str) -> Response {
+    let mut r = rpc_error(
+        StatusCode::METHOD_NOT_ALLOWED,
+        ErrorCode::INVALID_REQUEST,
+        "Method not allowed",
+        None,
+    );
+    r.headers_mut().insert(header::ALLOW, HeaderValue::from_static(allow));
+    r
+}
+
+/// Whether `Accept` lists `mime` (or `*/*`).
+pub(super) fn accepts(headers: &HeaderMap, mime: &str) -> bool {
+    headers
+        .get_all(header::ACCEPT)
+        .iter()
+        .filter_map(|v| v.to_str().ok())
+        .any(|v| {
+            v.split(',')
+                .map(|m| m.split(';').next().unwrap_or("").trim())
+                .any(|m| m == mime || m == "*/*")
+        })
+}
+
+/// A header's value, when it is visible ASCII.
+pub(super) fn header_str<'a>(headers: &'a HeaderMap, name: &str) -> Option<&'a str> {
+    headers.get(name).and_then(|v| v.to_str().ok())
+}
+
+/// A request body is longer than the limit.
+#[derive(Debug)]
+pub(crate) struct TooLarge;
+
+/// Read a request body of at most `limit` bytes: refused at once when `Content-Length`
+/// already says more, otherwise as soon as the bytes read pass the limit.
+pub(crate) async fn read_capped(headers: &HeaderMap, body: Body, limit: usize) -> Result<Bytes, TooLarge> {
+    let declared = header_str(headers, header::CONTENT_LENGTH.as_str()).and_then(|v| v.parse::<usize>().ok());
+    if declared.is_some_and(|n| n > limit) {
+        return Err(TooLarge);
+    }
+    axum::body::to_bytes(body, limit).await.map_err(|_| TooLarge)
+}
+
+/// What the engine may learn about a request beyond its body: the values a layer in front
+/// (such as `auth::resource`'s, with the caller's verified identity) attached to it as
+/// [`Extensions`]. Never a header, so never the bearer token.
+pub(super) fn extensions_of(parts: &axum::http::request::Parts) -> Extensions {
+    parts.extensions.get::<Extensions>().cloned().unwrap_or_default()
+}

@@ -1,0 +1,235 @@
+//! Where a session's outgoing frames go: each on the response stream of the request it belongs
+//! to (or the standalone GET stream), with a bounded copy of every SSE stream's events in the
+//! [`EventStore`] so a client can resume with `Last-Event-ID`.
+
+use crate::sync::lock;
+use std::collections::{HashMap, VecDeque};
+use std::sync::{Arc, Mutex};
+use std::time::Instant;
+
+use bytes::Bytes;
+use mcpkit_types::RequestId;
+use tokio::sync::mpsc;
+
+use super::config::Clock;
+use super::event_store::EventStore;
+use crate::transport::Route;
+
+/// One server-sent event: its id and its JSON-RPC frame.
+#[derive(Debug, Clone)]
+pub(super) struct Event {
+    pub(super) id: String,
+    pub(super) data: Bytes,
+    /// This event is the reply that ends its request's stream.
+    pub(super) is_reply: bool,
+}
+
+pub(super) type Sink = mpsc::UnboundedSender<Event>;
+
+/// The stream of one POSTed request.
+#[derive(Debug)]
+pub(super) struct RequestStream {
+    pub(super) stream: u64,
+    pub(super) sink: Option<Sink>,
+}
+
+/// Where one stream stands; its events live in the [`EventStore`].
+#[derive(Debug, Default)]
+pub(super) struct StreamLog {
+    next_seq: u64,
+    pub(super) finished: bool,
+}
+
+/// Finished streams kept resumable per session (older ones are forgotten).
+const FINISHED_STREAMS_KEPT: usize = 64;
+
+/// Standalone events held for a GET stream that is not open (older ones are dropped).
+const UNDELIVERED_KEPT: usize = 256;
+
+/// Stream 0 is the standalone (GET) stream; request streams count up from 1.
+pub(super) const STANDALONE: u64 = 0;
+
+pub(super) struct Routes {
+    pub(super) session: Arc<str>,
+    pub(super) store: Arc<dyn EventStore>,
+    pub(super) clock: Arc<dyn Clock>,
+    pub(super) requests: HashMap<RequestId, RequestStream>,
+    pub(super) standalone: Option<Sink>,
+    /// Standalone events sent while no GET stream was open, for the next one.
+    pub(super) undelivered: VecDeque<Event>,
+    pub(super) logs: HashMap<u64, StreamLog>,
+    finished: VecDeque<u64>,
+    pub(super) next_stream: u64,
+    /// The last request or event: idleness counts from the end of activity, not its start.
+    pub(super) last_activity: Instant,
+}
+
+impl Routes {
+    pub(super) fn new(session: Arc<str>, store: Arc<dyn EventStore>, clock: Arc<dyn Clock>) -> Routes {
+        let last_activity = clock.now();
+        Routes {
+            session,
+            store,
+            clock,
+            requests: HashMap::new(),
+            standalone: None,
+            undelivered: VecDeque::new(),
+            logs: HashMap::new(),
+            finished: VecDeque::new(),
+            next_stream: 1,
+            last_activity,
+        }
+    }
+
+    /// Something happened on the session now.
+    pub(super) fn touch(&mut self) {
+        self.last_activity = self.clock.now();
+    }
+
+    pub(super) fn record(&mut self, stream: u64, data: Bytes, is_reply: bool) -> Event {
+        self.touch();
+        let log = self.logs.entry(stream).or_default();
+        log.next_seq += 1;
+        let seq = log.next_seq;
+        // A priming event (no data) is never replayed: a resume asks for what came after it.
+        if !data.is_empty() {
+            self.store.append(&self.session, stream, seq, data.clone());
+        }
+        if is_reply {
+            self.finish(stream);
+        }
+        Event {
+            id: format!("{stream}-{seq}"),
+            data,
+            is_reply,
+        }
+    }
+
+    /// Turn a request's stream into an SSE stream and give its priming event (sequence 1, no
+    /// data). Until then nothing of the stream is recorded: most replies go out as plain JSON
+    /// and never need an event id or a replay copy.
+    pub(super) fn prime(&mut self, stream: u64) -> Event {
+        if let std::collections::hash_map::Entry::Vacant(slot) = self.logs.entry(stream) {
+            slot.insert(StreamLog {
+                next_seq: 1,
+                finished: false,
+            });
+            if !self.requests.values().any(|s| s.stream == stream) {
+                // Already over (cancelled): resumable for a while like any finished stream.
+                self.finish(stream);
+            }
+        }
+        Event {
+            id: format!("{stream}-1"),
+            data: Bytes::new(),
+            is_reply: false,
+        }
+    }
+
+    /// The stream got its last event: keep it resumable for a while, then forget it.
+    fn finish(&mut self, stream: u64) {
+        if let Some(log) = self.logs.get_mut(&stream) {
+            if !log.finished {
+                log.finished = true;
+                self.finished.push_back(stream);
+            }
+        }
+        while self.finished.len() > FINISHED_STREAMS_KEPT {
+            if let Some(old) = self.finished.pop_front() {
+                self.forget(old);
+            }
+        }
+    }
+
+    /// The stream will not be resumed: drop its log and its stored events.
+    pub(super) fn forget(&mut self, stream: u64) {
+        self.finished.retain(|s| *s != stream);
+        self.logs.remove(&stream);
+        self.store.remove_stream(&self.session, stream);
+    }
+
+    /// Every stream ends (the session or its backend stopped).
+    pub(super) fn clear_streams(&mut self) {
+        self.requests.clear();
+        self.standalone = None;
+    }
+}
+
+/// Parse an event id `"{stream}-{seq}"`.
+pub(super) fn parse_event_id(id: &str) -> Option<(u64, u64)> {
+    let (s, q) = id.trim().split_once('-')?;
+    Some((s.parse().ok()?, q.parse().ok()?))
+}
+
+/// Put one outgoing frame where it belongs: a reply (and related traffic) on its request's
+/// response stream, standalone traffic on the GET stream; every event of an SSE stream is
+/// recorded for resuming.
+pub(super) fn route_frame(routes: &Mutex<Routes>, frame: Bytes, route: &Route) {
+    let mut r = lock(routes);
+    match route {
+        Route::CloseStream(id) => {
+            if let Some(stream) = r.requests.get(id).map(|s| s.stream) {
+                // The client will resume this request with `Last-Event-ID`: from now on its events
+                // (the reply too) are recorded, even if nothing was sent on it yet.
+                r.prime(stream);
+            }
+            if let Some(slot) = r.requests.get_mut(id) {
+                slot.sink = None;
+            }
+        }
+        Route::Finished(id) => {
+            // Cancelled: no reply will come, so the stream ends and is not resumable.
+            if let Some(slot) = r.requests.remove(id) {
+                r.finish(slot.stream);
+            }
+        }
+        Route::Reply(id) | Route::Related(id) if r.requests.contains_key(id) => {
+            let is_reply = matches!(route, Route::Reply(_));
+            let stream = r.requests.get(id).map_or(STANDALONE, |s| s.stream);
+            if !is_reply {
+                // Anything before the reply makes the answer an SSE stream.
+                r.prime(stream);
+            }
+            let event = if r.logs.contains_key(&stream) {
+                r.record(stream, frame, is_reply)
+            } else {
+                // A reply alone, on a stream not primed: it goes out as plain JSON.
+                r.touch();
+                Event {
+                    id: String::new(),
+                    data: frame,
+                    is_reply,
+                }
+            };
+            let slot = if is_reply { r.requests.remove(id) } else { None };
+            let sink = match &slot {
+                Some(s) => s.sink.clone(),
+                None => r.requests.get(id).and_then(|s| s.sink.clone()),
+            };
+            if let Some(sink) = sink {
+                if sink.send(event).is_err() {
+                    // The client went away; the events stay replayable.
+                    if let Some(s) = r.requests.get_mut(id) {
+                        s.sink = None;
+                    }
+                }
+            }
+        }
+        _ => {
+            // Standalone traffic (or traffic of a request already answered): GET stream.
+            let event = r.record(STANDALONE, frame, false);
+            let delivered = match &r.standalone {
+                Some(sink) => sink.send(event.clone()).is_ok(),
+                None => false,
+            };
+            if !delivered {
+                // No GET stream yet (or it broke): hold the event for the next one.
+                r.standalone = None;
+                r.undelivered.push_back(event);
+                while r.undelivered.len() > UNDELIVERED_KEPT {
+                    r.undelivered.pop_front();
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,201 @@
+//! One HTTP session: what serves its frames (the engine of a [`Server`], or a
+//! [`SessionFactory`]'s backend) and its [`Routes`].
+
+use crate::sync::lock;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use bytes::Bytes;
+use mcpkit_types::jsonrpc::MessageRef;
+use mcpkit_types::RequestId;
+use tokio::sync::mpsc;
+
+use super::config::Clock;
+use super::event_store::EventStore;
+use super::factory::{SessionFactory, SessionTransport};
+use super::routes::{parse_event_id, route_frame, Event, RequestStream, Routes, STANDALONE};
+use crate::engine::Dispatcher;
+use crate::server::{Preset, Server};
+use crate::transport::{Extensions, Route};
+
+pub(super) struct HttpSession {
+    pub(super) id: Arc<str>,
+    engine: Engine,
+    routes: Arc<Mutex<Routes>>,
+}
+
+/// What serves a session's frames.
+enum Engine {
+    /// The engine serving a [`Server`], driven by the POSTs themselves: an idle session is
+    /// this struct and its routes, no task and no queue.
+    Direct(Dispatcher),
+    /// A custom backend (see [`SessionFactory`]) reading a channel.
+    Factory {
+        inbound: mpsc::UnboundedSender<(Vec<u8>, Extensions)>,
+        stop: tokio_util::sync::CancellationToken,
+    },
+}
+
+/// What serves the sessions of an endpoint.
+#[derive(Clone)]
+pub(super) enum Backend {
+    /// The engine, serving this server.
+    Server(Server),
+    /// Something else: each session's frames are handed to it.
+    Factory(Arc<dyn SessionFactory>),
+}
+
+/// What a resumed GET gets: the missed events, and a live sink if the stream goes on.
+pub(super) struct Resumed {
+    pub(super) missed: Vec<Event>,
+    pub(super) live: Option<mpsc::UnboundedReceiver<Event>>,
+}
+
+impl HttpSession {
+    /// Start a session: the engine serving `server` (already negotiated when `preset` is
+    /// given), or the factory's backend.
+    pub(super) fn start(
+        id: Arc<str>,
+        backend: &Backend,
+        store: Arc<dyn EventStore>,
+        clock: Arc<dyn Clock>,
+        preset: Option<Preset>,
+    ) -> Arc<HttpSession> {
+        let routes = Arc::new(Mutex::new(Routes::new(id.clone(), store, clock)));
+        let engine = match backend {
+            Backend::Server(server) => {
+                let sink_routes = routes.clone();
+                let sink =
+                    Box::new(move |frame: Vec<u8>, route: Route| route_frame(&sink_routes, frame.into(), &route));
+                Engine::Direct(server.start_direct(sink, preset))
+            }
+            Backend::Factory(factory) => {
+                let (inbound, rx) = mpsc::unbounded_channel();
+                let transport = SessionTransport::new(rx, routes.clone());
+                Engine::Factory {
+                    inbound,
+                    stop: factory.start(&id, transport),
+                }
+            }
+        };
+        Arc::new(HttpSession { id, engine, routes })
+    }
+
+    pub(super) fn touch(&self) {
+        lock(&self.routes).touch();
+    }
+
+    /// How long the session has been idle: zero while anything is in flight or streaming,
+    /// otherwise the time since its last request or event.
+    pub(super) fn idle(&self) -> Duration {
+        let mut r = lock(&self.routes);
+        if !r.requests.is_empty() || r.standalone.as_ref().is_some_and(|s| !s.is_closed()) {
+            // Busy now: idleness will count from here once it stops.
+            r.touch();
+            return Duration::ZERO;
+        }
+        r.clock.now().saturating_duration_since(r.last_activity)
+    }
+
+    /// Open the response stream of a request: its receiver and its stream number. The stream
+    /// is not recorded until it becomes SSE ([`HttpSession::prime`]). `None` when `id` is already
+    /// in flight on this session (checked and registered under one lock, so two concurrent POSTs
+    /// with the same id cannot both pass).
+    pub(super) fn open_request(&self, id: RequestId) -> Option<(mpsc::UnboundedReceiver<Event>, u64)> {
+        let (tx, rx) = mpsc::unbounded_channel();
+        let mut r = lock(&self.routes);
+        if r.requests.contains_key(&id) {
+            return None;
+        }
+        let stream = r.next_stream;
+        r.next_stream += 1;
+        r.requests.insert(id, RequestStream { stream, sink: Some(tx) });
+        Some((rx, stream))
+    }
+
+    /// The request's answer will be an SSE stream: its priming event (an id to resume from, no
+    /// data). Every event of the stream from now on is recorded for resuming.
+    pub(super) fn prime(&self, stream: u64) -> Event {
+        lock(&self.routes).prime(stream)
+    }
+
+    /// Hand a message (read from `frame`) to the engine, with what the HTTP layer knows about
+    /// its request; `false` when the session has ended.
+    pub(super) fn deliver(&self, frame: &[u8], message: MessageRef<'_>, extensions: Extensions) -> bool {
+        match &self.engine {
+            Engine::Direct(d) => {
+                if d.is_closed() {
+                    return false;
+                }
+                d.on_message(message, extensions);
+                true
+            }
+            Engine::Factory { inbound, .. } => inbound.send((frame.to_vec(), extensions)).is_ok(),
+        }
+    }
+
+    /// Open the standalone stream. `None` when one is already open.
+    pub(super) fn open_standalone(&self) -> Option<(mpsc::UnboundedReceiver<Event>, Event)> {
+        let mut r = lock(&self.routes);
+        if r.standalone.as_ref().is_some_and(|s| !s.is_closed()) {
+            return None;
+        }
+        let (tx, rx) = mpsc::unbounded_channel();
+        let prime = r.record(STANDALONE, Bytes::new(), false);
+        for event in r.undelivered.drain(..) {
+            let _ = tx.send(event);
+        }
+        r.standalone = Some(tx);
+        Some((rx, prime))
+    }
+
+    /// Resume after `last_event_id`: replay what that stream missed (nothing from other
+    /// streams), then keep delivering if the stream is still open.
+    pub(super) fn resume(&self, last_event_id: &str) -> Option<Resumed> {
+        let (stream, seq) = parse_event_id(last_event_id)?;
+        let mut r = lock(&self.routes);
+        let finished = r.logs.get(&stream)?.finished;
+        let missed: Vec<Event> = r
+            .store
+            .after(&r.session, stream, seq)
+            .into_iter()
+            .map(|(seq, data)| Event {
+                id: format!("{stream}-{seq}"),
+                data,
+                is_reply: false,
+            })
+            .collect();
+        let live = if stream == STANDALONE {
+            let (tx, rx) = mpsc::unbounded_channel();
+            r.standalone = Some(tx);
+            // The replay already covers what was held back for the next GET.
+            r.undelivered.clear();
+            Some(rx)
+        } else if finished {
+            None
+        } else {
+            let (tx, rx) = mpsc::unbounded_channel();
+            let slot = r.requests.values_mut().find(|s| s.stream == stream)?;
+            slot.sink = Some(tx);
+            Some(rx)
+        };
+        Some(Resumed { missed, live })
+    }
+
+    /// End the session: the engine stops and every open stream ends.
+    pub(super) fn close(&self) {
+        match &self.engine {
+            Engine::Direct(d) => d.shutdown(),
+            Engine::Factory { stop, .. } => stop.cancel(),
+        }
+        let mut r = lock(&self.routes);
+        r.clear_streams();
+        r.logs.clear();
+        r.store.remove_session(&r.session);
+    }
+
+    /// The request's reply went out as plain JSON: nothing to resume.
+    pub(super) fn forget_stream(&self, stream: u64) {
+        lock(&self.routes).forget(stream);
+    }
+}

@@ -1,0 +1,83 @@
+//! What every request of one Streamable HTTP endpoint shares.
+
+use std::sync::Arc;
+
+use axum::http::{HeaderMap, StatusCode};
+use axum::response::Response;
+use mcpkit_types::ErrorCode;
+use tokio_util::sync::CancellationToken;
+
+use super::config::HttpConfig;
+use super::reply::{header_str, rpc_error};
+use super::session::{Backend, HttpSession};
+use super::table::SessionTable;
+use crate::engine::Role;
+use crate::server::Server;
+use crate::transport::http::SESSION_HEADER;
+
+pub(super) struct HttpState {
+    pub(super) backend: Backend,
+    pub(super) config: HttpConfig,
+    pub(super) sessions: SessionTable,
+    /// Ends every open SSE stream (graceful shutdown).
+    pub(super) shutdown: CancellationToken,
+    /// Serves stateless-era POSTs directly (no engine per request); only a [`Server`] backend
+    /// speaks 2026-07-28.
+    pub(super) stateless: Option<StatelessBackend>,
+}
+
+/// The server behind stateless-era requests, and its handler table for them.
+pub(super) struct StatelessBackend {
+    pub(super) server: Server,
+    pub(super) service: Arc<dyn Role>,
+}
+
+impl HttpState {
+    pub(super) fn new(backend: Backend, config: HttpConfig, shutdown: CancellationToken) -> HttpState {
+        let stateless = match &backend {
+            Backend::Server(s) => Some(StatelessBackend {
+                server: s.clone(),
+                service: s.stateless_service(),
+            }),
+            Backend::Factory(_) => None,
+        };
+        HttpState {
+            sessions: SessionTable::new(config.session_idle_timeout, config.max_sessions),
+            backend,
+            config,
+            shutdown,
+            stateless,
+        }
+    }
+
+    /// The methods the endpoint serves (for `Allow`).
+    pub(super) fn allowed_methods(&self) -> &'static str {
+        if self.config.sessionless {
+            "POST"
+        } else {
+            "GET, POST, DELETE"
+        }
+    }
+
+    /// The live session the request names in `Mcp-Session-Id`: 400 without one, 404 for an id
+    /// never issued, ended or expired.
+    #[allow(clippy::result_large_err)]
+    pub(super) fn session_of(&self, headers: &HeaderMap) -> Result<Arc<HttpSession>, Response> {
+        let Some(id) = header_str(headers, SESSION_HEADER) else {
+            return Err(rpc_error(
+                StatusCode::BAD_REQUEST,
+                ErrorCode::INVALID_REQUEST,
+                "Missing Mcp-Session-Id",
+                None,
+            ));
+        };
+        self.sessions.get(id).ok_or_else(|| {
+            rpc_error(
+                StatusCode::NOT_FOUND,
+                ErrorCode::INVALID_REQUEST,
+                "Session not found",
+                None,
+            )
+        })
+    }
+}

@@ -1,0 +1,73 @@
+//! The Streamable HTTP endpoint (spec: `basic/transports` "Streamable HTTP") as an axum
+//! `Router`: Host/Origin checks first, then POST, GET or DELETE; an idle-session reaper beside it.
+
+use std::sync::{Arc, Weak};
+
+use axum::extract::{Request, State};
+use axum::http::{Method, StatusCode};
+use axum::response::Response;
+use axum::Router;
+use mcpkit_types::ErrorCode;
+use tokio_util::sync::CancellationToken;
+
+use super::config::HttpConfig;
+use super::get_delete::{delete, get};
+use super::post::post;
+use super::reply::{extensions_of, method_not_allowed, rpc_error};
+use super::security::{self, Refusal};
+use super::session::Backend;
+use super::state::HttpState;
+
+/// The endpoint serving `path`. Inside a tokio runtime it also starts the idle-session reaper,
+/// which ends when the router is dropped.
+pub(super) fn router(backend: Backend, config: HttpConfig, path: &str, shutdown: CancellationToken) -> Router {
+    let state = Arc::new(HttpState::new(backend, config, shutdown));
+    if tokio::runtime::Handle::try_current().is_ok() && !state.config.sessionless {
+        tokio::spawn(reap(Arc::downgrade(&state)));
+    }
+    Router::new().route(path, axum::routing::any(handle)).with_state(state)
+}
+
+async fn reap(state: Weak<HttpState>) {
+    loop {
+        let Some(period) = state.upgrade().map(|s| s.sessions.reap_period()) else {
+            return;
+        };
+        tokio::time::sleep(period).await;
+        let Some(state) = state.upgrade() else { return };
+        state.sessions.expire_idle();
+    }
+}
+
+async fn handle(State(state): State<Arc<HttpState>>, request: Request) -> Response {
+    let (parts, body) = request.into_parts();
+    match security::check(
+        &parts.headers,
+        &state.config.allowed_hosts,
+        &state.config.allowed_origins,
+    ) {
+        Ok(()) => {}
+        Err(Refusal::Host) => {
+            return rpc_error(
+                StatusCode::MISDIRECTED_REQUEST,
+                ErrorCode::INVALID_REQUEST,
+                "Host not allowed",
+                None,
+            )
+        }
+        Err(Refusal::Origin) => {
+            return rpc_error(
+                StatusCode::FORBIDDEN,
+                ErrorCode::INVALID_REQUEST,
+                "Origin not allowed",
+                None,
+            )
+        }
+    }
+    match parts.method {
+        Method::POST => post(&state, &parts.headers, body, extensions_of(&parts)).await,
+        Method::GET => get(&state, &parts.headers),
+        Method::DELETE => delete(&state, &parts.headers),
+        _ => method_not_allowed(state.allowed_methods()),
+    }
+}
