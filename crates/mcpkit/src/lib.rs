@@ -3,11 +3,12 @@
 //! ## Modules
 //!
 //! - [`server`]: [`Server`] builder, tools with extractors, resources, templates, prompts, the
-//!   request context.
+//!   request context; `server::http` (feature `http-server`): its HTTP front end, `HttpServer`
+//!   (Streamable HTTP, and the legacy HTTP+SSE transport on request).
 //! - [`client`]: [`Client`] with typed calls and handlers for the server's requests.
 //! - [`engine`]: the connection engine both roles share.
-//! - [`transport`]: stdio, child process, in-memory pair, Streamable HTTP (server and client),
-//!   legacy HTTP+SSE, and a recording tap.
+//! - [`transport`]: stdio, child process, in-memory pair, the Streamable HTTP client (with
+//!   legacy HTTP+SSE fallback), and a recording tap.
 //! - [`testing`]: `TestPair`, a connected client and server for tests.
 //! - `auth` (feature `auth`): OAuth 2.1 for HTTP, both sides.
 //! - [`types`]: the wire and schema types (the `mcpkit-types` crate).
@@ -45,5 +46,7 @@ pub use client::{Client, ClientBuilder};
 pub use engine::{Connection, Peer, PeerOptions, RequestOptions};
 pub use error::{Error, Result};
 pub use mcpkit_types as types;
+#[cfg(feature = "http-server")]
+pub use server::http::HttpServer;
 #[cfg(feature = "server")]
 pub use server::{Server, ServerBuilder};

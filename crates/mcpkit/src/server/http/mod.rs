@@ -43,6 +43,7 @@ use tokio_util::sync::CancellationToken;
 pub use config::{Clock, HttpConfig, SystemClock};
 pub use event_store::{EventStore, MemoryEventStore};
 pub use factory::{SessionFactory, SessionReader, SessionTransport, SessionWriter};
+#[cfg(feature = "auth")]
 pub(crate) use reply::read_capped;
 
 use crate::server::Server;
