@@ -8,7 +8,8 @@
 //! - [`client`]: [`Client`] with typed calls and handlers for the server's requests.
 //! - [`engine`]: the connection engine both roles share.
 //! - [`transport`]: stdio, child process, in-memory pair, the Streamable HTTP client (with
-//!   legacy HTTP+SSE fallback), and a recording tap.
+//!   legacy HTTP+SSE fallback), a type-erased `BoxTransport`, and `inspect` (every frame to a
+//!   callback).
 //! - [`testing`]: `TestPair`, a connected client and server for tests.
 //! - `auth` (feature `auth`): OAuth 2.1 for HTTP, both sides.
 //! - [`types`]: the wire and schema types (the `mcpkit-types` crate).

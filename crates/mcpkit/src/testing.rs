@@ -13,8 +13,14 @@
 use crate::client::{Client, ClientBuilder};
 use crate::engine::Connection;
 use crate::server::Server;
+use std::sync::{Arc, Mutex};
+
+use crate::sync::lock;
+use crate::transport::inspect::{inspect, Direction, Observed};
 use crate::transport::memory;
-use crate::transport::tap::{Direction, Log, Tap};
+
+/// Frames seen on a connection, in order, with the way each went.
+pub type Log = Arc<Mutex<Vec<(Direction, String)>>>;
 
 /// A connected client/server pair.
 #[derive(Debug)]
@@ -33,8 +39,14 @@ impl TestPair {
     /// Start `server` on one end of an in-memory pair and connect `client` to the other.
     pub async fn connect(server: Server, client: ClientBuilder) -> crate::Result<TestPair> {
         let (a, b) = memory::pair();
-        let (tap, server_wire) = Tap::new(a);
-        let connection = server.start(tap);
+        let server_wire = Log::default();
+        let record = server_wire.clone();
+        let recorded = inspect(a, move |direction, frame| {
+            if let Observed::Message(m) = frame {
+                lock(&record).push((direction, String::from_utf8_lossy(m).into_owned()));
+            }
+        });
+        let connection = server.start(recorded);
         let client = client.connect(b).await?;
         Ok(TestPair {
             client,
@@ -55,9 +67,10 @@ impl TestPair {
     }
 
     fn frames(&self, d: Direction) -> Vec<String> {
-        self.server_wire
-            .lock()
-            .map(|l| l.iter().filter(|(dir, _)| *dir == d).map(|(_, f)| f.clone()).collect())
-            .unwrap_or_default()
+        lock(&self.server_wire)
+            .iter()
+            .filter(|(dir, _)| *dir == d)
+            .map(|(_, f)| f.clone())
+            .collect()
     }
 }

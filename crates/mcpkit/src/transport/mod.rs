@@ -7,21 +7,27 @@
 //! - [`child`]: spawn a server process and talk to it over its stdin/stdout.
 //! - [`memory`]: a connected in-memory pair, for tests.
 //! - [`http`]: the Streamable HTTP client (falling back to the legacy HTTP+SSE transport).
-//! - [`tap`]: a wrapper that records every frame.
+//! - [`inspect`]: a wrapper that shows every frame to a callback (wire tracing, recording).
+//!
+//! [`BoxTransport`] (from [`Transport::boxed`]) erases a transport's type, for code that picks
+//! one of several kinds at run time.
 
 use std::any::{Any, TypeId};
 use std::collections::HashMap;
 use std::future::Future;
 use std::io;
+use std::pin::Pin;
 use std::sync::Arc;
 
 use mcpkit_types::RequestId;
 
 pub mod child;
 pub mod http;
+pub mod inspect;
 pub mod memory;
 pub mod stdio;
-pub mod tap;
+
+pub use inspect::inspect;
 
 /// One unit read from a transport.
 #[derive(Debug)]
@@ -126,6 +132,137 @@ pub trait Transport: Send + 'static {
     type Writer: FrameWriter;
     /// Split into reader and writer.
     fn split(self) -> (Self::Reader, Self::Writer);
+    /// This transport behind a [`BoxTransport`], so that transports of different types can be
+    /// chosen at run time and passed on as one type.
+    fn boxed(self) -> BoxTransport
+    where
+        Self: Sized,
+    {
+        BoxTransport::new(self)
+    }
+}
+
+/// A boxed future, as the type-erased halves return them.
+type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
+
+/// Any [`Transport`], type-erased (see [`Transport::boxed`]). Each frame read or written costs
+/// one small allocation for its future.
+pub struct BoxTransport(Box<dyn ErasedTransport>);
+
+impl BoxTransport {
+    /// Erase the type of `transport`.
+    pub fn new<T: Transport>(transport: T) -> BoxTransport {
+        BoxTransport(Box::new(transport))
+    }
+}
+
+impl std::fmt::Debug for BoxTransport {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("BoxTransport")
+    }
+}
+
+impl Transport for BoxTransport {
+    type Reader = BoxReader;
+    type Writer = BoxWriter;
+    fn split(self) -> (BoxReader, BoxWriter) {
+        self.0.split_boxed()
+    }
+    fn boxed(self) -> BoxTransport {
+        self
+    }
+}
+
+/// The reading half of a [`BoxTransport`].
+pub struct BoxReader(Box<dyn ErasedReader>);
+
+/// The writing half of a [`BoxTransport`].
+pub struct BoxWriter(Box<dyn ErasedWriter>);
+
+impl std::fmt::Debug for BoxReader {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("BoxReader")
+    }
+}
+
+impl std::fmt::Debug for BoxWriter {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("BoxWriter")
+    }
+}
+
+impl FrameReader for BoxReader {
+    fn read_frame(&mut self) -> impl Future<Output = io::Result<Option<Frame>>> + Send {
+        self.0.read_frame_boxed()
+    }
+    fn take_extensions(&mut self) -> Extensions {
+        self.0.take_extensions_erased()
+    }
+}
+
+impl FrameWriter for BoxWriter {
+    async fn write_frame(&mut self, frame: &[u8]) -> io::Result<()> {
+        self.0.write_frame_boxed(frame).await
+    }
+    async fn write_routed(&mut self, frame: &[u8], route: &Route) -> io::Result<()> {
+        self.0.write_routed_boxed(frame, route).await
+    }
+    fn flush(&mut self) -> impl Future<Output = io::Result<()>> + Send {
+        self.0.flush_boxed()
+    }
+    fn close(&mut self) -> impl Future<Output = io::Result<()>> + Send {
+        self.0.close_boxed()
+    }
+}
+
+// The object-safe forms of the three traits (their `impl Future` methods are not), implemented
+// for every transport and half.
+
+trait ErasedTransport: Send + 'static {
+    fn split_boxed(self: Box<Self>) -> (BoxReader, BoxWriter);
+}
+
+impl<T: Transport> ErasedTransport for T {
+    fn split_boxed(self: Box<Self>) -> (BoxReader, BoxWriter) {
+        let (r, w) = (*self).split();
+        (BoxReader(Box::new(r)), BoxWriter(Box::new(w)))
+    }
+}
+
+trait ErasedReader: Send + 'static {
+    fn read_frame_boxed(&mut self) -> BoxFuture<'_, io::Result<Option<Frame>>>;
+    fn take_extensions_erased(&mut self) -> Extensions;
+}
+
+impl<R: FrameReader> ErasedReader for R {
+    fn read_frame_boxed(&mut self) -> BoxFuture<'_, io::Result<Option<Frame>>> {
+        Box::pin(self.read_frame())
+    }
+    fn take_extensions_erased(&mut self) -> Extensions {
+        self.take_extensions()
+    }
+}
+
+trait ErasedWriter: Send + 'static {
+    fn write_frame_boxed<'a>(&'a mut self, frame: &'a [u8]) -> BoxFuture<'a, io::Result<()>>;
+    fn write_routed_boxed<'a>(&'a mut self, frame: &'a [u8], route: &'a Route) -> BoxFuture<'a, io::Result<()>>;
+    fn flush_boxed(&mut self) -> BoxFuture<'_, io::Result<()>>;
+    fn close_boxed(&mut self) -> BoxFuture<'_, io::Result<()>>;
+}
+
+impl<W: FrameWriter> ErasedWriter for W {
+    fn write_frame_boxed<'a>(&'a mut self, frame: &'a [u8]) -> BoxFuture<'a, io::Result<()>> {
+        Box::pin(self.write_frame(frame))
+    }
+    fn write_routed_boxed<'a>(&'a mut self, frame: &'a [u8], route: &'a Route) -> BoxFuture<'a, io::Result<()>> {
+        Box::pin(self.write_routed(frame, route))
+    }
+    fn flush_boxed(&mut self) -> BoxFuture<'_, io::Result<()>> {
+        Box::pin(self.flush())
+    }
+    fn close_boxed(&mut self) -> BoxFuture<'_, io::Result<()>> {
+        Box::pin(self.close())
+    }
 }
 
 /// The default cap on one incoming frame: 16 MiB.
@@ -133,7 +270,7 @@ pub const DEFAULT_MAX_FRAME: usize = 16 * 1024 * 1024;
 
 #[cfg(test)]
 mod tests {
-    use super::Extensions;
+    use super::{memory, Extensions, Frame, FrameReader, FrameWriter, Transport};
 
     #[test]
     fn extensions_hold_one_value_per_type_and_clones_are_independent() {
@@ -149,5 +286,20 @@ mod tests {
         assert_eq!(e.get::<u64>(), None, "looked up by exact type");
         assert_eq!(before.get::<String>().map(String::as_str), Some("first"));
         assert!(!before.is_empty());
+    }
+
+    #[tokio::test]
+    async fn a_boxed_transport_carries_frames_both_ways() {
+        let (a, b) = memory::pair();
+        let (mut ar, mut aw) = a.boxed().split();
+        let (mut br, mut bw) = b.boxed().boxed().split();
+        aw.write_frame(br#"{"a":1}"#).await.unwrap();
+        aw.flush().await.unwrap();
+        assert!(matches!(br.read_frame().await, Ok(Some(Frame::Message(m))) if m == br#"{"a":1}"#));
+        bw.write_frame(b"{}").await.unwrap();
+        bw.close().await.unwrap();
+        assert!(matches!(ar.read_frame().await, Ok(Some(Frame::Message(m))) if m == b"{}"));
+        assert!(matches!(ar.read_frame().await, Ok(None)));
+        assert!(ar.take_extensions().is_empty());
     }
 }
