@@ -4,11 +4,23 @@
 //! are parsed, `array` and `object` are read as JSON, `string` is taken as it is. A property
 //! with several types (`["integer", "null"]`) or none tries JSON first and falls back to a
 //! string. Keys the schema does not list are refused unless it allows additional properties.
+//! `--args JSON` gives the object the pairs go on top of ([`json_object`]).
 
 use mcpkit::types::schema::JsonObject;
 use serde_json::{Map, Value};
 
 use crate::target::Failure;
+
+/// Parse `--args JSON` (of `call` and `bench`): it must be one JSON object.
+pub fn json_object(text: &str) -> Result<Map<String, Value>, Failure> {
+    match serde_json::from_str::<Value>(text) {
+        Ok(Value::Object(m)) => Ok(m),
+        Ok(_) => Err(Failure::usage(
+            "--args must be a JSON object, e.g. '{\"message\":\"hi\"}'",
+        )),
+        Err(e) => Err(Failure::usage(format!("--args is not valid JSON: {e}"))),
+    }
+}
 
 /// Split `key=value` pairs and type them by `schema` (a tool's `inputSchema`), on top of
 /// `base` (from `--args JSON`). `what` names the thing for messages (`tool "echo"`).

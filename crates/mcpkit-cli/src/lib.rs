@@ -1,13 +1,14 @@
-//! The `mcpkit` command-line tool's library part: the reference server, shared by the binary
-//! and the tests.
+//! The `mcpkit` command-line tool's library part, shared by the binary and the tests: the
+//! subcommands ([`cmd`], one module each), how a command finds and connects to its server
+//! ([`target`]), `key=value` arguments ([`args`]), result printing ([`render`]), answering the
+//! server's sampling and elicitation requests ([`interact`]), `--trace-wire` ([`trace`]), and
+//! the reference server that `mcpkit serve` runs and the tests use ([`reference`]).
 #![forbid(unsafe_code)]
 
 pub mod args;
-pub mod bench;
-pub mod call;
-pub mod inspect;
+pub mod cmd;
 pub mod interact;
-pub mod proxy;
 pub mod reference;
+pub mod render;
 pub mod target;
-pub mod wire;
+pub mod trace;

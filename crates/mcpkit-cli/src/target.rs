@@ -23,12 +23,12 @@ use std::time::Duration;
 use mcpkit::client::ConnectMode;
 use mcpkit::transport::child::{ChildTransport, Stderr};
 use mcpkit::transport::http::client::HttpClientTransport;
-use mcpkit::transport::Transport;
+use mcpkit::transport::{BoxTransport, Transport};
 use mcpkit::types::ProtocolVersion;
 use mcpkit::{Client, ClientBuilder, PeerOptions};
 use serde::Deserialize;
 
-use crate::wire::Traced;
+use crate::trace::traced;
 
 /// A command-line failure: what to print (one line) and the exit code.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -328,14 +328,6 @@ pub struct ConnectOptions {
     pub oauth_port: Option<u16>,
 }
 
-/// An opened transport of any kind.
-pub enum AnyTransport {
-    /// HTTP.
-    Http(HttpClientTransport),
-    /// A child process.
-    Child(Box<ChildTransport>),
-}
-
 impl Target {
     /// The command that starts a stdio target (`None` for an HTTP server).
     pub fn command(&self) -> Result<Option<tokio::process::Command>, Failure> {
@@ -365,43 +357,45 @@ impl Target {
     }
 
     /// Open the transport (spawn the child, or prepare the HTTP client).
-    pub fn open(&self, timeout: Duration, oauth_port: Option<u16>) -> Result<AnyTransport, Failure> {
+    pub fn open(&self, timeout: Duration, oauth_port: Option<u16>) -> Result<BoxTransport, Failure> {
         match &self.endpoint {
-            Endpoint::Url { url, headers, legacy } => {
-                let mut b = HttpClientTransport::builder(url.clone())
-                    .force_legacy(*legacy)
-                    .connect_timeout(Some(timeout));
-                for (k, v) in headers {
-                    b = b.header(k, v);
-                }
-                if let Some(port) = oauth_port {
-                    b = b.auth(oauth_client(url, port)?);
-                }
-                b.build()
-                    .map(AnyTransport::Http)
-                    .map_err(|e| Failure::usage(e.to_string()))
-            }
+            Endpoint::Url { .. } => self.open_http(timeout, oauth_port).map(Transport::boxed),
             Endpoint::Command { program, .. } => {
                 let cmd = self.command()?.ok_or_else(|| Failure::usage("not a stdio server"))?;
                 ChildTransport::from_command(cmd, Stderr::Inherit)
-                    .map(|c| AnyTransport::Child(Box::new(c)))
+                    .map(Transport::boxed)
                     .map_err(|e| Failure::usage(format!("cannot start {program}: {e}")))
             }
             Endpoint::Builtin => {
                 let cmd = self.command()?.ok_or_else(|| Failure::usage("not a stdio server"))?;
                 ChildTransport::from_command(cmd, Stderr::Inherit)
-                    .map(|c| AnyTransport::Child(Box::new(c)))
+                    .map(Transport::boxed)
                     .map_err(|e| Failure::usage(format!("cannot start the built-in server: {e}")))
             }
         }
     }
 
+    /// Prepare the HTTP client transport of an HTTP target.
+    pub fn open_http(&self, timeout: Duration, oauth_port: Option<u16>) -> Result<HttpClientTransport, Failure> {
+        let Endpoint::Url { url, headers, legacy } = &self.endpoint else {
+            return Err(Failure::usage(format!("{} is not an HTTP server", self.label)));
+        };
+        let mut b = HttpClientTransport::builder(url.clone())
+            .force_legacy(*legacy)
+            .connect_timeout(Some(timeout));
+        for (k, v) in headers {
+            b = b.header(k, v);
+        }
+        if let Some(port) = oauth_port {
+            b = b.auth(oauth_client(url, port)?);
+        }
+        b.build().map_err(|e| Failure::usage(e.to_string()))
+    }
+
     /// Connect a client (built by `builder`) and run the handshake, within the timeout.
     pub async fn connect(&self, builder: ClientBuilder, options: ConnectOptions) -> Result<Client, Failure> {
-        match self.open(options.timeout, options.oauth_port)? {
-            AnyTransport::Http(t) => self.connect_over(builder, options, t).await,
-            AnyTransport::Child(t) => self.connect_over(builder, options, *t).await,
-        }
+        let transport = self.open(options.timeout, options.oauth_port)?;
+        self.connect_over(builder, options, transport).await
     }
 
     /// Connect a client (built by `builder`) over an opened `transport` and run the handshake,
@@ -436,7 +430,7 @@ impl Target {
 
 async fn connect_traced<T: Transport>(builder: ClientBuilder, t: T, trace: bool) -> mcpkit::Result<Client> {
     if trace {
-        builder.connect(Traced::new(t, "server")).await
+        builder.connect(traced(t, "server")).await
     } else {
         builder.connect(t).await
     }

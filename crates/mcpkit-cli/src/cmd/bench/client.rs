@@ -7,6 +7,8 @@ use std::sync::atomic::Ordering;
 use std::sync::Arc;
 use std::time::Instant;
 
+use mcpkit::types::method::CallTool;
+use mcpkit::types::Method as _;
 use mcpkit::{Client, RequestOptions};
 use serde_json::value::RawValue;
 
@@ -33,7 +35,7 @@ pub(super) async fn run(
             while phase.take(Instant::now()) {
                 let t0 = Instant::now();
                 let outcome = peer
-                    .request_raw("tools/call", Some(&*params), RequestOptions::default())
+                    .request_raw(CallTool::NAME, Some(&*params), RequestOptions::default())
                     .await;
                 hist.saturating_record(t0.elapsed().as_micros().max(1) as u64);
                 phase.done.fetch_add(1, Ordering::Relaxed);

@@ -3,6 +3,8 @@
 
 use std::borrow::Cow;
 
+use mcpkit::types::method::CallTool;
+use mcpkit::types::Method as _;
 use serde::de::IgnoredAny;
 use serde::Deserialize;
 use serde_json::value::RawValue;
@@ -121,7 +123,7 @@ pub(super) fn bench_id(raw: &str) -> Option<u64> {
     raw.parse::<u64>().ok().filter(|&n| n >= ID_BASE)
 }
 
-/// The `tools/call` request frame, serialized once: only the id changes from call to call.
+/// The [`CallTool`] request frame, serialized once: only the id changes from call to call.
 #[derive(Debug, Clone)]
 pub(super) struct Template {
     prefix: &'static [u8],
@@ -129,10 +131,12 @@ pub(super) struct Template {
 }
 
 impl Template {
-    /// `{"jsonrpc":"2.0","id":ID,"method":"tools/call","params":PARAMS}`.
+    /// `{"jsonrpc":"2.0","id":ID,"method":NAME,"params":PARAMS}` with [`CallTool`]'s name.
     pub(super) fn new(params: &RawValue) -> Template {
         let mut suffix = Vec::with_capacity(params.get().len() + 32);
-        suffix.extend_from_slice(br#","method":"tools/call","params":"#);
+        suffix.extend_from_slice(br#","method":""#);
+        suffix.extend_from_slice(CallTool::NAME.as_bytes());
+        suffix.extend_from_slice(br#"","params":"#);
         suffix.extend_from_slice(params.get().as_bytes());
         suffix.push(b'}');
         Template {

@@ -18,17 +18,98 @@ use std::sync::Arc;
 
 use mcpkit::server::http::{HttpConfig, HttpServer, SessionFactory, SessionTransport};
 use mcpkit::transport::child::{ChildTransport, Stderr};
+use mcpkit::transport::stdio::stdio;
 use mcpkit::transport::{Frame, FrameReader, FrameWriter, Route, Transport};
 use mcpkit::types::jsonrpc::{self, MessageRef, OutgoingError};
+use mcpkit::types::method::{Cancelled, Progress};
 use mcpkit::types::schema::{CancelledParams, ProgressToken};
+use mcpkit::types::NotificationMethod as _;
 use mcpkit::types::{ErrorCode, ErrorObject, RequestId};
 use serde::Deserialize;
 use serde_json::value::RawValue;
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
-use crate::target::Failure;
-use crate::wire::Traced;
+use super::{shutdown_signal, Globals};
+use crate::target::{Endpoint, Failure, TargetArgs};
+use crate::trace::traced;
+
+/// Bridge transports. `--listen ADDR -- CMD ARGS…` exposes a stdio server over Streamable
+/// HTTP at http://ADDR/mcp (one child per session, stopped when the session ends);
+/// `--server URL` speaks stdio on stdin/stdout and forwards to a remote HTTP server.
+#[derive(clap::Args, Debug)]
+pub struct Args {
+    /// Serve Streamable HTTP on this address (port 0 picks one; the URL is printed on stderr).
+    #[arg(
+        long,
+        value_name = "ADDR",
+        conflicts_with = "server",
+        required_unless_present = "server"
+    )]
+    listen: Option<std::net::SocketAddr>,
+    /// The remote server: an http(s) URL, or the NAME of a URL entry in the configuration file.
+    #[arg(long, value_name = "URL|NAME")]
+    server: Option<String>,
+    /// The MCP configuration file for `--server NAME` (default search as for other commands).
+    #[arg(long, value_name = "PATH", requires = "server")]
+    config: Option<std::path::PathBuf>,
+    /// Accept any Host/Origin on the listening side (default: loopback names only).
+    #[arg(long, requires = "listen")]
+    allow_any_host: bool,
+    /// End (and stop the child of) sessions idle this long.
+    #[arg(long, value_name = "DURATION", default_value = "30m", value_parser = crate::target::parse_duration)]
+    session_timeout: std::time::Duration,
+    /// The stdio server to expose with --listen.
+    #[arg(last = true, value_name = "CMD")]
+    command: Vec<String>,
+}
+
+impl Args {
+    /// `--listen`: serve until Ctrl-C or SIGTERM; `--server`: forward until stdin or the server
+    /// ends.
+    pub async fn run(self, globals: &Globals) -> Result<u8, Failure> {
+        let Some(addr) = self.listen else {
+            return self.bridge_stdio(globals).await.map(|()| 0);
+        };
+        let mut config = HttpConfig {
+            session_idle_timeout: self.session_timeout,
+            ..HttpConfig::default()
+        };
+        if self.allow_any_host {
+            config.allowed_hosts = vec!["*".into()];
+            config.allowed_origins = vec!["*".into()];
+        }
+        listen(addr, &self.command, config, globals.trace_wire, shutdown_signal()).await?;
+        Ok(0)
+    }
+
+    /// `--server URL|NAME`: forward this process's stdin/stdout to that HTTP server.
+    async fn bridge_stdio(self, globals: &Globals) -> Result<(), Failure> {
+        if !self.command.is_empty() {
+            return Err(Failure::usage(
+                "`-- CMD` goes with --listen; --server forwards to a URL",
+            ));
+        }
+        let target = TargetArgs {
+            server: self.server,
+            config: self.config,
+            ..TargetArgs::default()
+        }
+        .resolve()?;
+        if !matches!(target.endpoint, Endpoint::Url { .. }) {
+            return Err(Failure::usage(format!(
+                "{} is not an HTTP server; `proxy --server` forwards to a URL",
+                target.label
+            )));
+        }
+        let remote = target.open_http(std::time::Duration::from_secs(30), None)?;
+        if globals.trace_wire {
+            forward(stdio(), traced(remote, "server")).await
+        } else {
+            forward(stdio(), remote).await
+        }
+    }
+}
 
 /// Spawns one child per session.
 struct ChildFactory {
@@ -50,7 +131,7 @@ impl SessionFactory for ChildFactory {
                 let trace = self.trace_wire;
                 tokio::spawn(async move {
                     if trace {
-                        forward_session(transport, Traced::new(child, "child"), token).await;
+                        forward_session(transport, traced(child, "child"), token).await;
                     } else {
                         forward_session(transport, child, token).await;
                     }
@@ -135,7 +216,7 @@ impl Inflight {
                 self.remove(&r.id);
                 Route::Reply(r.id)
             }
-            Ok(MessageRef::Notification(n)) if n.method == "notifications/progress" => {
+            Ok(MessageRef::Notification(n)) if n.method == Progress::NAME => {
                 let owner = n
                     .params
                     .and_then(|p| serde_json::from_str::<ProgressOnly>(p.get()).ok())
@@ -169,7 +250,7 @@ async fn forward_session<C: Transport>(session: SessionTransport, child: C, stop
                 let Some(frame) = frame else { break };
                 match jsonrpc::parse(&frame) {
                     Ok(MessageRef::Request(r)) => inflight.add(r.id, r.params),
-                    Ok(MessageRef::Notification(n)) if n.method == "notifications/cancelled" => {
+                    Ok(MessageRef::Notification(n)) if n.method == Cancelled::NAME => {
                         let id = n
                             .params
                             .and_then(|p| serde_json::from_str::<CancelledParams>(p.get()).ok())
@@ -221,8 +302,8 @@ async fn pump<R: FrameReader>(mut reader: R, tx: mpsc::UnboundedSender<Vec<u8>>)
     }
 }
 
-/// `mcpkit proxy --listen ADDR -- CMD ARGS…`: serve until Ctrl-C or SIGTERM.
-pub async fn listen(
+/// `mcpkit proxy --listen ADDR -- CMD ARGS…`: serve until `shutdown` resolves.
+async fn listen(
     addr: std::net::SocketAddr,
     command: &[String],
     config: HttpConfig,
@@ -262,9 +343,9 @@ pub async fn listen(
     })
 }
 
-/// `mcpkit proxy --server URL`: forward this process's stdin/stdout to an HTTP server until
-/// stdin ends (then the session is closed) or the server goes away.
-pub async fn to_remote<S: Transport, H: Transport>(stdio: S, remote: H) -> Result<(), Failure> {
+/// Forward `stdio` (this process's stdin/stdout) to `remote` (an HTTP server) until stdin ends
+/// (then the session is closed) or the server goes away.
+async fn forward<S: Transport, H: Transport>(stdio: S, remote: H) -> Result<(), Failure> {
     let (mut local_reader, mut local_writer) = stdio.split();
     let (mut remote_reader, mut remote_writer) = remote.split();
     let upstream = async move {

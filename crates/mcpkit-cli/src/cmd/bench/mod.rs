@@ -26,7 +26,6 @@ mod http;
 mod reply;
 mod stdio;
 
-use std::io::IsTerminal as _;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -37,7 +36,90 @@ use mcpkit::{Client, ClientBuilder};
 use serde::Serialize;
 use serde_json::value::RawValue;
 
-use crate::target::{AnyTransport, ConnectOptions, Failure, Target};
+use super::Globals;
+use crate::args::json_object;
+use crate::target::{ConnectOptions, Failure, Target, TargetArgs};
+
+/// Load-test one tool: N callers on one connection (pipelined over stdio, concurrent POSTs
+/// on one HTTP session); prints requests/s and latency percentiles.
+#[derive(clap::Args, Debug)]
+pub struct Args {
+    /// The tool to call.
+    #[arg(long, value_name = "NAME")]
+    tool: String,
+    /// Its arguments as a JSON object.
+    #[arg(long, value_name = "JSON", default_value = "{}")]
+    args: String,
+    /// Calls in flight at once.
+    #[arg(long, short = 'c', default_value_t = 16)]
+    concurrency: usize,
+    /// Recorded calls (default 10000 unless --duration is given).
+    #[arg(long, short = 'n', conflicts_with = "duration")]
+    requests: Option<u64>,
+    /// Run for this long instead of a number of calls (e.g. 10s).
+    #[arg(long, short = 'd', value_parser = crate::target::parse_duration)]
+    duration: Option<Duration>,
+    /// Unrecorded calls first.
+    #[arg(long, default_value_t = 200)]
+    warmup: u64,
+    /// Print one JSON object instead of the table.
+    #[arg(long)]
+    json: bool,
+    /// How calls are sent: `wire` (the bench writes them on the connection the client
+    /// opened, and parses only what it checks in the replies) or `client` (each through
+    /// mcpkit's client). Over https and the legacy HTTP+SSE transport, always `client`.
+    #[arg(long, value_enum, default_value_t = Driver::Wire)]
+    driver: Driver,
+    #[command(flatten)]
+    target: TargetArgs,
+}
+
+impl Args {
+    /// Connect, check the tool, warm up, run the load, print the report, disconnect.
+    pub async fn run(self, globals: &Globals) -> Result<u8, Failure> {
+        let args = json_object(&self.args)?;
+        if self.concurrency == 0 {
+            return Err(Failure::usage("--concurrency must be at least 1"));
+        }
+        let amount = match (self.requests, self.duration) {
+            (_, Some(d)) => Amount::Duration(d),
+            (Some(n), None) => Amount::Requests(n),
+            (None, None) => Amount::Requests(10_000),
+        };
+        let plan = Plan {
+            tool: self.tool,
+            args,
+            concurrency: self.concurrency,
+            amount,
+            warmup: self.warmup,
+            progress: !self.json && super::stderr_is_terminal(),
+            timeout: self.target.timeout,
+        };
+        let t = self.target.resolve()?;
+        let bench = Bench::connect(
+            &t,
+            Client::builder().name("mcpkit-bench", env!("CARGO_PKG_VERSION")),
+            globals.connect_options(&self.target),
+            self.driver,
+        )
+        .await?;
+        let outcome = measure(&bench, &t.label, &plan).await;
+        bench.close().await;
+        let (report, first_error) = outcome?;
+        if self.json {
+            println!("{}", serde_json::to_string(&report).unwrap_or_default());
+        } else {
+            print!("{}", report.render());
+        }
+        if let Some(e) = first_error {
+            eprintln!(
+                "mcpkit bench: {} of {} calls failed; the first: {e}",
+                report.errors, report.requests
+            );
+        }
+        Ok(0)
+    }
+}
 
 /// How long to run.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -189,23 +271,17 @@ impl Bench {
                 load: Load::Stdio(driver),
             });
         }
-        match target.open(options.timeout, options.oauth_port)? {
-            AnyTransport::Http(t) => {
-                let info = t.info();
-                let (shared, injector) = http::Shared::new(t);
-                let client = target.connect_over(builder, options, shared).await?;
-                let load = if http::HttpDriver::usable(&info) {
-                    Load::Http(http::HttpDriver::new(info, injector))
-                } else {
-                    Load::Client
-                };
-                Ok(Bench { client, load })
-            }
-            AnyTransport::Child(t) => Ok(Bench {
-                client: target.connect_over(builder, options, *t).await?,
-                load: Load::Client,
-            }),
-        }
+        // Not a stdio server: an HTTP one.
+        let t = target.open_http(options.timeout, options.oauth_port)?;
+        let info = t.info();
+        let (shared, injector) = http::Shared::new(t);
+        let client = target.connect_over(builder, options, shared).await?;
+        let load = if http::HttpDriver::usable(&info) {
+            Load::Http(http::HttpDriver::new(info, injector))
+        } else {
+            Load::Client
+        };
+        Ok(Bench { client, load })
     }
 
     /// The connected client.
@@ -253,7 +329,7 @@ async fn merge(tasks: Vec<tokio::task::JoinHandle<PhaseResult>>) -> Result<Phase
 }
 
 /// Check the tool exists, warm up, run, and report.
-pub async fn run(bench: &Bench, label: &str, plan: &Plan) -> Result<(Report, Option<String>), Failure> {
+pub async fn measure(bench: &Bench, label: &str, plan: &Plan) -> Result<(Report, Option<String>), Failure> {
     let client = &bench.client;
     let tools = client.list_all_tools().await?;
     if !tools.iter().any(|t| t.name == plan.tool) {
@@ -363,11 +439,6 @@ fn progress_bar(amount: Amount) -> indicatif::ProgressBar {
         bar.set_style(style);
     }
     bar
-}
-
-/// Whether to draw a progress bar: only when stderr is a terminal.
-pub fn stderr_is_terminal() -> bool {
-    std::io::stderr().is_terminal()
 }
 
 impl Report {

@@ -7,28 +7,42 @@ use mcpkit::types::Era;
 use mcpkit::{Client, Result};
 use serde_json::{json, Value};
 
-use crate::target::{ConnectOptions, Failure, Target};
+use super::Globals;
+use crate::render::print_json;
+use crate::target::{Failure, TargetArgs};
 
-/// Connect to `target`, print the server's offer to stdout, and disconnect.
-pub async fn run(target: &Target, options: ConnectOptions, json: bool) -> std::result::Result<(), Failure> {
-    let client = target
-        .connect(
-            Client::builder().name("mcpkit-inspect", env!("CARGO_PKG_VERSION")),
-            options,
-        )
-        .await?;
-    let report = collect(&client).await;
-    let _ = client.close().await;
-    let report = report?;
-    if json {
-        println!(
-            "{}",
-            serde_json::to_string_pretty(&report.to_json()).unwrap_or_default()
-        );
-    } else {
-        print!("{}", report.render(terminal_width()));
+/// Connect to a server and print what it offers: server info, negotiated revision,
+/// capabilities, tools, resources, templates and prompts.
+#[derive(clap::Args, Debug)]
+pub struct Args {
+    /// Print the raw JSON results instead of tables.
+    #[arg(long)]
+    json: bool,
+    #[command(flatten)]
+    target: TargetArgs,
+}
+
+impl Args {
+    /// Connect, print the server's offer to stdout, and disconnect.
+    pub async fn run(self, globals: &Globals) -> std::result::Result<u8, Failure> {
+        let client = self
+            .target
+            .resolve()?
+            .connect(
+                Client::builder().name("mcpkit-inspect", env!("CARGO_PKG_VERSION")),
+                globals.connect_options(&self.target),
+            )
+            .await?;
+        let report = collect(&client).await;
+        let _ = client.close().await;
+        let report = report?;
+        if self.json {
+            print_json(&report.to_json());
+        } else {
+            print!("{}", report.render(terminal_width()));
+        }
+        Ok(0)
     }
-    Ok(())
 }
 
 /// Everything `inspect` shows.

@@ -1,0 +1,154 @@
+//! `mcpkit call`: call one tool, its arguments typed by the tool's input schema, and print the
+//! result readably (see [`crate::render`]) or as raw JSON.
+
+use mcpkit::client::{CallOptions, ServerNotification};
+use mcpkit::Client;
+use serde_json::{Map, Value};
+
+use super::Globals;
+use crate::args::json_object;
+use crate::render::{print_json, render_result, Saver};
+use crate::target::{one_line, Failure, TargetArgs};
+
+/// Call a tool: `mcpkit call echo message=hi`. Values are typed by the tool's input schema
+/// and checked before the call. Exit code 0 on success, 1 when the tool reports an error
+/// (isError), 2 on usage or protocol errors.
+#[derive(clap::Args, Debug)]
+pub struct Args {
+    /// The tool.
+    tool: String,
+    /// Arguments as key=value (numbers, booleans, arrays and objects as JSON).
+    #[arg(value_name = "KEY=VALUE")]
+    pairs: Vec<String>,
+    /// Arguments as a JSON object (key=value pairs override its members).
+    #[arg(long, value_name = "JSON")]
+    args: Option<String>,
+    /// Print the raw JSON result.
+    #[arg(long)]
+    json: bool,
+    /// Save images, audio and binary resources here (default: a new temporary directory).
+    #[arg(long, value_name = "DIR")]
+    out: Option<std::path::PathBuf>,
+    #[command(flatten)]
+    target: TargetArgs,
+}
+
+impl Args {
+    /// Connect (answering the server's sampling and elicitation requests, see
+    /// [`crate::interact`]), call the tool, print the result, disconnect.
+    pub async fn run(self, globals: &Globals) -> Result<u8, Failure> {
+        let base = self.args.as_deref().map(json_object).transpose()?.unwrap_or_default();
+        let t = self.target.resolve()?;
+        let bar = progress_bar();
+        let builder = crate::interact::install(
+            Client::builder().name("mcpkit-call", env!("CARGO_PKG_VERSION")),
+            crate::interact::interactive(),
+            bar.clone(),
+        );
+        let client = t.connect(builder, globals.connect_options(&self.target)).await?;
+        let outcome = self.call(&client, base, &bar).await;
+        let _ = client.close().await;
+        outcome
+    }
+
+    /// Look up the tool, type and check the arguments, call it, print the result. Exit code 0, or
+    /// 1 when the tool reported an error.
+    async fn call(
+        &self,
+        client: &Client,
+        base: Map<String, Value>,
+        bar: &indicatif::ProgressBar,
+    ) -> Result<u8, Failure> {
+        let tools = client.list_all_tools().await?;
+        let Some(tool) = tools.iter().find(|t| t.name == self.tool) else {
+            let mut names: Vec<&str> = tools.iter().map(|t| t.name.as_str()).collect();
+            names.sort_unstable();
+            return Err(Failure::usage(format!(
+                "the server has no tool {:?} (it has: {}); see `mcpkit inspect`",
+                self.tool,
+                if names.is_empty() {
+                    "none".to_owned()
+                } else {
+                    names.join(", ")
+                }
+            )));
+        };
+        let what = format!("tool {:?}", tool.name);
+        let args = crate::args::typed_arguments(&self.pairs, base, &tool.input_schema, &what)?;
+        crate::args::validate(&args, &tool.input_schema, &what)?;
+
+        let (ptx, mut prx) = tokio::sync::mpsc::unbounded_channel::<mcpkit::types::schema::ProgressParams>();
+        let progress_bar = bar.clone();
+        let progress = tokio::spawn(async move {
+            let mut shown = false;
+            while let Some(p) = prx.recv().await {
+                if !shown && super::stderr_is_terminal() {
+                    progress_bar.set_draw_target(indicatif::ProgressDrawTarget::stderr());
+                    shown = true;
+                }
+                if let Some(total) = p.total {
+                    progress_bar.set_length(total.max(0.0) as u64);
+                }
+                progress_bar.set_position(p.progress.max(0.0) as u64);
+                if let Some(m) = p.message {
+                    progress_bar.set_message(m);
+                }
+            }
+        });
+        let logs = forward_logs(client);
+        let options = CallOptions {
+            timeout: Some(self.target.timeout),
+            reset_timeout_on_progress: true,
+            progress: Some(ptx),
+        };
+        let outcome = client.call_tool_with(&tool.name, Value::Object(args), options).await;
+        progress.abort();
+        logs.abort();
+        bar.finish_and_clear();
+        let result = outcome.map_err(|e| Failure::usage(format!("{what}: {}", one_line(&e.to_string()))))?;
+        if self.json {
+            print_json(&result);
+        } else {
+            let mut saver = Saver::new(self.out.clone(), &tool.name);
+            print!("{}", render_result(&result, &mut saver));
+        }
+        if result.is_error == Some(true) {
+            eprintln!("mcpkit call: {what} reported an error (isError)");
+            return Ok(1);
+        }
+        Ok(0)
+    }
+}
+
+/// Print the server's log messages on stderr while a request runs.
+fn forward_logs(client: &Client) -> tokio::task::JoinHandle<()> {
+    let mut rx = client.notifications();
+    tokio::spawn(async move {
+        while let Ok(n) = rx.recv().await {
+            if let ServerNotification::Log(m) = n {
+                let level = serde_json::to_value(m.level)
+                    .ok()
+                    .and_then(|v| v.as_str().map(str::to_owned))
+                    .unwrap_or_default();
+                let text = match &m.data {
+                    Value::String(s) => s.clone(),
+                    other => other.to_string(),
+                };
+                match &m.logger {
+                    Some(l) => eprintln!("[server {level} {l}] {text}"),
+                    None => eprintln!("[server {level}] {text}"),
+                }
+            }
+        }
+    })
+}
+
+/// A progress bar for a call: hidden until the server reports progress, and drawn only when
+/// stderr is a terminal.
+fn progress_bar() -> indicatif::ProgressBar {
+    let bar = indicatif::ProgressBar::hidden();
+    if let Ok(style) = indicatif::ProgressStyle::with_template("{bar:30} {pos}/{len} {msg}") {
+        bar.set_style(style);
+    }
+    bar
+}

@@ -1,0 +1,73 @@
+//! The subcommands, one module each: an `Args` struct (clap derive) and its `run`, which returns
+//! the process exit code or a [`Failure`] to print.
+
+pub mod bench;
+pub mod call;
+pub mod complete;
+pub mod inspect;
+pub mod ping;
+pub mod prompt;
+pub mod proxy;
+pub mod read;
+pub mod serve;
+
+use std::future::Future;
+use std::io::IsTerminal as _;
+
+use mcpkit::Client;
+
+use crate::target::{ConnectOptions, Failure, TargetArgs};
+
+/// The top-level flags a command needs (`--verbose` is handled before any command runs).
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Globals {
+    /// `--trace-wire`: print every JSON-RPC message to stderr.
+    pub trace_wire: bool,
+}
+
+impl Globals {
+    /// How to connect to the server `target` names.
+    pub fn connect_options(&self, target: &TargetArgs) -> ConnectOptions {
+        ConnectOptions {
+            timeout: target.timeout,
+            trace_wire: self.trace_wire,
+            mode: target.protocol,
+            oauth_port: target.oauth.then_some(target.oauth_port),
+        }
+    }
+}
+
+/// Connect to `target`, run `f`, disconnect.
+async fn with_client<F, Fut>(target: &TargetArgs, globals: &Globals, f: F) -> Result<u8, Failure>
+where
+    F: FnOnce(Client) -> Fut,
+    Fut: Future<Output = Result<u8, Failure>>,
+{
+    let t = target.resolve()?;
+    let client = t
+        .connect(
+            Client::builder().name("mcpkit", env!("CARGO_PKG_VERSION")),
+            globals.connect_options(target),
+        )
+        .await?;
+    let outcome = f(client.clone()).await;
+    let _ = client.close().await;
+    outcome
+}
+
+/// Whether to draw a progress bar: only when stderr is a terminal.
+fn stderr_is_terminal() -> bool {
+    std::io::stderr().is_terminal()
+}
+
+/// Resolves on Ctrl-C or SIGTERM.
+async fn shutdown_signal() {
+    let mut term = match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+        Ok(s) => s,
+        Err(_) => return std::future::pending().await,
+    };
+    tokio::select! {
+        _ = tokio::signal::ctrl_c() => {}
+        _ = term.recv() => {}
+    }
+}

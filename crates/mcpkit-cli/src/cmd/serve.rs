@@ -1,0 +1,182 @@
+//! `mcpkit serve`: the built-in reference server, on stdio or over Streamable HTTP (with the
+//! legacy HTTP+SSE endpoints), optionally behind OAuth 2.1.
+
+use std::net::SocketAddr;
+use std::sync::Arc;
+
+use mcpkit::auth::resource::{IntrospectionVerifier, JwtVerifier, ProtectedResource, TokenVerifier};
+use mcpkit::server::http::{HttpConfig, HttpServer};
+use mcpkit::transport::stdio::stdio;
+use tokio_util::sync::CancellationToken;
+
+use super::{shutdown_signal, Globals};
+use crate::target::Failure;
+use crate::trace::traced;
+
+/// Run the built-in reference server (every conformance fixture, plus `echo` and `add`):
+/// on stdio, or with `--http ADDR` over Streamable HTTP at `http://ADDR/mcp`.
+#[derive(clap::Args, Debug)]
+pub struct Args {
+    /// Serve Streamable HTTP on this address (e.g. 127.0.0.1:3000; port 0 picks one) instead
+    /// of stdio. The bound URL is printed on stderr.
+    #[arg(long, value_name = "ADDR")]
+    http: Option<SocketAddr>,
+    /// Accept any Host/Origin (only behind a proxy that checks them; default: loopback names).
+    #[arg(long, requires = "http")]
+    allow_any_host: bool,
+    /// Serve handshake-era requests without sessions (each POST on its own).
+    #[arg(long, alias = "stateless", requires = "http")]
+    sessionless: bool,
+    #[command(flatten)]
+    auth: AuthArgs,
+}
+
+impl Args {
+    /// Whether this serves on stdio (one connection) rather than HTTP.
+    pub fn on_stdio(&self) -> bool {
+        self.http.is_none()
+    }
+
+    /// Serve until stdin ends (stdio), or until Ctrl-C or SIGTERM (HTTP).
+    pub async fn run(self, globals: &Globals) -> Result<u8, Failure> {
+        let Some(addr) = self.http else {
+            let server = crate::reference::server();
+            let outcome = if globals.trace_wire {
+                server.serve(traced(stdio(), "client")).await
+            } else {
+                server.serve(stdio()).await
+            };
+            return outcome.map(|()| 0).map_err(|e| Failure {
+                code: 1,
+                message: e.to_string(),
+            });
+        };
+        let mut config = HttpConfig {
+            sessionless: self.sessionless,
+            ..HttpConfig::default()
+        };
+        if self.allow_any_host {
+            config.allowed_hosts = vec!["*".into()];
+            config.allowed_origins = vec!["*".into()];
+        }
+        serve_http(addr, config, &self.auth).await.map(|()| 0)
+    }
+}
+
+/// OAuth 2.1 protection of `mcpkit serve --http` (the resource-server side).
+#[derive(clap::Args, Debug, Clone, Default)]
+struct AuthArgs {
+    /// Protect the HTTP endpoint with OAuth 2.1: accept only bearer tokens issued by this
+    /// authorization server (its issuer URL, advertised in the protected-resource metadata).
+    /// Needs --auth-jwks or --auth-introspect.
+    #[arg(long, requires = "http", value_name = "URL")]
+    auth_issuer: Option<String>,
+    /// The resource identifier tokens must be issued for (their audience). Default: the
+    /// endpoint's own URL, http://ADDR/mcp with the bound address.
+    #[arg(long, requires = "auth_issuer", value_name = "URL")]
+    auth_audience: Option<String>,
+    /// Verify JWT access tokens with the keys published at this JWKS URL.
+    #[arg(long, requires = "auth_issuer", value_name = "URL")]
+    auth_jwks: Option<String>,
+    /// Verify tokens by RFC 7662 introspection at this URL (with --auth-client-id and
+    /// --auth-client-secret, this server's credentials at the authorization server).
+    #[arg(long, requires = "auth_issuer", conflicts_with = "auth_jwks", value_name = "URL")]
+    auth_introspect: Option<String>,
+    /// This server's client id at the introspection endpoint.
+    #[arg(long, requires = "auth_introspect", value_name = "ID")]
+    auth_client_id: Option<String>,
+    /// This server's client secret at the introspection endpoint.
+    #[arg(long, requires = "auth_introspect", value_name = "SECRET")]
+    auth_client_secret: Option<String>,
+    /// Scopes every request needs (comma-separated); named in the 401 challenge.
+    #[arg(long, requires = "auth_issuer", value_delimiter = ',', value_name = "SCOPE")]
+    auth_scope: Vec<String>,
+    /// Extra scopes one JSON-RPC method needs, as METHOD=SCOPE[,SCOPE] (repeatable), e.g.
+    /// tools/call=mcp:write. A token without them gets 403 insufficient_scope (step-up).
+    #[arg(long, requires = "auth_issuer", value_name = "METHOD=SCOPES")]
+    auth_method_scope: Vec<String>,
+    /// The scopes advertised in the metadata (`scopes_supported`; comma-separated).
+    #[arg(long, requires = "auth_issuer", value_delimiter = ',', value_name = "SCOPE")]
+    auth_scopes_supported: Vec<String>,
+}
+
+impl AuthArgs {
+    /// The resource-server layer these flags describe (`None` without --auth-issuer), for the
+    /// endpoint at `endpoint` (used when --auth-audience is not given).
+    fn protection(&self, endpoint: &str) -> Result<Option<ProtectedResource>, Failure> {
+        let Some(issuer) = &self.auth_issuer else {
+            return Ok(None);
+        };
+        let usage = |message: String| Failure { code: 2, message };
+        let audience = self.auth_audience.clone().unwrap_or_else(|| endpoint.to_owned());
+        let verifier: Arc<dyn TokenVerifier> = match (&self.auth_jwks, &self.auth_introspect) {
+            (Some(jwks), None) => {
+                Arc::new(JwtVerifier::new(issuer.clone(), jwks, audience.clone()).map_err(|e| usage(e.to_string()))?)
+            }
+            (None, Some(endpoint)) => {
+                let (Some(id), Some(secret)) = (&self.auth_client_id, &self.auth_client_secret) else {
+                    return Err(usage(
+                        "--auth-introspect needs --auth-client-id and --auth-client-secret".into(),
+                    ));
+                };
+                Arc::new(
+                    IntrospectionVerifier::new(endpoint, id.clone(), secret.clone(), audience.clone())
+                        .map_err(|e| usage(e.to_string()))?,
+                )
+            }
+            _ => return Err(usage("--auth-issuer needs --auth-jwks or --auth-introspect".into())),
+        };
+        let mut rs = ProtectedResource::new(&audience, [issuer.clone()], verifier).map_err(|e| usage(e.to_string()))?;
+        if !self.auth_scopes_supported.is_empty() {
+            rs = rs.scopes_supported(self.auth_scopes_supported.iter().cloned());
+        }
+        if !self.auth_scope.is_empty() {
+            rs = rs.required_scopes(self.auth_scope.iter().cloned());
+        }
+        for entry in &self.auth_method_scope {
+            let Some((method, scopes)) = entry.split_once('=') else {
+                return Err(usage(format!(
+                    "--auth-method-scope {entry:?}: expected METHOD=SCOPE[,SCOPE]"
+                )));
+            };
+            let scopes: Vec<&str> = scopes.split(',').map(str::trim).filter(|s| !s.is_empty()).collect();
+            if method.is_empty() || scopes.is_empty() {
+                return Err(usage(format!(
+                    "--auth-method-scope {entry:?}: expected METHOD=SCOPE[,SCOPE]"
+                )));
+            }
+            rs = rs.method_scopes(method, scopes);
+        }
+        Ok(Some(rs))
+    }
+}
+
+async fn serve_http(addr: SocketAddr, config: HttpConfig, auth: &AuthArgs) -> Result<(), Failure> {
+    let io = |e: std::io::Error| Failure {
+        code: 1,
+        message: e.to_string(),
+    };
+    let listener = tokio::net::TcpListener::bind(addr).await.map_err(io)?;
+    let endpoint = format!("http://{}/mcp", listener.local_addr().map_err(io)?);
+    let stop = CancellationToken::new();
+    let http = HttpServer::new(crate::reference::server())
+        .config(config)
+        .sse_legacy(true)
+        .shutdown(stop.clone());
+    // Every route (Streamable HTTP and the legacy HTTP+SSE endpoints) behind the layer.
+    let http = match auth.protection(&endpoint)? {
+        Some(protection) => {
+            eprintln!("mcpkit serve: listening on {endpoint} (OAuth 2.1 protected)");
+            http.layer(protection)
+        }
+        None => {
+            eprintln!("mcpkit serve: listening on {endpoint}");
+            http
+        }
+    };
+    tokio::spawn(async move {
+        shutdown_signal().await;
+        stop.cancel();
+    });
+    http.serve(listener).await.map_err(io)
+}
