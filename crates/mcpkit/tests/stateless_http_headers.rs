@@ -13,6 +13,7 @@ mod common;
 
 use std::time::Duration;
 
+use common::http::Served;
 use common::within;
 use mcpkit::server::http::HttpServer;
 use mcpkit::server::{RawArgs, RequestContext, ResourceDef, ToolDef};
@@ -21,8 +22,6 @@ use mcpkit::Server;
 use reqwest::StatusCode;
 use serde_json::{json, Value};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
-use tokio::net::TcpListener;
-use tokio::task::JoinHandle;
 
 const V: &str = "2026-07-28";
 const HEADER_MISMATCH: i64 = -32020;
@@ -73,24 +72,16 @@ struct Running {
     /// One client per test: building one loads the trust roots, which is slow.
     http: reqwest::Client,
     addr: std::net::SocketAddr,
-    task: JoinHandle<std::io::Result<()>>,
-}
-
-impl Drop for Running {
-    fn drop(&mut self) {
-        self.task.abort();
-    }
+    _served: Served,
 }
 
 async fn start() -> Running {
-    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let addr = listener.local_addr().unwrap();
-    let task = tokio::spawn(HttpServer::new(server()).sse_legacy(true).serve(listener));
+    let served = Served::start(HttpServer::new(server()).sse_legacy(true)).await;
     Running {
-        url: format!("http://{addr}/mcp"),
+        url: served.url.clone(),
         http: reqwest::Client::new(),
-        addr,
-        task,
+        addr: served.addr,
+        _served: served,
     }
 }
 

@@ -1,13 +1,37 @@
-//! The one HTTP harness of mcpkit's tests: an [`HttpServer`] served on 127.0.0.1 (for what
-//! needs a real socket: SSE streams, concurrency, shutdown, clients), or its router driven
-//! with `tower::ServiceExt::oneshot` (no socket), and the raw requests both take.
+//! The one HTTP harness of mcpkit's tests.
+//!
+//! - [`Served`]: an [`HttpServer`] served on 127.0.0.1 (for what needs a real socket:
+//!   concurrency, graceful shutdown, real clients).
+//! - [`Mcp`]: raw requests to one endpoint, either over that socket (reqwest) or straight into
+//!   its router with `tower::ServiceExt::oneshot` (no socket); both give a [`Reply`].
+//! - [`SseReader`]: whole SSE events from a reply, comments skipped.
+//! - [`ManualClock`]: a session clock the test moves by hand.
 
 use std::net::SocketAddr;
+use std::pin::Pin;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
 
-use mcpkit::server::http::HttpServer;
+use axum::Router;
+use bytes::Bytes;
+use futures_util::{Stream, StreamExt};
+use mcpkit::server::http::{Clock, HttpConfig, HttpServer};
+use mcpkit::server::{Args, RequestContext, ToolDef};
+use mcpkit::Server;
+use reqwest::header::HeaderMap;
+use reqwest::{Method, StatusCode};
+use serde::Deserialize;
+use serde_json::{json, Value};
 use tokio::net::TcpListener;
 use tokio::task::JoinHandle;
 use tokio_util::sync::CancellationToken;
+use tower::ServiceExt;
+
+use super::within;
+
+/// The handshake-era revision the raw requests speak.
+pub const VERSION: &str = "2025-11-25";
 
 /// An endpoint served on 127.0.0.1; stopped (aborted) when dropped.
 pub struct Served {
@@ -39,4 +63,552 @@ impl Drop for Served {
     fn drop(&mut self) {
         self.task.abort();
     }
+}
+
+/// A clock that only moves when told to.
+#[derive(Debug)]
+pub struct ManualClock {
+    start: Instant,
+    offset_ms: AtomicU64,
+}
+
+impl ManualClock {
+    pub fn new() -> Arc<ManualClock> {
+        Arc::new(ManualClock {
+            start: Instant::now(),
+            offset_ms: AtomicU64::new(0),
+        })
+    }
+
+    pub fn advance(&self, by: Duration) {
+        self.offset_ms.fetch_add(by.as_millis() as u64, Ordering::SeqCst);
+    }
+}
+
+impl Clock for ManualClock {
+    fn now(&self) -> Instant {
+        self.start + Duration::from_millis(self.offset_ms.load(Ordering::SeqCst))
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// The endpoint the HTTP behaviour tests (`tests/http_*.rs`) pin.
+
+#[derive(Deserialize, schemars::JsonSchema)]
+struct EchoArgs {
+    text: String,
+}
+
+/// echo; progress (three steps, 5 ms apart); ten (ten steps, 30 ms apart); slow (answers after
+/// 400 ms, silently); close_then_answer.
+pub fn test_server() -> Server {
+    Server::builder()
+        .name("http-behaviour", "1.0.0")
+        .tool(ToolDef::new("echo", |Args(a): Args<EchoArgs>| async move { a.text }))
+        .tool(ToolDef::new("progress", |cx: RequestContext| async move {
+            for i in 1..=3 {
+                cx.progress(f64::from(i), Some(3.0), None).unwrap();
+                tokio::time::sleep(Duration::from_millis(5)).await;
+            }
+            "progressed"
+        }))
+        .tool(ToolDef::new("ten", |cx: RequestContext| async move {
+            for i in 1..=10 {
+                cx.progress(f64::from(i), Some(10.0), None).unwrap();
+                tokio::time::sleep(Duration::from_millis(30)).await;
+            }
+            "ten done"
+        }))
+        .tool(ToolDef::new("slow", || async {
+            tokio::time::sleep(Duration::from_millis(400)).await;
+            "slow done"
+        }))
+        // Ends its response stream and answers at once, before the POST's reply has started.
+        .tool(ToolDef::new("close_then_answer", |cx: RequestContext| async move {
+            cx.close_response_stream();
+            "answered after closing"
+        }))
+        .build()
+}
+
+/// The default configuration with a short SSE `retry` (50 ms).
+pub fn config() -> HttpConfig {
+    HttpConfig {
+        sse_retry: Duration::from_millis(50),
+        ..HttpConfig::default()
+    }
+}
+
+/// `server` on a socket: Streamable HTTP at `/mcp`, HTTP+SSE at `/sse` + `/messages`.
+pub async fn start(server: Server, config: HttpConfig) -> Served {
+    Served::start(HttpServer::new(server).config(config).sse_legacy(true)).await
+}
+
+/// The same endpoint driven through its router, without a socket.
+pub fn in_process(server: Server, config: HttpConfig) -> Mcp {
+    Mcp::router(HttpServer::new(server).config(config).sse_legacy(true).router())
+}
+
+// ---------------------------------------------------------------------------------------------
+// Raw requests.
+
+/// Where requests go.
+#[derive(Clone)]
+enum Target {
+    /// Over a socket, to `base` (`http://ADDR`).
+    Socket { http: reqwest::Client, base: String },
+    /// Into the router, without a socket; `authority` is the default `Host`.
+    Router { router: Router, authority: String },
+}
+
+/// Raw requests to one endpoint.
+pub struct Mcp {
+    target: Target,
+    /// The endpoint's path (`/mcp`).
+    path: String,
+}
+
+pub fn request(id: i64, method: &str, params: Value) -> String {
+    json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}).to_string()
+}
+
+pub fn initialize_body(id: i64) -> String {
+    request(
+        id,
+        "initialize",
+        json!({
+            "protocolVersion": VERSION,
+            "capabilities": {},
+            "clientInfo": {"name": "raw-http-test", "version": "0"}
+        }),
+    )
+}
+
+pub fn echo_body(id: i64, text: &str) -> String {
+    request(id, "tools/call", json!({"name": "echo", "arguments": {"text": text}}))
+}
+
+pub fn progress_body(id: i64, tool: &str, token: &str) -> String {
+    request(
+        id,
+        "tools/call",
+        json!({"name": tool, "arguments": {}, "_meta": {"progressToken": token}}),
+    )
+}
+
+pub const INITIALIZED: &str = r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#;
+
+/// A request body.
+pub enum ReqBody {
+    Bytes(Bytes),
+    /// Sent chunked, without `Content-Length`.
+    Chunks(Vec<Bytes>),
+}
+
+impl From<String> for ReqBody {
+    fn from(s: String) -> ReqBody {
+        ReqBody::Bytes(Bytes::from(s))
+    }
+}
+
+impl From<&'static str> for ReqBody {
+    fn from(s: &'static str) -> ReqBody {
+        ReqBody::Bytes(Bytes::from_static(s.as_bytes()))
+    }
+}
+
+/// One request being built.
+pub struct Req {
+    target: Target,
+    method: Method,
+    path: String,
+    host: Option<String>,
+    headers: Vec<(String, String)>,
+    body: Option<ReqBody>,
+}
+
+impl Req {
+    /// Add a header (`Host` replaces the default one, as with reqwest).
+    pub fn header(mut self, name: &str, value: impl AsRef<str>) -> Req {
+        if name.eq_ignore_ascii_case("host") {
+            self.host = Some(value.as_ref().to_owned());
+        } else {
+            self.headers.push((name.to_owned(), value.as_ref().to_owned()));
+        }
+        self
+    }
+
+    pub fn body(mut self, body: impl Into<ReqBody>) -> Req {
+        self.body = Some(body.into());
+        self
+    }
+}
+
+impl Mcp {
+    /// Requests over a socket to `url` (`http://ADDR/PATH`).
+    pub fn new(url: &str) -> Mcp {
+        let (base, path) = url
+            .find("://")
+            .and_then(|i| url[i + 3..].find('/').map(|j| url.split_at(i + 3 + j)))
+            .expect("an http URL with a path");
+        Mcp {
+            target: Target::Socket {
+                http: reqwest::Client::new(),
+                base: base.to_owned(),
+            },
+            path: path.to_owned(),
+        }
+    }
+
+    /// Requests into `router` at `/mcp`, without a socket (as if sent to `127.0.0.1:8000`).
+    pub fn router(router: Router) -> Mcp {
+        Mcp {
+            target: Target::Router {
+                router,
+                authority: "127.0.0.1:8000".to_owned(),
+            },
+            path: "/mcp".to_owned(),
+        }
+    }
+
+    /// The port requests are addressed to.
+    pub fn port(&self) -> u16 {
+        let authority = match &self.target {
+            Target::Socket { base, .. } => base.rsplit("//").next().unwrap_or_default(),
+            Target::Router { authority, .. } => authority,
+        };
+        authority.rsplit(':').next().unwrap().parse().unwrap()
+    }
+
+    /// A bare request to `path` (no default headers).
+    pub fn raw(&self, method: Method, path: &str) -> Req {
+        Req {
+            target: self.target.clone(),
+            method,
+            path: path.to_owned(),
+            host: None,
+            headers: Vec::new(),
+            body: None,
+        }
+    }
+
+    /// A POST as a well-behaved client sends it (with the session's headers when given one).
+    pub fn post(&self, session: Option<&str>, body: impl Into<ReqBody>) -> Req {
+        self.post_with(session, body, &[])
+    }
+
+    /// [`Mcp::post`] with some headers replaced (`Some`) or left out (`None`).
+    pub fn post_with(
+        &self,
+        session: Option<&str>,
+        body: impl Into<ReqBody>,
+        overrides: &[(&str, Option<&str>)],
+    ) -> Req {
+        let mut headers = vec![
+            ("content-type", Some("application/json")),
+            ("accept", Some("application/json, text/event-stream")),
+        ];
+        if let Some(s) = session {
+            headers.push(("mcp-session-id", Some(s)));
+            headers.push(("mcp-protocol-version", Some(VERSION)));
+        }
+        with_headers(self.raw(Method::POST, &self.path), headers, overrides).body(body)
+    }
+
+    pub fn get(&self, session: &str) -> Req {
+        self.get_with(session, &[])
+    }
+
+    pub fn get_with(&self, session: &str, overrides: &[(&str, Option<&str>)]) -> Req {
+        let headers = vec![
+            ("accept", Some("text/event-stream")),
+            ("mcp-session-id", Some(session)),
+            ("mcp-protocol-version", Some(VERSION)),
+        ];
+        with_headers(self.raw(Method::GET, &self.path), headers, overrides)
+    }
+
+    pub fn delete(&self, session: &str) -> Req {
+        self.raw(Method::DELETE, &self.path)
+            .header("mcp-session-id", session)
+            .header("mcp-protocol-version", VERSION)
+    }
+
+    /// initialize + notifications/initialized; the session id.
+    pub async fn open_session(&self) -> String {
+        let r = send(self.post(None, initialize_body(0))).await;
+        assert_eq!(r.status(), StatusCode::OK);
+        let session = header(&r, "mcp-session-id").expect("an Mcp-Session-Id");
+        let body = json_body(r).await;
+        assert_eq!(body["result"]["protocolVersion"], VERSION, "{body}");
+        let r = send(self.post(Some(&session), INITIALIZED)).await;
+        assert_eq!(r.status(), StatusCode::ACCEPTED);
+        session
+    }
+
+    /// A request answered with plain JSON: the status and the body.
+    pub async fn call(&self, session: Option<&str>, body: String) -> (StatusCode, Value) {
+        let r = send(self.post(session, body)).await;
+        let status = r.status();
+        (status, json_body(r).await)
+    }
+
+    /// A ping on `session` must get 200 and an empty result.
+    pub async fn assert_serves(&self, session: &str, after: &str) {
+        let (status, body) = self.call(Some(session), request(900, "ping", json!({}))).await;
+        assert_eq!(status, StatusCode::OK, "after {after}: {body}");
+        assert_eq!(
+            body,
+            json!({"jsonrpc": "2.0", "id": 900, "result": {}}),
+            "after {after}"
+        );
+    }
+}
+
+fn with_headers<'a>(
+    mut req: Req,
+    mut headers: Vec<(&'a str, Option<&'a str>)>,
+    overrides: &[(&'a str, Option<&'a str>)],
+) -> Req {
+    for (name, value) in overrides {
+        headers.retain(|(n, _)| !n.eq_ignore_ascii_case(name));
+        headers.push((name, *value));
+    }
+    for (name, value) in headers {
+        if let Some(v) = value {
+            req = req.header(name, v);
+        }
+    }
+    req
+}
+
+type ByteStream = Pin<Box<dyn Stream<Item = Result<Bytes, String>> + Send>>;
+
+/// A response: status and headers at once, the body as it comes.
+pub struct Reply {
+    status: StatusCode,
+    headers: HeaderMap,
+    body: ByteStream,
+}
+
+impl Reply {
+    pub fn status(&self) -> StatusCode {
+        self.status
+    }
+
+    pub fn headers(&self) -> &HeaderMap {
+        &self.headers
+    }
+
+    /// The whole body.
+    pub async fn bytes(mut self) -> Result<Bytes, String> {
+        let mut all = Vec::new();
+        while let Some(chunk) = self.body.next().await {
+            all.extend_from_slice(&chunk?);
+        }
+        Ok(Bytes::from(all))
+    }
+}
+
+/// Send `req` and wait for the response head.
+pub async fn send(req: Req) -> Reply {
+    within("an HTTP response", send_untimed(req)).await
+}
+
+async fn send_untimed(req: Req) -> Reply {
+    match req.target {
+        Target::Socket { http, base } => {
+            let mut b = http.request(req.method, format!("{base}{}", req.path));
+            if let Some(host) = &req.host {
+                b = b.header("host", host);
+            }
+            for (name, value) in &req.headers {
+                b = b.header(name, value);
+            }
+            b = match req.body {
+                None => b,
+                Some(ReqBody::Bytes(bytes)) => b.body(bytes),
+                Some(ReqBody::Chunks(chunks)) => b.body(reqwest::Body::wrap_stream(futures_util::stream::iter(
+                    chunks.into_iter().map(Ok::<_, std::io::Error>),
+                ))),
+            };
+            let r = b.send().await.expect("HTTP request");
+            Reply {
+                status: r.status(),
+                headers: r.headers().clone(),
+                body: Box::pin(r.bytes_stream().map(|c| c.map_err(|e| e.to_string()))),
+            }
+        }
+        Target::Router { router, authority } => {
+            let mut b = axum::http::Request::builder()
+                .method(req.method)
+                .uri(req.path.as_str())
+                .header("host", req.host.unwrap_or(authority));
+            for (name, value) in &req.headers {
+                b = b.header(name.as_str(), value.as_str());
+            }
+            let body = match req.body {
+                None => axum::body::Body::empty(),
+                Some(ReqBody::Bytes(bytes)) => {
+                    // As a client sends it: with its length.
+                    b = b.header("content-length", bytes.len());
+                    axum::body::Body::from(bytes)
+                }
+                Some(ReqBody::Chunks(chunks)) => axum::body::Body::from_stream(futures_util::stream::iter(
+                    chunks.into_iter().map(Ok::<_, std::io::Error>),
+                )),
+            };
+            let r = router.oneshot(b.body(body).unwrap()).await.unwrap();
+            let (parts, body) = r.into_parts();
+            Reply {
+                status: parts.status,
+                headers: parts.headers,
+                body: Box::pin(body.into_data_stream().map(|c| c.map_err(|e| e.to_string()))),
+            }
+        }
+    }
+}
+
+pub fn header(r: &Reply, name: &str) -> Option<String> {
+    r.headers()
+        .get(name)
+        .map(|v| v.to_str().expect("a visible-ASCII header").to_owned())
+}
+
+pub fn content_type(r: &Reply) -> String {
+    header(r, "content-type").unwrap_or_default()
+}
+
+pub async fn json_body(r: Reply) -> Value {
+    let ct = content_type(&r);
+    let bytes = within("a response body", r.bytes()).await.unwrap();
+    assert!(
+        ct.starts_with("application/json"),
+        "content-type {ct:?}, body {bytes:?}"
+    );
+    serde_json::from_slice(&bytes).unwrap_or_else(|e| panic!("not JSON ({e}): {bytes:?}"))
+}
+
+/// The text of a `tools/call` result.
+pub fn result_text(v: &Value) -> &str {
+    v["result"]["content"][0]["text"].as_str().unwrap_or("")
+}
+
+// ---------------------------------------------------------------------------------------------
+// A small SSE reader: whole events, comments skipped.
+
+#[derive(Debug, Default, Clone)]
+pub struct SseEvent {
+    pub id: Option<String>,
+    pub retry: Option<u64>,
+    pub event: Option<String>,
+    /// `Some("")` for an empty `data:` line.
+    pub data: Option<String>,
+}
+
+impl SseEvent {
+    pub fn json(&self) -> Value {
+        let data = self.data.as_deref().expect("an event with data");
+        serde_json::from_str(data).unwrap_or_else(|e| panic!("event data is not JSON ({e}): {data:?}"))
+    }
+}
+
+pub struct SseReader {
+    stream: ByteStream,
+    buf: Vec<u8>,
+    /// Set when the body ended with an error rather than cleanly.
+    pub error: Option<String>,
+}
+
+impl SseReader {
+    pub fn new(r: Reply) -> SseReader {
+        assert_eq!(content_type(&r), "text/event-stream");
+        SseReader {
+            stream: r.body,
+            buf: Vec::new(),
+            error: None,
+        }
+    }
+
+    /// The next event, or `None` when the stream ends.
+    pub async fn next(&mut self) -> Option<SseEvent> {
+        within("an SSE event", self.next_untimed()).await
+    }
+
+    pub async fn next_untimed(&mut self) -> Option<SseEvent> {
+        loop {
+            if let Some(end) = self.buf.windows(2).position(|w| w == b"\n\n") {
+                let block: Vec<u8> = self.buf.drain(..end + 2).collect();
+                let text = String::from_utf8(block).expect("UTF-8 SSE");
+                let mut e = SseEvent::default();
+                let mut any = false;
+                for line in text.lines() {
+                    if line.is_empty() || line.starts_with(':') {
+                        continue;
+                    }
+                    any = true;
+                    let (field, value) = line.split_once(':').unwrap_or((line, ""));
+                    let value = value.strip_prefix(' ').unwrap_or(value);
+                    match field {
+                        "id" => e.id = Some(value.to_owned()),
+                        "retry" => e.retry = Some(value.parse().expect("numeric retry")),
+                        "event" => e.event = Some(value.to_owned()),
+                        "data" => match &mut e.data {
+                            Some(d) => {
+                                d.push('\n');
+                                d.push_str(value);
+                            }
+                            None => e.data = Some(value.to_owned()),
+                        },
+                        other => panic!("unexpected SSE field {other:?}"),
+                    }
+                }
+                if any {
+                    return Some(e);
+                }
+                continue;
+            }
+            match self.stream.next().await {
+                Some(Ok(chunk)) => self.buf.extend_from_slice(&replace_crlf(chunk.to_vec())),
+                Some(Err(e)) => {
+                    self.error = Some(e);
+                    return None;
+                }
+                None => return None,
+            }
+        }
+    }
+
+    /// Every remaining event until the stream ends.
+    pub async fn rest(&mut self) -> Vec<SseEvent> {
+        let mut all = Vec::new();
+        while let Some(e) = self.next().await {
+            all.push(e);
+        }
+        all
+    }
+}
+
+fn replace_crlf(bytes: Vec<u8>) -> Vec<u8> {
+    if !bytes.contains(&b'\r') {
+        return bytes;
+    }
+    String::from_utf8_lossy(&bytes)
+        .replace("\r\n", "\n")
+        .replace('\r', "\n")
+        .into_bytes()
+}
+
+/// A priming event: an id, the configured `retry`, and an empty `data:` line.
+pub fn assert_priming(e: &SseEvent, retry_ms: Option<u64>) {
+    assert!(e.id.as_deref().is_some_and(|id| !id.is_empty()), "no id: {e:?}");
+    assert_eq!(e.retry, retry_ms, "{e:?}");
+    assert_eq!(e.data.as_deref(), Some(""), "{e:?}");
+}
+
+/// The `progress` value of a progress notification under `token`.
+pub fn progress_of(v: &Value, token: &str) -> f64 {
+    assert_eq!(v["method"], "notifications/progress", "{v}");
+    assert_eq!(v["params"]["progressToken"], token, "{v}");
+    v["params"]["progress"].as_f64().expect("a progress number")
 }

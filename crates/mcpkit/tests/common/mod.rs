@@ -3,7 +3,7 @@
 //! test instead of blocking it.
 #![allow(dead_code, clippy::unwrap_used, clippy::expect_used, missing_docs, unreachable_pub)]
 
-#[cfg(feature = "http-server")]
+#[cfg(all(feature = "http-server", feature = "http-client"))]
 pub mod http;
 
 use std::future::Future;
