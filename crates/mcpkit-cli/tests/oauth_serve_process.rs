@@ -7,33 +7,23 @@
 //! token, and stepping up scope when `tools/call` needs more.
 #![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
 
-#[path = "../../mcpkit/tests/auth_server/mod.rs"]
-mod auth_server;
-
-use std::future::Future;
 use std::process::Stdio;
 use std::sync::Arc;
 use std::time::Duration;
 
-use auth_server::{listen, start_auth_server_on, AuthServer};
 use mcpkit::auth::{HeadlessAuthorizer, OAuthClient};
 use mcpkit::client::ConnectMode;
 use mcpkit::transport::http::client::HttpClientTransport;
 use mcpkit::types::schema::{ElicitParams, ElicitResult, JsonObject};
 use mcpkit::types::ProtocolVersion;
 use mcpkit::Client;
+use mcpkit_test_support::auth_server::{listen, start_auth_server_on, AuthServer};
+use mcpkit_test_support::within;
 use serde_json::{json, Value};
 use tokio::io::{AsyncBufReadExt, AsyncReadExt, BufReader};
 use tokio::process::Child;
 
 const BIN: &str = env!("CARGO_BIN_EXE_mcpkit");
-
-async fn within<T>(what: &str, fut: impl Future<Output = T>) -> T {
-    match tokio::time::timeout(Duration::from_secs(30), fut).await {
-        Ok(v) => v,
-        Err(_) => panic!("timed out waiting for {what}"),
-    }
-}
 
 /// `mcpkit serve --http 127.0.0.1:0` with `args`; returns the child (killed on drop), the URL
 /// it printed, and the rest of its stderr (collected in the background).

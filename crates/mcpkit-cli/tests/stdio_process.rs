@@ -8,7 +8,7 @@ mod common;
 use std::process::Stdio;
 use std::time::{Duration, Instant};
 
-use common::within;
+use common::{within, REFERENCE_TOOL_NAMES};
 use mcpkit::transport::child::ChildTransport;
 use mcpkit::Client;
 use mcpkit_cli::reference;
@@ -17,39 +17,6 @@ use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 use tokio::process::Command;
 
 const BIN: &str = env!("CARGO_BIN_EXE_mcpkit");
-
-const TOOL_NAMES: [&str; 30] = [
-    "add",
-    "echo",
-    "json_schema_2020_12_tool",
-    "test_audio_content",
-    "test_elicitation",
-    "test_elicitation_sep1034_defaults",
-    "test_elicitation_sep1330_enums",
-    "test_embedded_resource",
-    "test_error_handling",
-    "test_header_param",
-    "test_image_content",
-    "test_input_required_result_capabilities",
-    "test_input_required_result_elicitation",
-    "test_input_required_result_list_roots",
-    "test_input_required_result_multi_round",
-    "test_input_required_result_multiple_inputs",
-    "test_input_required_result_request_state",
-    "test_input_required_result_sampling",
-    "test_input_required_result_tampered_state",
-    "test_logging_tool",
-    "test_missing_capability",
-    "test_multiple_content_types",
-    "test_reconnection",
-    "test_sampling",
-    "test_simple_text",
-    "test_streaming_elicitation",
-    "test_tool_with_logging",
-    "test_tool_with_progress",
-    "test_trigger_prompt_change",
-    "test_trigger_tool_change",
-];
 
 fn initialize_line(id: i64) -> String {
     json!({"jsonrpc": "2.0", "id": id, "method": "initialize", "params": {
@@ -112,7 +79,7 @@ async fn a_client_talks_to_mcpkit_serve_over_stdio() {
     let tools = within("tools", client.list_all_tools()).await.unwrap();
     let mut names: Vec<&str> = tools.iter().map(|t| t.name.as_str()).collect();
     names.sort_unstable();
-    assert_eq!(names, TOOL_NAMES);
+    assert_eq!(names, REFERENCE_TOOL_NAMES);
 
     let r = within("echo", client.call_tool("echo", json!({"message": "over stdio"})))
         .await
@@ -355,7 +322,7 @@ async fn mcpkit_inspect_prints_every_tool_name() {
         status.success(),
         "mcpkit inspect exited with {status}; stderr:\n{stderr}"
     );
-    for name in TOOL_NAMES {
+    for name in REFERENCE_TOOL_NAMES {
         assert!(stdout.contains(name), "{name} is missing from:\n{stdout}");
     }
     assert!(stdout.contains(reference::SERVER_NAME), "{stdout}");
@@ -374,7 +341,7 @@ async fn mcpkit_inspect_json_is_valid_json_with_tools() {
     let tools = v["tools"].as_array().expect("a tools array");
     let mut names: Vec<&str> = tools.iter().map(|t| t["name"].as_str().unwrap()).collect();
     names.sort_unstable();
-    assert_eq!(names, TOOL_NAMES);
+    assert_eq!(names, REFERENCE_TOOL_NAMES);
     assert_eq!(v["initialize"]["serverInfo"]["name"], reference::SERVER_NAME);
     assert_eq!(v["resources"].as_array().map(Vec::len), Some(3));
     assert_eq!(v["resourceTemplates"].as_array().map(Vec::len), Some(1));

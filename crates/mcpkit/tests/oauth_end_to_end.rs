@@ -7,12 +7,10 @@
 #![cfg(all(feature = "auth", feature = "client", feature = "server"))]
 #![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
 
-mod auth_server;
 mod common;
 
 use std::sync::Arc;
 
-use auth_server::{form, listen, new_key, now, sign, spawn, start_auth_server, AuthServer};
 use axum::body::Bytes;
 use axum::extract::State;
 use axum::http::{header, HeaderMap, StatusCode};
@@ -29,6 +27,7 @@ use mcpkit::server::{RequestContext, ToolDef};
 use mcpkit::transport::http::client::HttpClientTransport;
 use mcpkit::types::ProtocolVersion;
 use mcpkit::{Client, Server};
+use mcpkit_test_support::auth_server::{form, listen, new_key, now, sign, spawn, start_auth_server, AuthServer};
 use serde_json::{json, Value};
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

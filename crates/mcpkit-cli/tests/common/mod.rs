@@ -1,301 +1,270 @@
-//! Helpers shared by mcpkit-cli's integration tests: a validator for the MCP JSON schemas
-//! (2024-11-05 to 2026-07-28) that checks whole wire transcripts, and a timeout wrapper so a hang fails a test
-//! instead of blocking it.
-#![allow(dead_code, clippy::unwrap_used, clippy::expect_used, missing_docs, unreachable_pub)]
+//! The harness of mcpkit-cli's integration tests: the reference server's expected tool list, a
+//! client that answers sampling and elicitation the way the conformance harness does, a raw
+//! wire with a transcript for the stateless era, and helpers to read results and notifications.
+//! The timeout wrapper and the schema validator come from mcpkit-test-support.
+#![allow(
+    dead_code,
+    unused_imports,
+    clippy::unwrap_used,
+    clippy::expect_used,
+    missing_docs,
+    unreachable_pub
+)]
 
-use std::collections::HashMap;
-use std::future::Future;
-use std::path::PathBuf;
-use std::sync::OnceLock;
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use serde_json::Value;
+use mcpkit::client::{prompt_ref, resource_ref, CallOptions, ServerNotification};
+use mcpkit::server::{PromptDef, ResourceDef, ToolDef};
+use mcpkit::testing::TestPair;
+use mcpkit::types::method::{CreateMessage, ListRoots, Ping};
+use mcpkit::types::schema::{
+    CreateMessageParams, CreateMessageResult, ElicitParams, ElicitResult, GetPromptResult, JsonObject, LoggingLevel,
+    PromptMessage, Root, SamplingMessage,
+};
+use mcpkit::types::{ErrorCode, ErrorObject, ProtocolVersion};
+use mcpkit::{Client, ClientBuilder, Error, RequestOptions, Server};
+use mcpkit_cli::reference;
+use serde_json::{json, Value};
+use tokio::sync::{broadcast, mpsc};
 
-/// How long any single await in a test may take before the test fails.
-pub const STEP_TIMEOUT: Duration = Duration::from_secs(10);
+pub use mcpkit_test_support::schema::SchemaValidator;
+pub use mcpkit_test_support::within;
 
-/// Await `fut`, failing the test (with `what` in the message) if it takes longer than
-/// [`STEP_TIMEOUT`].
-pub async fn within<T>(what: &str, fut: impl Future<Output = T>) -> T {
-    match tokio::time::timeout(STEP_TIMEOUT, fut).await {
-        Ok(v) => v,
-        Err(_) => panic!("timed out after {STEP_TIMEOUT:?} waiting for {what}"),
+/// The tools the reference server (`mcpkit serve`) offers, sorted: what the tests expect to be
+/// listed, written down here rather than read from the server so a lost or renamed tool fails.
+pub const REFERENCE_TOOL_NAMES: [&str; 30] = [
+    "add",
+    "echo",
+    "json_schema_2020_12_tool",
+    "test_audio_content",
+    "test_elicitation",
+    "test_elicitation_sep1034_defaults",
+    "test_elicitation_sep1330_enums",
+    "test_embedded_resource",
+    "test_error_handling",
+    "test_header_param",
+    "test_image_content",
+    "test_input_required_result_capabilities",
+    "test_input_required_result_elicitation",
+    "test_input_required_result_list_roots",
+    "test_input_required_result_multi_round",
+    "test_input_required_result_multiple_inputs",
+    "test_input_required_result_request_state",
+    "test_input_required_result_sampling",
+    "test_input_required_result_tampered_state",
+    "test_logging_tool",
+    "test_missing_capability",
+    "test_multiple_content_types",
+    "test_reconnection",
+    "test_sampling",
+    "test_simple_text",
+    "test_streaming_elicitation",
+    "test_tool_with_logging",
+    "test_tool_with_progress",
+    "test_trigger_prompt_change",
+    "test_trigger_tool_change",
+];
+
+pub const SAMPLING_REPLY: &str = "This is a test response from the client";
+/// A sampling prompt the client's handler never answers (to make the server cancel it).
+pub const HANG: &str = "hang forever";
+
+pub fn object(v: Value) -> JsonObject {
+    v.as_object().cloned().expect("an object")
+}
+
+/// What the client's handlers were asked.
+#[derive(Default)]
+pub struct Asked {
+    pub sampling: Mutex<Vec<CreateMessageParams>>,
+    pub elicitation: Mutex<Vec<ElicitParams>>,
+}
+
+/// A client that answers sampling and elicitation the way the conformance harness does, and
+/// offers one root.
+pub fn harness_client(asked: Arc<Asked>) -> ClientBuilder {
+    let sampled = asked.clone();
+    Client::builder()
+        .on_sampling(move |p: CreateMessageParams| {
+            sampled.sampling.lock().unwrap().push(p.clone());
+            async move {
+                let prompt = p
+                    .messages
+                    .first()
+                    .and_then(|m| m.content.iter().find_map(|c| c.as_text()));
+                if prompt == Some(HANG) {
+                    std::future::pending::<()>().await;
+                }
+                Ok::<_, ErrorObject>(CreateMessageResult::text("test-model", SAMPLING_REPLY))
+            }
+        })
+        .on_elicitation(move |p: ElicitParams| {
+            asked.elicitation.lock().unwrap().push(p.clone());
+            async move {
+                let content = match p.message() {
+                    "Please review and update the form fields with defaults" => json!({
+                        "name": "Jane Smith", "age": 25, "score": 88, "status": "inactive", "verified": false
+                    }),
+                    "Please select options from the enum fields" => json!({
+                        "untitledSingle": "option1",
+                        "titledSingle": "value1",
+                        "legacyEnum": "opt1",
+                        "untitledMulti": ["option1", "option2"],
+                        "titledMulti": ["value1", "value2"]
+                    }),
+                    _ => json!({"username": "testuser", "email": "test@example.com"}),
+                };
+                Ok::<_, ErrorObject>(ElicitResult::accept(object(content)))
+            }
+        })
+        .roots(vec![Root::new("file:///workspace").with_name("workspace")])
+}
+
+pub fn text_of(r: &mcpkit::types::schema::CallToolResult) -> String {
+    let content = serde_json::to_value(&r.content).unwrap();
+    assert_eq!(
+        content.as_array().map(Vec::len),
+        Some(1),
+        "expected one content block: {content}"
+    );
+    assert_eq!(content[0]["type"], "text", "expected a text block: {content}");
+    content[0]["text"].as_str().unwrap().to_owned()
+}
+
+pub fn content_json(r: &mcpkit::types::schema::CallToolResult) -> Value {
+    serde_json::to_value(&r.content).unwrap()
+}
+
+/// Wait for the first notification `pick` accepts, skipping others.
+pub async fn next_notification<T>(
+    rx: &mut broadcast::Receiver<ServerNotification>,
+    what: &str,
+    mut pick: impl FnMut(&ServerNotification) -> Option<T>,
+) -> T {
+    within(what, async {
+        loop {
+            match rx.recv().await {
+                Ok(n) => {
+                    if let Some(t) = pick(&n) {
+                        return t;
+                    }
+                }
+                Err(broadcast::error::RecvError::Lagged(_)) => {}
+                Err(broadcast::error::RecvError::Closed) => panic!("the notification stream closed ({what})"),
+            }
+        }
+    })
+    .await
+}
+
+pub fn count_sent(pair: &TestPair, method: &str) -> usize {
+    pair.server_sent()
+        .iter()
+        .filter(|f| serde_json::from_str::<Value>(f).is_ok_and(|v| v["method"] == method))
+        .count()
+}
+
+/// The raw client end of an in-memory connection to a server, keeping a transcript of both
+/// directions (for the stateless wire, which has no mcpkit client here).
+pub struct RawWire {
+    reader: <mcpkit::transport::memory::MemoryTransport as mcpkit::transport::Transport>::Reader,
+    writer: <mcpkit::transport::memory::MemoryTransport as mcpkit::transport::Transport>::Writer,
+    _connection: mcpkit::engine::Connection,
+    /// What the client end wrote, one frame per entry.
+    pub sent: Vec<String>,
+    /// What the server wrote.
+    pub received: Vec<String>,
+}
+
+impl RawWire {
+    pub fn serve(server: &Server) -> RawWire {
+        use mcpkit::transport::Transport;
+        let (a, b) = mcpkit::transport::memory::pair();
+        let connection = server.start(a);
+        let (reader, writer) = b.split();
+        RawWire {
+            reader,
+            writer,
+            _connection: connection,
+            sent: Vec::new(),
+            received: Vec::new(),
+        }
+    }
+
+    pub async fn send(&mut self, frame: &Value) {
+        use mcpkit::transport::FrameWriter;
+        let line = frame.to_string();
+        within("write", self.writer.write_frame(line.as_bytes())).await.unwrap();
+        within("flush", self.writer.flush()).await.unwrap();
+        self.sent.push(line);
+    }
+
+    pub async fn recv(&mut self) -> Value {
+        use mcpkit::transport::{Frame, FrameReader};
+        match within("a frame from the server", self.reader.read_frame()).await {
+            Ok(Some(Frame::Message(bytes))) => {
+                let line = String::from_utf8(bytes.to_vec()).unwrap();
+                let v = serde_json::from_str(&line).unwrap();
+                self.received.push(line);
+                v
+            }
+            other => panic!("no frame from the server: {other:?}"),
+        }
+    }
+
+    /// Send a request and read up to its reply (notifications before it are kept in the
+    /// transcript); the reply.
+    pub async fn request(&mut self, frame: &Value) -> Value {
+        self.send(frame).await;
+        loop {
+            let v = self.recv().await;
+            if v.get("id") == frame.get("id") && v.get("method").is_none() {
+                return v;
+            }
+        }
     }
 }
 
-/// The directory holding `<revision>/schema.json`: `$MCPKIT_SPEC_DIR`, or the shared spec next
-/// to the workspace.
-pub fn spec_dir() -> PathBuf {
-    match std::env::var_os("MCPKIT_SPEC_DIR") {
-        Some(d) => PathBuf::from(d),
-        None => PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../../../shared/spec/schema/")),
-    }
-}
-
-/// The result definition of each request method of the 2025-11-25 catalogue.
-pub fn result_def(method: &str) -> Option<&'static str> {
-    Some(match method {
-        "initialize" => "InitializeResult",
-        "ping" => "EmptyResult",
-        "tools/list" => "ListToolsResult",
-        "tools/call" => "CallToolResult",
-        "resources/list" => "ListResourcesResult",
-        "resources/templates/list" => "ListResourceTemplatesResult",
-        "resources/read" => "ReadResourceResult",
-        "resources/subscribe" => "EmptyResult",
-        "resources/unsubscribe" => "EmptyResult",
-        "prompts/list" => "ListPromptsResult",
-        "prompts/get" => "GetPromptResult",
-        "completion/complete" => "CompleteResult",
-        "logging/setLevel" => "EmptyResult",
-        "sampling/createMessage" => "CreateMessageResult",
-        "elicitation/create" => "ElicitResult",
-        "roots/list" => "ListRootsResult",
-        "tasks/get" => "GetTaskResult",
-        "tasks/result" => "GetTaskPayloadResult",
-        "tasks/list" => "ListTasksResult",
-        "tasks/cancel" => "CancelTaskResult",
-        // 2026-07-28.
-        "server/discover" => "DiscoverResult",
-        "subscriptions/listen" => "SubscriptionsListenResult",
-        _ => return None,
+/// The `_meta` every 2026-07-28 request carries: every client capability declared.
+pub fn stateless_meta() -> Value {
+    json!({
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientCapabilities": {
+            "sampling": {}, "elicitation": {"form": {}, "url": {}}, "roots": {}
+        },
+        "io.modelcontextprotocol/clientInfo": {"name": "schema-test", "version": "0"},
+        "io.modelcontextprotocol/logLevel": "debug"
     })
 }
 
-/// A compiled MCP schema (one revision): every definition (`$defs`, or `definitions` in the
-/// draft-07 schemas before 2025-11-25), plus the method → definition map read from each
-/// definition's `properties.method.const`.
-pub struct SchemaValidator {
-    revision: String,
-    validators: jsonschema::ValidatorMap,
-    /// `#/$defs/` or `#/definitions/`.
-    prefix: String,
-    /// The names of the response envelopes in this revision (they were renamed in 2025-11-25).
-    result_envelope: &'static str,
-    error_envelope: &'static str,
-    /// method → request or notification definition name.
-    method_defs: HashMap<String, String>,
-}
-
-impl std::fmt::Debug for SchemaValidator {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("SchemaValidator")
-            .field("revision", &self.revision)
-            .finish_non_exhaustive()
-    }
-}
-
-/// What validating a transcript found.
-#[derive(Debug, Default)]
-pub struct Report {
-    /// Frames checked.
-    pub checked: usize,
-    /// One line per problem: the frame and what is wrong with it.
-    pub errors: Vec<String>,
-    /// How many frames of each kind were seen, e.g. `request tools/call`, `result tools/call`.
-    pub kinds: HashMap<String, usize>,
-}
-
-impl Report {
-    /// Panic with every problem if any frame was invalid, or if nothing at all was checked.
-    pub fn assert_valid(&self) {
-        assert!(self.checked > 0, "no frames were validated");
-        assert!(
-            self.errors.is_empty(),
-            "{} of {} frames do not match the schema:\n{}",
-            self.errors.len(),
-            self.checked,
-            self.errors.join("\n")
-        );
-    }
-
-    /// How many frames of `kind` (e.g. `"notification notifications/progress"`) were checked.
-    pub fn count(&self, kind: &str) -> usize {
-        self.kinds.get(kind).copied().unwrap_or(0)
-    }
-}
-
-fn truncate(s: &str) -> String {
-    if s.len() <= 400 {
-        s.to_owned()
-    } else {
-        let mut end = 400;
-        while !s.is_char_boundary(end) {
-            end -= 1;
-        }
-        format!("{}…", &s[..end])
-    }
-}
-
-impl SchemaValidator {
-    /// Load and compile `<spec_dir>/<revision>/schema.json`.
-    pub fn load(revision: &str) -> SchemaValidator {
-        let path = spec_dir().join(revision).join("schema.json");
-        let text = std::fs::read_to_string(&path)
-            .unwrap_or_else(|e| panic!("cannot read the MCP schema at {}: {e}", path.display()));
-        let schema: Value = serde_json::from_str(&text).expect("the schema file is JSON");
-        let defs_key = if schema.get("$defs").is_some() {
-            "$defs"
-        } else {
-            "definitions"
-        };
-        let defs = schema[defs_key].as_object().expect("the schema has definitions");
-        let pick = |names: [&'static str; 2]| {
-            names
-                .into_iter()
-                .find(|n| defs.contains_key(*n))
-                .unwrap_or_else(|| panic!("the {revision} schema has none of {names:?}"))
-        };
-        let result_envelope = pick(["JSONRPCResultResponse", "JSONRPCResponse"]);
-        let error_envelope = pick(["JSONRPCErrorResponse", "JSONRPCError"]);
-        let mut method_defs = HashMap::new();
-        for (name, def) in defs {
-            if let Some(method) = def.pointer("/properties/method/const").and_then(Value::as_str) {
-                method_defs.insert(method.to_owned(), name.clone());
+/// A client's answer to one input request of an `input_required` result.
+pub fn answer_input(request: &Value) -> Value {
+    match request["method"].as_str().unwrap() {
+        "sampling/createMessage" => json!({
+            "role": "assistant", "content": {"type": "text", "text": SAMPLING_REPLY}, "model": "test-model"
+        }),
+        "roots/list" => json!({"roots": [{"uri": "file:///workspace", "name": "workspace"}]}),
+        "elicitation/create" => {
+            let mut content = serde_json::Map::new();
+            let props = request["params"]["requestedSchema"]["properties"].as_object();
+            for (name, p) in props.into_iter().flatten() {
+                let v = if let Some(first) = p["enum"].get(0) {
+                    first.clone()
+                } else if let Some(first) = p["oneOf"].get(0) {
+                    first["const"].clone()
+                } else {
+                    match p["type"].as_str() {
+                        Some("boolean") => json!(true),
+                        Some("integer") | Some("number") => json!(1),
+                        Some("array") => json!([]),
+                        _ => json!("text"),
+                    }
+                };
+                content.insert(name.clone(), v);
             }
+            json!({"action": "accept", "content": content})
         }
-        assert!(
-            method_defs.len() > 20,
-            "found only {} methods in {}",
-            method_defs.len(),
-            path.display()
-        );
-        let validators = jsonschema::validator_map_for(&schema).expect("the MCP schema compiles");
-        SchemaValidator {
-            revision: revision.to_owned(),
-            validators,
-            prefix: format!("#/{defs_key}/"),
-            result_envelope,
-            error_envelope,
-            method_defs,
-        }
-    }
-
-    /// The 2025-11-25 schema, compiled once per test binary.
-    pub fn v2025_11_25() -> &'static SchemaValidator {
-        Self::revision("2025-11-25")
-    }
-
-    /// The schema of a revision, compiled once per test binary.
-    pub fn revision(revision: &str) -> &'static SchemaValidator {
-        const REVISIONS: [&str; 5] = ["2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25", "2026-07-28"];
-        static V: [OnceLock<SchemaValidator>; 5] = [const { OnceLock::new() }; 5];
-        let i = REVISIONS
-            .iter()
-            .position(|r| *r == revision)
-            .unwrap_or_else(|| panic!("no schema for revision {revision}"));
-        V[i].get_or_init(|| SchemaValidator::load(revision))
-    }
-
-    /// The definition that describes requests or notifications of `method`.
-    pub fn method_def(&self, method: &str) -> Option<&str> {
-        self.method_defs.get(method).map(String::as_str)
-    }
-
-    /// Every method the schema defines.
-    pub fn methods(&self) -> impl Iterator<Item = &str> {
-        self.method_defs.keys().map(String::as_str)
-    }
-
-    /// Validate `value` against `#/$defs/<def>`; the errors, if any.
-    pub fn check_def(&self, def: &str, value: &Value) -> Result<(), String> {
-        let pointer = format!("{}{def}", self.prefix);
-        let Some(v) = self.validators.get(&pointer) else {
-            return Err(format!("the schema has no definition {def}"));
-        };
-        let errors: Vec<String> = v
-            .iter_errors(value)
-            .take(5)
-            .map(|e| format!("{} (at {})", e, e.instance_path()))
-            .collect();
-        if errors.is_empty() {
-            Ok(())
-        } else {
-            Err(format!("not a valid {def}: {}", errors.join("; ")))
-        }
-    }
-
-    /// Validate every frame one side sent. `other_side` is what the other side sent: its
-    /// requests tell which result definition applies to each response in `frames`.
-    pub fn check_transcript(&self, frames: &[String], other_side: &[String]) -> Report {
-        let mut asked: HashMap<String, String> = HashMap::new();
-        for f in other_side {
-            let Ok(v) = serde_json::from_str::<Value>(f) else {
-                continue;
-            };
-            if let (Some(id), Some(m)) = (v.get("id"), v.get("method").and_then(Value::as_str)) {
-                asked.insert(id.to_string(), m.to_owned());
-            }
-        }
-        let mut report = Report::default();
-        for f in frames {
-            report.checked += 1;
-            let (kind, outcome) = self.check_frame(f, &asked);
-            *report.kinds.entry(kind).or_default() += 1;
-            if let Err(e) = outcome {
-                report.errors.push(format!("{e}\n    frame: {}", truncate(f)));
-            }
-        }
-        report
-    }
-
-    fn check_frame(&self, frame: &str, asked: &HashMap<String, String>) -> (String, Result<(), String>) {
-        let v: Value = match serde_json::from_str(frame) {
-            Ok(v) => v,
-            Err(e) => return ("unparseable".into(), Err(format!("not JSON: {e}"))),
-        };
-        if !v.is_object() {
-            return ("non-object".into(), Err("a message must be a JSON object".into()));
-        }
-        if let Some(method) = v.get("method").and_then(Value::as_str) {
-            let is_request = v.get("id").is_some();
-            let kind = format!("{} {method}", if is_request { "request" } else { "notification" });
-            let envelope = if is_request {
-                "JSONRPCRequest"
-            } else {
-                "JSONRPCNotification"
-            };
-            let outcome = self
-                .check_def(envelope, &v)
-                .and_then(|()| match self.method_def(method) {
-                    Some(def) => self.check_def(def, &v),
-                    None => Err(format!("{method} is not a method of the {} schema", self.revision)),
-                });
-            return (kind, outcome);
-        }
-        if v.get("error").is_some() {
-            let code = v.pointer("/error/code").and_then(Value::as_i64).unwrap_or_default();
-            return (format!("error {code}"), self.check_def(self.error_envelope, &v));
-        }
-        if let Some(result) = v.get("result") {
-            let id = v.get("id").map(Value::to_string).unwrap_or_default();
-            let Some(method) = asked.get(&id) else {
-                return (
-                    "result ?".into(),
-                    Err(format!("a result for id {id}, which no request carried")),
-                );
-            };
-            // 2026-07-28: a multi round-trip request may end with `input_required` instead.
-            let input_required = result.get("resultType").and_then(Value::as_str) == Some("input_required");
-            let kind = if input_required {
-                format!("input_required {method}")
-            } else {
-                format!("result {method}")
-            };
-            let def = if input_required {
-                Some("InputRequiredResult")
-            } else {
-                result_def(method)
-            };
-            let outcome = self.check_def(self.result_envelope, &v).and_then(|()| match def {
-                Some(def) => self.check_def(def, result),
-                None => Err(format!("no result definition is known for {method}")),
-            });
-            return (kind, outcome);
-        }
-        (
-            "invalid".into(),
-            Err("neither a request, a notification nor a response".into()),
-        )
+        other => panic!("unexpected input request {other}"),
     }
 }

@@ -1,13 +1,17 @@
 //! Helpers shared by mcpkit's integration tests: a raw wire driver (a server on one end of the
-//! in-memory pair, hand-written frames on the other) and a timeout wrapper so a hang fails a
-//! test instead of blocking it.
-#![allow(dead_code, clippy::unwrap_used, clippy::expect_used, missing_docs, unreachable_pub)]
+//! in-memory pair, hand-written frames on the other), and the workspace's timeout wrapper
+//! (`within`, from mcpkit-test-support) so a hang fails a test instead of blocking it.
+#![allow(
+    dead_code,
+    unused_imports,
+    clippy::unwrap_used,
+    clippy::expect_used,
+    missing_docs,
+    unreachable_pub
+)]
 
 #[cfg(all(feature = "http-server", feature = "http-client"))]
 pub mod http;
-
-use std::future::Future;
-use std::time::Duration;
 
 use mcpkit::engine::Connection;
 use mcpkit::transport::memory::{self, MemoryTransport};
@@ -15,17 +19,7 @@ use mcpkit::transport::{Frame, FrameReader, FrameWriter, Transport};
 use mcpkit::Server;
 use serde_json::{json, Value};
 
-/// How long any single await in a test may take before the test fails.
-pub const STEP_TIMEOUT: Duration = Duration::from_secs(10);
-
-/// Await `fut`, failing the test (with `what` in the message) if it takes longer than
-/// [`STEP_TIMEOUT`].
-pub async fn within<T>(what: &str, fut: impl Future<Output = T>) -> T {
-    match tokio::time::timeout(STEP_TIMEOUT, fut).await {
-        Ok(v) => v,
-        Err(_) => panic!("timed out after {STEP_TIMEOUT:?} waiting for {what}"),
-    }
-}
+pub use mcpkit_test_support::{within, STEP_TIMEOUT};
 
 type Reader = <MemoryTransport as Transport>::Reader;
 type Writer = <MemoryTransport as Transport>::Writer;

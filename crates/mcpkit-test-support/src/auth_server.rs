@@ -1,10 +1,9 @@
-//! A small OAuth 2.1 authorization server written for the tests (shared by the in-process
+//! A small OAuth 2.1 authorization server written for the tests (shared by mcpkit's in-process
 //! `oauth_end_to_end` test and the real-process test of `mcpkit serve --http --auth-*`):
 //! metadata (RFC 8414), a JWKS, dynamic registration (public clients), authorization code with
 //! PKCE S256 and `iss` on the redirect, refresh tokens, and ES256 JWT access tokens for one
 //! resource. The very first access token it issues is already expired, so a client must refresh
 //! it. It asserts what a correct client sends (`resource`, PKCE, `application_type`, ...).
-#![allow(dead_code, clippy::unwrap_used, clippy::expect_used, missing_docs, unreachable_pub)]
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
@@ -24,10 +23,13 @@ use tokio::net::TcpListener;
 
 /// An ES256 key: the signing half and its public JWK.
 pub struct Key {
+    /// The private key, for signing.
     pub encoding: jsonwebtoken::EncodingKey,
+    /// The public key as a JWK (`kty: EC`, `crv: P-256`), as a JWKS serves it.
     pub jwk: Value,
 }
 
+/// A fresh P-256 key whose JWK carries `kid`.
 pub fn new_key(kid: &str) -> Key {
     let rng = ring::rand::SystemRandom::new();
     let pkcs8 = EcdsaKeyPair::generate_pkcs8(&ECDSA_P256_SHA256_FIXED_SIGNING, &rng).unwrap();
@@ -44,10 +46,12 @@ pub fn new_key(kid: &str) -> Key {
     }
 }
 
+/// Seconds since the Unix epoch, as JWT `exp`/`iat` count them.
 pub fn now() -> i64 {
     SystemTime::now().duration_since(UNIX_EPOCH).unwrap().as_secs() as i64
 }
 
+/// An ES256 JWT of `claims`, signed by `key`, with `kid` in its header.
 pub fn sign(key: &Key, kid: &str, claims: &Value) -> String {
     let mut h = jsonwebtoken::Header::new(jsonwebtoken::Algorithm::ES256);
     h.kid = Some(kid.into());
@@ -57,10 +61,13 @@ pub fn sign(key: &Key, kid: &str, claims: &Value) -> String {
 /// What the authorization server stand-in saw.
 #[derive(Default)]
 pub struct Seen {
+    /// Dynamic client registrations.
     pub registrations: usize,
     /// The `scope` of each authorization request.
     pub authorize_scopes: Vec<Option<String>>,
+    /// `authorization_code` grants answered.
     pub code_grants: usize,
+    /// `refresh_token` grants answered.
     pub refresh_grants: usize,
     /// Introspection requests answered (with the resource server's credentials).
     pub introspections: usize,
@@ -70,13 +77,19 @@ pub struct Seen {
     pub refresh: HashMap<String, Option<String>>,
 }
 
+/// The running stand-in: who it is, whom it issues tokens for, and what it saw.
 pub struct AuthServer {
+    /// Its base URL, which is also its `issuer`.
     pub issuer: String,
+    /// The protected resource its tokens are for (`aud`; the `resource` parameter it expects).
     pub resource: String,
+    /// The key it signs access tokens with (`kid` `as-key`), published at `/jwks`.
     pub key: Key,
+    /// What it saw so far.
     pub seen: Mutex<Seen>,
 }
 
+/// An `application/x-www-form-urlencoded` body (or query) as a map.
 pub fn form(body: &[u8]) -> HashMap<String, String> {
     url::form_urlencoded::parse(body).into_owned().collect()
 }
@@ -232,12 +245,14 @@ async fn token(State(s): State<Arc<AuthServer>>, body: Bytes) -> Response {
         .into_response()
 }
 
+/// A listener on a free loopback port, and its base URL `http://127.0.0.1:PORT`.
 pub async fn listen() -> (TcpListener, String) {
     let l = TcpListener::bind("127.0.0.1:0").await.unwrap();
     let base = format!("http://127.0.0.1:{}", l.local_addr().unwrap().port());
     (l, base)
 }
 
+/// Serve `app` on `l` in the background.
 pub fn spawn(l: TcpListener, app: Router) {
     tokio::spawn(async move { axum::serve(l, app).await.unwrap() });
 }

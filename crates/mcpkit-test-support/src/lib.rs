@@ -1,0 +1,27 @@
+//! Test plumbing shared by the tests of the mcpkit crates (`publish = false`; a dev-dependency
+//! only): a timeout wrapper so a hang fails a test instead of blocking it, the validator of the
+//! MCP JSON schemas that checks whole wire transcripts, and (feature `auth-server`) the OAuth 2.1
+//! authorization-server stand-in used by the OAuth tests of mcpkit and of the `mcpkit` binary.
+#![forbid(unsafe_code)]
+// Test plumbing: a panic here is a failing test, which is what a broken expectation should be.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use std::future::Future;
+use std::time::Duration;
+
+#[cfg(feature = "auth-server")]
+pub mod auth_server;
+pub mod schema;
+
+/// How long any single await in a test may take before the test fails. Generous, because the
+/// process tests spawn binaries on a machine that may be running many test binaries at once.
+pub const STEP_TIMEOUT: Duration = Duration::from_secs(30);
+
+/// Await `fut`, failing the test (with `what` in the message) if it takes longer than
+/// [`STEP_TIMEOUT`].
+pub async fn within<T>(what: &str, fut: impl Future<Output = T>) -> T {
+    match tokio::time::timeout(STEP_TIMEOUT, fut).await {
+        Ok(v) => v,
+        Err(_) => panic!("timed out after {STEP_TIMEOUT:?} waiting for {what}"),
+    }
+}
