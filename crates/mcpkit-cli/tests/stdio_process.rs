@@ -6,7 +6,7 @@
 mod common;
 
 use std::process::Stdio;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use common::{within, REFERENCE_TOOL_NAMES};
 use mcpkit::transport::child::ChildTransport;
@@ -131,7 +131,6 @@ async fn closing_the_client_lets_mcpkit_serve_exit_by_itself() {
     let pid = transport.id().expect("a pid");
     let client = within("connect", Client::builder().connect(transport)).await.unwrap();
     within("ping", client.ping()).await.unwrap();
-    let started = Instant::now();
     match tokio::time::timeout(Duration::from_secs(5), client.close()).await {
         Ok(r) => r.expect("a clean shutdown"),
         Err(_) => panic!(
@@ -139,7 +138,6 @@ async fn closing_the_client_lets_mcpkit_serve_exit_by_itself() {
              so the shutdown waits for the grace period and then signals it"
         ),
     }
-    assert!(started.elapsed() < Duration::from_secs(5));
 }
 
 /// The shutdown the spec describes for stdio: the client closes the server's stdin and the
