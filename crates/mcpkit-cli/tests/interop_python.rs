@@ -90,8 +90,8 @@ async fn mcpkit_client_calls_a_python_sdk_server_over_legacy_sse() {
     client.close().await.unwrap();
 }
 
-/// The Python SDK's server is dual-era: the mcpkit client in auto mode finds it modern
-/// (`server/discover`) and speaks 2026-07-28 to it.
+/// The Python SDK's server is dual-era: the mcpkit client in auto mode finds the stateless era
+/// there (`server/discover`) and speaks 2026-07-28 to it.
 #[tokio::test]
 async fn mcpkit_client_in_auto_mode_speaks_2026_07_28_to_a_python_sdk_server_over_stdio() {
     let mut cmd = tokio::process::Command::new(python());

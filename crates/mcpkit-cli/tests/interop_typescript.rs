@@ -92,7 +92,7 @@ async fn mcpkit_client_calls_a_typescript_sdk_server_over_legacy_sse() {
 }
 
 /// The 1.x TypeScript SDK speaks only the handshake era: the mcpkit client in auto mode probes
-/// with `server/discover`, gets a non-modern error, and falls back to `initialize`.
+/// with `server/discover`, gets an error (it does not speak the stateless era), and falls back to `initialize`.
 #[tokio::test]
 async fn mcpkit_client_in_auto_mode_falls_back_to_the_handshake_with_a_typescript_sdk_1x_server() {
     let mut cmd = tokio::process::Command::new("node");

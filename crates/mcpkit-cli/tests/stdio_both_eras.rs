@@ -71,11 +71,11 @@ impl Serve {
     }
 }
 
-fn modern(id: i64, method: &str, mut params: Value, capabilities: Value) -> Value {
+fn stateless_request(id: i64, method: &str, mut params: Value, capabilities: Value) -> Value {
     params["_meta"] = json!({
         "io.modelcontextprotocol/protocolVersion": V,
         "io.modelcontextprotocol/clientCapabilities": capabilities,
-        "io.modelcontextprotocol/clientInfo": {"name": "stdio-modern", "version": "0"}
+        "io.modelcontextprotocol/clientInfo": {"name": "stdio-stateless", "version": "0"}
     });
     json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params})
 }
@@ -88,9 +88,11 @@ fn server_info() -> Value {
 }
 
 #[tokio::test]
-async fn a_modern_request_is_served_without_a_handshake() {
+async fn a_stateless_request_is_served_without_a_handshake() {
     let mut s = Serve::start();
-    let reply = s.request(&modern(1, "server/discover", json!({}), json!({}))).await;
+    let reply = s
+        .request(&stateless_request(1, "server/discover", json!({}), json!({})))
+        .await;
     let r = &reply["result"];
     assert_eq!(r["supportedVersions"][0], V, "{reply}");
     assert!(r["supportedVersions"]
@@ -102,7 +104,7 @@ async fn a_modern_request_is_served_without_a_handshake() {
     assert_eq!(r["_meta"], server_info());
 
     let reply = s
-        .request(&modern(
+        .request(&stateless_request(
             2,
             "tools/call",
             json!({"name": "echo", "arguments": {"message": "over stdio"}}),
@@ -118,7 +120,7 @@ async fn a_modern_request_is_served_without_a_handshake() {
         }})
     );
     // Removed methods are unknown on this wire.
-    let reply = s.request(&modern(3, "ping", json!({}), json!({}))).await;
+    let reply = s.request(&stateless_request(3, "ping", json!({}), json!({}))).await;
     assert_eq!(reply["error"]["code"], -32601, "{reply}");
     s.finish().await;
 }
@@ -132,7 +134,7 @@ async fn a_multi_round_trip_tool_over_stdio() {
         if let Value::Object(extra) = extra {
             params.as_object_mut().unwrap().extend(extra);
         }
-        modern(id, "tools/call", params, caps.clone())
+        stateless_request(id, "tools/call", params, caps.clone())
     };
     let first = s.request(&call(1, json!({}))).await;
     let r = &first["result"];
@@ -172,9 +174,9 @@ async fn a_multi_round_trip_tool_over_stdio() {
 
 #[tokio::test]
 async fn a_legacy_client_on_another_process_gets_the_handshake() {
-    let mut modern_process = Serve::start();
-    let reply = modern_process
-        .request(&modern(1, "tools/list", json!({}), json!({})))
+    let mut stateless_process = Serve::start();
+    let reply = stateless_process
+        .request(&stateless_request(1, "tools/list", json!({}), json!({})))
         .await;
     assert!(reply["result"]["tools"].is_array(), "{reply}");
 
@@ -204,6 +206,6 @@ async fn a_legacy_client_on_another_process_gets_the_handshake() {
         .request(&json!({"jsonrpc": "2.0", "id": 2, "method": "ping"}))
         .await;
     assert_eq!(reply, json!({"jsonrpc": "2.0", "id": 2, "result": {}}));
-    modern_process.finish().await;
+    stateless_process.finish().await;
     legacy.finish().await;
 }

@@ -1,7 +1,7 @@
 //! Interop at protocol revision 2026-07-28 with the official Python SDK (PyPI `mcp`, pinned in
 //! tests-interop/python): its high-level `Client`, pinned to 2026-07-28 and in `auto` mode
 //! (discover, then adopt the newest mutual version), runs the full check list of
-//! tests-interop/python/modern_checks.py against `mcpkit serve` over stdio and over Streamable
+//! tests-interop/python/stateless_checks.py against `mcpkit serve` over stdio and over Streamable
 //! HTTP — including sampling, elicitation and roots through `input_required` rounds and
 //! `subscriptions/listen`.
 //!
@@ -35,7 +35,7 @@ fn run_checks(args: &[&str]) {
     support::run_client_checks(
         "Python (2026-07-28)",
         &python(),
-        &repo().join("tests-interop/python/modern_checks.py"),
+        &repo().join("tests-interop/python/stateless_checks.py"),
         args,
     );
 }

@@ -3,8 +3,8 @@
 `Client` against an MCP server, stateless era.
 
 Usage:
-    modern_checks.py MODE stdio -- CMD [ARGS...]   spawn the server (the SDK's stdio_client)
-    modern_checks.py MODE http URL                 Streamable HTTP endpoint URL
+    stateless_checks.py MODE stdio -- CMD [ARGS...]   spawn the server (the SDK's stdio_client)
+    stateless_checks.py MODE http URL                 Streamable HTTP endpoint URL
 
 MODE is `2026-07-28` (pinned: no probe, every request carries the 2026 `_meta`) or `auto`
 (probe `server/discover`, adopt the newest mutual version). Either way the connection must end
@@ -129,7 +129,7 @@ def make_client(args: argparse.Namespace, rec: Recorder | None) -> Client:
     return Client(
         target,
         mode=args.mode,
-        client_info=types.Implementation(name="mcpkit-interop-python-modern", version="1.0.0"),
+        client_info=types.Implementation(name="mcpkit-interop-python-stateless", version="1.0.0"),
         read_timeout_seconds=20.0,
         **callbacks,
     )
