@@ -1,6 +1,9 @@
-//! Method descriptors: one zero-sized type per MCP method of the 2025-11-25 catalogue, binding
-//! the method name to its params and result types. Typed requests (`peer.request::<CallTool>(p)`)
-//! and typed routing are built on these.
+//! Method descriptors: one zero-sized type per MCP method and notification of every revision
+//! mcpkit speaks (2024-11-05 … 2025-11-25, and the stateless era's 2026-07-28 additions
+//! `server/discover`, `subscriptions/listen` and `notifications/subscriptions/acknowledged`),
+//! binding the method name to its params and result types. Method names are written only here:
+//! typed requests (`peer.request::<CallTool>(p)`), the server's method tables
+//! (`router.request::<CallTool>(…)`) and instrumentation all use `M::NAME`.
 
 use serde::de::DeserializeOwned;
 use serde::Serialize;

@@ -3,7 +3,7 @@
 
 use std::sync::Arc;
 
-use mcpkit_types::method::{CreateMessage, Elicit, ListRoots};
+use mcpkit_types::method::{CreateMessage, Elicit, ListRoots, LoggingMessage, NotificationMethod, Progress};
 use mcpkit_types::schema::{
     ClientCapabilities, CreateMessageParams, CreateMessageResult, ElicitParams, ElicitResult, Implementation,
     InputRequest, InputResponse, ListRootsResult, LoggingLevel, LoggingMessageParams, ProgressParams, ProgressToken,
@@ -122,7 +122,7 @@ impl RequestContext {
         if self.protocol_version() >= ProtocolVersion::V2025_03_26 {
             p.message = message.map(str::to_owned);
         }
-        self.peer.notify_related("notifications/progress", Some(&p), &self.id)
+        self.peer.notify_related(Progress::NAME, Some(&p), &self.id)
     }
 
     /// Send a log message (spec: `server/utilities/logging`) if the session's level lets it through.
@@ -137,8 +137,7 @@ impl RequestContext {
             data,
             meta: None,
         };
-        self.peer
-            .notify_related("notifications/message", Some(&params), &self.id)
+        self.peer.notify_related(LoggingMessage::NAME, Some(&params), &self.id)
     }
 
     /// Ask the client's LLM for a completion (spec: `client/sampling`).

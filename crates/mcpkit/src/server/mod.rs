@@ -4,14 +4,17 @@
 //! Capabilities are derived from what is registered. Lists are paginated with opaque cursors,
 //! and each list page is serialized once when the catalogue changes, not per request.
 
+mod call;
 mod completion;
 mod context;
-mod dispatch;
+mod handshake;
 #[cfg(feature = "http-server")]
 pub mod http;
 mod prompt;
 mod request_state;
 mod resource;
+mod router;
+mod routes;
 mod session;
 mod stateless;
 mod tool;
@@ -139,6 +142,8 @@ struct Inner {
     info_json: Box<RawValue>,
     cache: CacheHints,
     state_keys: RequestStateKeys,
+    /// The method tables, one per era.
+    routers: router::Routers,
     /// Catalogue changes, for `subscriptions/listen` streams.
     changes: tokio::sync::broadcast::Sender<Change>,
     /// Fires when the server ends its subscriptions (shutdown).
@@ -418,6 +423,7 @@ impl ServerBuilder {
                 info_json,
                 cache: self.cache,
                 state_keys: self.state_keys.unwrap_or_else(RequestStateKeys::random),
+                routers: router::Routers::standard(),
                 changes: tokio::sync::broadcast::channel(256).0,
                 ending: CancellationToken::new(),
             }),
@@ -445,9 +451,9 @@ impl Server {
     /// (HTTP POSTs that declared 2026-07-28): no handshake is accepted.
     #[cfg(feature = "http-server")]
     fn stateless_service(&self) -> Arc<dyn engine::Role> {
-        Arc::new(dispatch::ServerService {
+        Arc::new(router::ServerService {
             server: self.clone(),
-            session: Arc::new(Session::modern_only()),
+            session: Arc::new(Session::stateless_only()),
         })
     }
 
@@ -491,7 +497,7 @@ impl Server {
             sessions.retain(|s| s.strong_count() > 0);
             sessions.push(Arc::downgrade(&session));
         }
-        let service = Arc::new(dispatch::ServerService {
+        let service = Arc::new(router::ServerService {
             server: self.clone(),
             session: session.clone(),
         });

@@ -218,10 +218,11 @@ fn write_canonical(v: &Value, out: &mut String) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use mcpkit_types::method::{CallTool, GetPrompt, Method};
 
     fn payload() -> StatePayload {
         StatePayload {
-            m: "tools/call".into(),
+            m: CallTool::NAME.into(),
             d: digest(&["t"], Some(&serde_json::json!({"b": 1, "a": [1, {"y": 2, "x": 1}]}))),
             ..Default::default()
         }
@@ -232,9 +233,12 @@ mod tests {
         let keys = RequestStateKeys::new("k1", vec![7u8; 32]);
         let p = payload();
         let state = keys.seal(p.clone()).unwrap();
-        assert_eq!(keys.open(&state, "tools/call", &p.d).unwrap().m, "tools/call");
-        assert_eq!(keys.open(&state, "prompts/get", &p.d), Err(StateError::WrongRequest));
-        assert_eq!(keys.open(&state, "tools/call", "other"), Err(StateError::WrongRequest));
+        assert_eq!(keys.open(&state, CallTool::NAME, &p.d).unwrap().m, CallTool::NAME);
+        assert_eq!(keys.open(&state, GetPrompt::NAME, &p.d), Err(StateError::WrongRequest));
+        assert_eq!(
+            keys.open(&state, CallTool::NAME, "other"),
+            Err(StateError::WrongRequest)
+        );
     }
 
     #[test]
@@ -251,7 +255,7 @@ mod tests {
         let p = payload();
         let state = keys.seal(p.clone()).unwrap();
         let tampered = format!("{state}-TAMPERED");
-        assert!(keys.open(&tampered, "tools/call", &p.d).is_err());
+        assert!(keys.open(&tampered, CallTool::NAME, &p.d).is_err());
         // Flip one character of the payload.
         let mut parts: Vec<String> = state.split('.').map(str::to_owned).collect();
         let body = parts[2].clone();
@@ -272,10 +276,10 @@ mod tests {
             .collect();
         parts[2] = flipped;
         assert_eq!(
-            keys.open(&parts.join("."), "tools/call", &p.d),
+            keys.open(&parts.join("."), CallTool::NAME, &p.d),
             Err(StateError::Tampered)
         );
-        assert_eq!(keys.open("garbage", "tools/call", &p.d), Err(StateError::Malformed));
+        assert_eq!(keys.open("garbage", CallTool::NAME, &p.d), Err(StateError::Malformed));
     }
 
     #[test]
@@ -283,7 +287,7 @@ mod tests {
         let keys = RequestStateKeys::new("k1", vec![7u8; 32]).with_lifetime(Duration::ZERO);
         let p = payload();
         let state = keys.seal(p.clone()).unwrap();
-        assert_eq!(keys.open(&state, "tools/call", &p.d), Err(StateError::Expired));
+        assert_eq!(keys.open(&state, CallTool::NAME, &p.d), Err(StateError::Expired));
     }
 
     #[test]
@@ -292,12 +296,12 @@ mod tests {
         let p = payload();
         let state = old.seal(p.clone()).unwrap();
         let rotated = RequestStateKeys::new("new", vec![2u8; 32]).with_previous("old", vec![1u8; 32]);
-        assert!(rotated.open(&state, "tools/call", &p.d).is_ok());
+        assert!(rotated.open(&state, CallTool::NAME, &p.d).is_ok());
         assert!(rotated.seal(p.clone()).unwrap().starts_with("v1.new."));
         let dropped = RequestStateKeys::new("new", vec![2u8; 32]);
-        assert_eq!(dropped.open(&state, "tools/call", &p.d), Err(StateError::UnknownKey));
+        assert_eq!(dropped.open(&state, CallTool::NAME, &p.d), Err(StateError::UnknownKey));
         // Same id, different key material: the tag does not verify.
         let forged = RequestStateKeys::new("old", vec![3u8; 32]);
-        assert_eq!(forged.open(&state, "tools/call", &p.d), Err(StateError::Tampered));
+        assert_eq!(forged.open(&state, CallTool::NAME, &p.d), Err(StateError::Tampered));
     }
 }

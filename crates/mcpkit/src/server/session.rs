@@ -23,7 +23,7 @@ pub(crate) struct Session {
     pub(crate) subscriptions: Mutex<HashSet<String>>,
     /// Every request on this connection must be a stateless-era request (an HTTP POST that
     /// declared 2026-07-28): no handshake is accepted.
-    pub(crate) modern_only: bool,
+    pub(crate) stateless_only: bool,
 }
 
 #[derive(Debug)]
@@ -37,9 +37,9 @@ impl Default for AtomicLevel {
 
 impl Session {
     /// A connection that accepts only stateless-era requests.
-    pub(crate) fn modern_only() -> Session {
+    pub(crate) fn stateless_only() -> Session {
         Session {
-            modern_only: true,
+            stateless_only: true,
             ..Default::default()
         }
     }

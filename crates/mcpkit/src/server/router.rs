@@ -1,0 +1,423 @@
+//! The server's method tables: one per era, built once with the server, each entry registered
+//! by its method descriptor (`router.request::<CallTool>(…)`) and decoding its own params
+//! straight into the descriptor's params type (stage 2 of parsing). A method a table does not
+//! hold is answered in one place ([`Router::handle`]). Extensions register into these tables;
+//! telemetry wraps their entries ([`Router::wrap`]).
+
+use std::collections::HashMap;
+use std::future::{ready, Future};
+use std::hash::{BuildHasherDefault, Hasher};
+use std::sync::{Arc, OnceLock};
+
+use mcpkit_types::method::{Method, NotificationMethod};
+use mcpkit_types::schema::RequestMeta;
+use mcpkit_types::{Era, ErrorObject, RequestId};
+use serde::de::DeserializeOwned;
+use serde_json::value::RawValue;
+use tokio_util::sync::CancellationToken;
+
+use super::context::RequestContext;
+use super::session::Session;
+use super::stateless::{self, CacheHint, InputState};
+use super::{handshake, routes, Server, Snapshot};
+use crate::engine::{BoxFuture, HandlerResult, IncomingRequest, Peer, Role};
+use crate::transport::Extensions;
+use crate::wire::params;
+
+/// One table entry for a request: decodes the params, runs the handler, returns the serialized
+/// result. The future it returns is the only allocation per request, as the engine polls it
+/// once inline before it spawns anything.
+pub(crate) type RequestEntry = Box<dyn Fn(Call) -> BoxFuture<HandlerResult> + Send + Sync>;
+/// One table entry for a notification.
+pub(crate) type NotificationEntry = Box<dyn Fn(Call) -> BoxFuture<()> + Send + Sync>;
+
+/// FNV-1a over the method name. A table is fixed when the server is built, so client input can
+/// only look names up, never add colliding ones: SipHash's flood protection buys nothing here,
+/// and this is several times faster on names this short.
+struct NameHasher(u64);
+
+impl Default for NameHasher {
+    fn default() -> Self {
+        NameHasher(0xcbf2_9ce4_8422_2325)
+    }
+}
+
+impl Hasher for NameHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        for b in bytes {
+            self.0 = (self.0 ^ u64::from(*b)).wrapping_mul(0x0100_0000_01b3);
+        }
+    }
+}
+
+type Table<E> = HashMap<&'static str, E, BuildHasherDefault<NameHasher>>;
+
+/// One incoming message as a table entry receives it: the request (or notification) and the
+/// server, session and connection serving it. A notification has no id (`-1`) and no
+/// cancellation of its own.
+pub(crate) struct Call {
+    pub(crate) server: Server,
+    pub(crate) session: Arc<Session>,
+    pub(crate) peer: Peer,
+    pub(crate) era: Era,
+    pub(crate) method: String,
+    pub(crate) id: RequestId,
+    /// The raw params, until the entry decodes them.
+    pub(crate) params: Option<Box<RawValue>>,
+    pub(crate) cancel: CancellationToken,
+    pub(crate) extensions: Extensions,
+    /// The catalogue as this request sees it, taken at its first use.
+    snapshot: OnceLock<Arc<Snapshot>>,
+}
+
+impl Call {
+    /// A request served in `era` on `session`.
+    pub(crate) fn request(server: Server, session: Arc<Session>, peer: Peer, req: IncomingRequest, era: Era) -> Call {
+        Call {
+            server,
+            session,
+            peer,
+            era,
+            method: req.method,
+            id: req.id,
+            params: req.params,
+            cancel: req.cancel,
+            extensions: req.extensions,
+            snapshot: OnceLock::new(),
+        }
+    }
+
+    /// A notification received in `era` on `session`.
+    pub(crate) fn notification(
+        server: Server,
+        session: Arc<Session>,
+        peer: Peer,
+        method: String,
+        params: Option<Box<RawValue>>,
+        era: Era,
+    ) -> Call {
+        Call {
+            server,
+            session,
+            peer,
+            era,
+            method,
+            id: RequestId::Number(-1),
+            params,
+            cancel: CancellationToken::default(),
+            extensions: Extensions::default(),
+            snapshot: OnceLock::new(),
+        }
+    }
+
+    /// The catalogue as this request sees it (the same one however often it is asked).
+    pub(crate) fn snapshot(&self) -> &Arc<Snapshot> {
+        self.snapshot.get_or_init(|| self.server.snapshot())
+    }
+
+    /// The catalogue, owned, for a handler that gives the call away.
+    pub(crate) fn take_snapshot(&mut self) -> Arc<Snapshot> {
+        self.snapshot.take().unwrap_or_else(|| self.server.snapshot())
+    }
+
+    /// Whether the tools capability is declared.
+    pub(crate) fn offers_tools(&self) -> bool {
+        self.server.offers_tools(self.snapshot())
+    }
+
+    /// Whether the resources capability is declared.
+    pub(crate) fn offers_resources(&self) -> bool {
+        self.snapshot().offers_resources()
+    }
+
+    /// Whether the prompts capability is declared.
+    pub(crate) fn offers_prompts(&self) -> bool {
+        self.snapshot().offers_prompts()
+    }
+
+    /// Decode the params into the method's type; absent params read as `{}`.
+    fn decode<P: DeserializeOwned>(&mut self) -> Result<P, ErrorObject> {
+        params(self.params.take().as_deref())
+    }
+
+    /// The handler's context, on this call's session and connection.
+    pub(crate) fn into_context(
+        self,
+        method: &'static str,
+        meta: Option<RequestMeta>,
+        input: Option<Arc<InputState>>,
+    ) -> RequestContext {
+        RequestContext {
+            peer: self.peer,
+            session: self.session,
+            server: self.server,
+            id: self.id,
+            meta,
+            cancel: self.cancel,
+            method,
+            input,
+            extensions: self.extensions,
+        }
+    }
+
+    /// Complete a result for this call's era: on the stateless wire `resultType`, the server's
+    /// identity and caching hints; in the handshake era the result as it is.
+    pub(crate) fn finish(&self, raw: Box<RawValue>, cache: Option<CacheHint>) -> HandlerResult {
+        finish_for(self.era, &self.server, raw, cache)
+    }
+}
+
+/// [`Call::finish`] for code that no longer holds the call.
+pub(crate) fn finish_for(era: Era, server: &Server, raw: Box<RawValue>, cache: Option<CacheHint>) -> HandlerResult {
+    match era {
+        Era::Handshake => Ok(raw),
+        Era::Stateless => stateless::finish(&raw, &server.inner.info_json, cache),
+    }
+}
+
+/// One era's method table.
+#[derive(Default)]
+pub(crate) struct Router {
+    requests: Table<RequestEntry>,
+    notifications: Table<NotificationEntry>,
+}
+
+impl Router {
+    /// Serve request `M` with `handler`, once the era admits it (a handshake-era session must
+    /// be initialized first), with its params decoded into `M::Params`.
+    pub(crate) fn request<M, F, Fut>(&mut self, handler: F) -> &mut Self
+    where
+        M: Method,
+        F: Fn(Call, M::Params) -> Fut + Clone + Send + Sync + 'static,
+        Fut: Future<Output = HandlerResult> + Send + 'static,
+    {
+        self.request_if::<M, F, Fut>(|_| true, handler)
+    }
+
+    /// [`Router::request`] for a method of a capability: while `offered` says the server does
+    /// not declare it, the method is not found (before its params are read).
+    pub(crate) fn request_if<M, F, Fut>(&mut self, offered: fn(&Call) -> bool, handler: F) -> &mut Self
+    where
+        M: Method,
+        F: Fn(Call, M::Params) -> Fut + Clone + Send + Sync + 'static,
+        Fut: Future<Output = HandlerResult> + Send + 'static,
+    {
+        let entry = move |mut call: Call| -> BoxFuture<HandlerResult> {
+            // Handlers are fn items or small closures: cloning one copies nothing.
+            let handler = handler.clone();
+            Box::pin(async move {
+                handshake::admit(&call.session, M::NAME)?;
+                if !offered(&call) {
+                    return Err(ErrorObject::method_not_found(M::NAME));
+                }
+                let p = call.decode::<M::Params>()?;
+                handler(call, p).await
+            })
+        };
+        self.add(M::NAME, Box::new(entry))
+    }
+
+    /// Serve request `M` at once, in arrival order, before the next message is read (what
+    /// `initialize` needs so that a request sent right behind it sees the session initialized).
+    pub(crate) fn request_now<M, F>(&mut self, handler: F) -> &mut Self
+    where
+        M: Method,
+        F: Fn(Call, M::Params) -> HandlerResult + Send + Sync + 'static,
+    {
+        let entry = move |mut call: Call| -> BoxFuture<HandlerResult> {
+            let result = handshake::admit(&call.session, M::NAME)
+                .and_then(|()| call.decode::<M::Params>())
+                .and_then(|p| handler(call, p));
+            Box::pin(ready(result))
+        };
+        self.add(M::NAME, Box::new(entry))
+    }
+
+    /// Handle notification `N` with `handler`. Notifications keep their arrival order; one
+    /// whose params do not decode is dropped (it cannot be answered).
+    pub(crate) fn notification<N, F, Fut>(&mut self, handler: F) -> &mut Self
+    where
+        N: NotificationMethod,
+        F: Fn(Call, N::Params) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = ()> + Send + 'static,
+    {
+        let entry = move |mut call: Call| -> BoxFuture<()> {
+            match call.decode::<N::Params>() {
+                Ok(p) => Box::pin(handler(call, p)),
+                Err(e) => {
+                    tracing::debug!("ignoring notification {} with bad params: {}", N::NAME, e.message);
+                    Box::pin(ready(()))
+                }
+            }
+        };
+        self.notifications.insert(N::NAME, Box::new(entry));
+        self
+    }
+
+    /// Register a request entry under `name`, replacing any earlier one.
+    pub(crate) fn add(&mut self, name: &'static str, entry: RequestEntry) -> &mut Self {
+        self.requests.insert(name, entry);
+        self
+    }
+
+    /// Wrap every request entry (telemetry, extensions that watch requests): `layer` gets each
+    /// method name and its entry and returns the entry to use instead.
+    #[allow(
+        dead_code,
+        reason = "the hook for telemetry and extensions; used by tests until they land"
+    )]
+    pub(crate) fn wrap(&mut self, layer: impl Fn(&'static str, RequestEntry) -> RequestEntry) -> &mut Self {
+        self.requests = std::mem::take(&mut self.requests)
+            .into_iter()
+            .map(|(name, entry)| (name, layer(name, entry)))
+            .collect();
+        self
+    }
+
+    /// Answer one request. A method this table does not hold is not found (after the era's
+    /// admission check, so an uninitialized session hears that first).
+    pub(crate) fn handle(&self, call: Call) -> BoxFuture<HandlerResult> {
+        match self.requests.get(call.method.as_str()) {
+            Some(entry) => entry(call),
+            None => Box::pin(async move {
+                handshake::admit(&call.session, &call.method)?;
+                Err(ErrorObject::method_not_found(&call.method))
+            }),
+        }
+    }
+
+    /// Handle one notification; one this table does not hold is ignored.
+    pub(crate) fn notify(&self, call: Call) -> BoxFuture<()> {
+        match self.notifications.get(call.method.as_str()) {
+            Some(entry) => entry(call),
+            None => {
+                tracing::debug!("ignoring notification {}", call.method);
+                Box::pin(ready(()))
+            }
+        }
+    }
+}
+
+/// The two tables of a server, built once when the server is built.
+pub(crate) struct Routers {
+    handshake: Router,
+    stateless: Router,
+}
+
+impl Routers {
+    /// The tables of every server: the catalogue in both eras, the handshake's own methods in
+    /// one, `server/discover` and `subscriptions/listen` in the other.
+    pub(crate) fn standard() -> Routers {
+        Routers {
+            handshake: routes::handshake(),
+            stateless: routes::stateless(),
+        }
+    }
+
+    /// The table of `era`.
+    pub(crate) fn of(&self, era: Era) -> &Router {
+        match era {
+            Era::Handshake => &self.handshake,
+            Era::Stateless => &self.stateless,
+        }
+    }
+}
+
+/// The role the engine runs for one server connection: picks the era of each message and
+/// hands it to that era's table.
+pub(crate) struct ServerService {
+    pub(crate) server: Server,
+    pub(crate) session: Arc<Session>,
+}
+
+impl ServerService {
+    /// The era notifications on this connection belong to.
+    fn era(&self) -> Era {
+        if self.session.stateless_only {
+            Era::Stateless
+        } else {
+            Era::Handshake
+        }
+    }
+}
+
+impl Role for ServerService {
+    fn handle_request(&self, peer: Peer, req: IncomingRequest) -> BoxFuture<HandlerResult> {
+        let routers = &self.server.inner.routers;
+        // A dual-era server picks the era per request: a handshake-era session stays one; any
+        // other request that carries the 2026-07-28 `_meta` fields is served statelessly, its
+        // `_meta` being its whole session (spec: 2026-07-28 `basic/index` "_meta").
+        if !self.session.is_negotiated() {
+            let meta = match stateless::read_meta(req.params.as_deref()) {
+                Ok(m) => m,
+                Err(e) if self.session.stateless_only => return Box::pin(ready(Err(e))),
+                Err(_) => None,
+            };
+            if self.session.stateless_only || meta.as_ref().is_some_and(|m| m.protocol_version.is_some()) {
+                let m = match stateless::validate(meta) {
+                    Ok(m) => m,
+                    Err(e) => return Box::pin(ready(Err(e))),
+                };
+                let session = Arc::new(Session::per_request(
+                    m.version,
+                    m.capabilities,
+                    m.client_info,
+                    m.log_level,
+                ));
+                let call = Call::request(self.server.clone(), session, peer, req, Era::Stateless);
+                return routers.stateless.handle(call);
+            }
+        }
+        let call = Call::request(self.server.clone(), self.session.clone(), peer, req, Era::Handshake);
+        routers.handshake.handle(call)
+    }
+
+    fn handle_notification(&self, peer: Peer, method: String, params: Option<Box<RawValue>>) -> BoxFuture<()> {
+        let era = self.era();
+        let call = Call::notification(self.server.clone(), self.session.clone(), peer, method, params, era);
+        self.server.inner.routers.of(era).notify(call)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use mcpkit_types::method::{CallTool, ListTools, Ping};
+    use mcpkit_types::schema::PaginatedParams;
+    use std::sync::atomic::{AtomicUsize, Ordering};
+
+    #[test]
+    fn a_table_holds_its_entries_by_descriptor_name_and_wrap_sees_each() {
+        let mut router = Router::default();
+        router
+            .request::<Ping, _, _>(|_, _| async { crate::wire::to_raw(&serde_json::json!({})) })
+            .request_if::<ListTools, _, _>(Call::offers_tools, |_, _: PaginatedParams| async {
+                crate::wire::to_raw(&serde_json::json!({ "tools": [] }))
+            });
+        let seen = Arc::new(AtomicUsize::new(0));
+        let counter = seen.clone();
+        router.wrap(move |name, entry| {
+            assert!(name == Ping::NAME || name == ListTools::NAME, "{name}");
+            counter.fetch_add(1, Ordering::Relaxed);
+            entry
+        });
+        assert_eq!(seen.load(Ordering::Relaxed), 2);
+        assert!(router.requests.contains_key(Ping::NAME));
+        assert!(!router.requests.contains_key(CallTool::NAME));
+    }
+
+    #[test]
+    fn the_name_hash_tells_the_catalogue_apart() {
+        use std::hash::BuildHasher;
+        let names = mcpkit_types::method::ALL_CLIENT_REQUESTS;
+        let hash = |n: &str| BuildHasherDefault::<NameHasher>::default().hash_one(n);
+        let mut hashes: Vec<u64> = names.iter().map(|n| hash(n)).collect();
+        hashes.sort_unstable();
+        hashes.dedup();
+        assert_eq!(hashes.len(), names.len());
+    }
+}

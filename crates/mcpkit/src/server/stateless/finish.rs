@@ -1,0 +1,193 @@
+//! Completing a result for the stateless wire: `resultType`, the server's identity in `_meta`
+//! and caching hints, spliced into the serialized result without rebuilding it (spec:
+//! 2026-07-28 `basic/index` "_meta", `server/utilities/caching`).
+
+use std::borrow::Cow;
+
+use mcpkit_types::schema::{CacheScope, JsonObject, META_SERVER_INFO};
+use mcpkit_types::ErrorObject;
+use serde::de::{MapAccess, Visitor};
+use serde::Deserialize;
+use serde_json::value::RawValue;
+use serde_json::Value;
+
+use crate::engine::HandlerResult;
+
+/// Caching hints for one kind of result (spec: 2026-07-28 `server/utilities/caching`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct CacheHint {
+    /// How long the client may consider the result fresh, in milliseconds.
+    pub ttl_ms: u64,
+    /// Who may share the cached result.
+    pub scope: CacheScope,
+}
+
+impl CacheHint {
+    /// A hint with this lifetime and scope.
+    pub fn new(ttl: std::time::Duration, scope: CacheScope) -> Self {
+        CacheHint {
+            ttl_ms: u64::try_from(ttl.as_millis()).unwrap_or(u64::MAX),
+            scope,
+        }
+    }
+}
+
+/// The members of a result object, values kept raw and keys borrowed when they hold no escapes.
+struct TopLevel<'a>(Vec<(Cow<'a, str>, &'a RawValue)>);
+
+/// An object key, borrowed from the text when it can be.
+struct Key<'a>(Cow<'a, str>);
+
+impl<'de> Deserialize<'de> for Key<'de> {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = Key<'de>;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("a member name")
+            }
+            fn visit_borrowed_str<E: serde::de::Error>(self, v: &'de str) -> Result<Key<'de>, E> {
+                Ok(Key(Cow::Borrowed(v)))
+            }
+            fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<Key<'de>, E> {
+                Ok(Key(Cow::Owned(v.to_owned())))
+            }
+        }
+        d.deserialize_str(V)
+    }
+}
+
+impl<'de> Deserialize<'de> for TopLevel<'de> {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = TopLevel<'de>;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("a result object")
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+                let mut out = Vec::with_capacity(map.size_hint().unwrap_or(4));
+                while let Some((k, v)) = map.next_entry::<Key<'de>, &'de RawValue>()? {
+                    out.push((k.0, v));
+                }
+                Ok(TopLevel(out))
+            }
+        }
+        d.deserialize_map(V)
+    }
+}
+
+fn push_member(out: &mut String, first: &mut bool, key: &str, value: &str) {
+    if !*first {
+        out.push(',');
+    }
+    *first = false;
+    // Keys we write are plain ASCII; keys we copy came from serde_json and are re-escaped.
+    if key.bytes().any(|b| b == b'"' || b == b'\\' || b < 0x20) {
+        out.push_str(&Value::String(key.to_owned()).to_string());
+    } else {
+        out.push('"');
+        out.push_str(key);
+        out.push('"');
+    }
+    out.push(':');
+    out.push_str(value);
+}
+
+/// Complete a result for the stateless wire without rebuilding it: `resultType: "complete"`,
+/// the server's identity in `_meta`, and caching hints when the method is cacheable. Members the
+/// handler already set are kept.
+pub(crate) fn finish(raw: &RawValue, server_info: &RawValue, cache: Option<CacheHint>) -> HandlerResult {
+    let top: TopLevel<'_> =
+        serde_json::from_str(raw.get()).map_err(|e| ErrorObject::internal(format!("result is not an object: {e}")))?;
+    let has = |k: &str| top.0.iter().any(|(n, _)| n == k);
+    let mut out = String::with_capacity(raw.get().len() + server_info.get().len() + 96);
+    let mut first = true;
+    out.push('{');
+    if !has("resultType") {
+        push_member(&mut out, &mut first, "resultType", "\"complete\"");
+    }
+    if let Some(c) = cache {
+        if !has("ttlMs") {
+            push_member(&mut out, &mut first, "ttlMs", &c.ttl_ms.to_string());
+        }
+        if !has("cacheScope") {
+            let scope = match c.scope {
+                CacheScope::Public => "\"public\"",
+                CacheScope::Private => "\"private\"",
+            };
+            push_member(&mut out, &mut first, "cacheScope", scope);
+        }
+    }
+    let mut meta_done = false;
+    for (k, v) in &top.0 {
+        if k == "_meta" {
+            let mut meta: JsonObject = serde_json::from_str(v.get()).unwrap_or_default();
+            if !meta.contains_key(META_SERVER_INFO) {
+                let info: Value = serde_json::from_str(server_info.get()).unwrap_or(Value::Null);
+                meta.insert(META_SERVER_INFO.to_owned(), info);
+            }
+            let text = serde_json::to_string(&meta).map_err(|e| ErrorObject::internal(e.to_string()))?;
+            push_member(&mut out, &mut first, k, &text);
+            meta_done = true;
+        } else {
+            push_member(&mut out, &mut first, k, v.get());
+        }
+    }
+    if !meta_done {
+        push_member(&mut out, &mut first, "_meta", "{");
+        push_member(&mut out, &mut true, META_SERVER_INFO, server_info.get());
+        out.push('}');
+    }
+    out.push('}');
+    RawValue::from_string(out).map_err(|e| ErrorObject::internal(e.to_string()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn raw(s: &str) -> Box<RawValue> {
+        RawValue::from_string(s.to_owned()).unwrap()
+    }
+
+    #[test]
+    fn finish_adds_result_type_server_info_and_cache_hints() {
+        let info = raw(r#"{"name":"s","version":"1"}"#);
+        let hint = CacheHint {
+            ttl_ms: 5,
+            scope: CacheScope::Public,
+        };
+        let out = finish(&raw(r#"{"tools":[]}"#), &info, Some(hint)).unwrap();
+        assert_eq!(
+            out.get(),
+            r#"{"resultType":"complete","ttlMs":5,"cacheScope":"public","tools":[],"_meta":{"io.modelcontextprotocol/serverInfo":{"name":"s","version":"1"}}}"#
+        );
+        let out = finish(
+            &raw(r#"{"content":[],"_meta":{"k":1},"resultType":"complete"}"#),
+            &info,
+            None,
+        )
+        .unwrap();
+        assert_eq!(
+            out.get(),
+            r#"{"content":[],"_meta":{"k":1,"io.modelcontextprotocol/serverInfo":{"name":"s","version":"1"}},"resultType":"complete"}"#
+        );
+        let out = finish(&raw("{}"), &info, None).unwrap();
+        assert_eq!(
+            out.get(),
+            r#"{"resultType":"complete","_meta":{"io.modelcontextprotocol/serverInfo":{"name":"s","version":"1"}}}"#
+        );
+        // Escaped member names come out escaped again, and the result is still valid JSON.
+        let out = finish(&raw(r#"{"a\"b\\c\u0001":1,"\u00e9":2}"#), &info, None).unwrap();
+        let v: Value = serde_json::from_str(out.get()).unwrap();
+        assert_eq!(v["a\"b\\c\u{1}"], 1);
+        assert_eq!(v["é"], 2);
+        assert!(
+            out.get()
+                .starts_with(r#"{"resultType":"complete","a\"b\\c\u0001":1,"é":2,"#),
+            "{}",
+            out.get()
+        );
+    }
+}
