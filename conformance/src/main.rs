@@ -15,7 +15,7 @@ use std::sync::Arc;
 
 use mcpkit::auth::{ClientCredentials, HeadlessAuthorizer, OAuthClient};
 use mcpkit::client::ConnectMode;
-use mcpkit::transport::http::client::HttpClientTransport;
+use mcpkit::transport::http_client::HttpClientTransport;
 use mcpkit::types::schema::Root;
 use mcpkit::types::schema::{ElicitParams, ElicitResult};
 use mcpkit::types::{Era, ProtocolVersion};

@@ -22,7 +22,7 @@ use std::time::Duration;
 
 use mcpkit::client::ConnectMode;
 use mcpkit::transport::child::{ChildTransport, Stderr};
-use mcpkit::transport::http::client::HttpClientTransport;
+use mcpkit::transport::http_client::HttpClientTransport;
 use mcpkit::transport::{BoxTransport, Transport};
 use mcpkit::types::ProtocolVersion;
 use mcpkit::{Client, ClientBuilder, PeerOptions};

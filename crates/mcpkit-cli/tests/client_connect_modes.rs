@@ -8,7 +8,7 @@ mod support;
 
 use mcpkit::client::{Client, ConnectMode};
 use mcpkit::transport::child::ChildTransport;
-use mcpkit::transport::http::client::HttpClientTransport;
+use mcpkit::transport::http_client::HttpClientTransport;
 use mcpkit::types::schema::{CreateMessageResult, ElicitAction, ElicitResult, JsonObject, LoggingLevel, Root};
 use mcpkit::types::{ErrorCode, ProtocolVersion};
 use serde_json::json;

@@ -13,7 +13,7 @@ use std::time::Duration;
 
 use mcpkit::auth::{HeadlessAuthorizer, OAuthClient};
 use mcpkit::client::ConnectMode;
-use mcpkit::transport::http::client::HttpClientTransport;
+use mcpkit::transport::http_client::HttpClientTransport;
 use mcpkit::types::schema::{ElicitParams, ElicitResult, JsonObject};
 use mcpkit::types::ProtocolVersion;
 use mcpkit::Client;

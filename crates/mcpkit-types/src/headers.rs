@@ -8,6 +8,14 @@ use base64::engine::general_purpose::STANDARD;
 use base64::Engine as _;
 use serde_json::{Map, Value};
 
+/// `Mcp-Session-Id`: the handshake-era session (spec: `basic/transports` "Session Management").
+pub const SESSION_ID: &str = "mcp-session-id";
+/// `MCP-Protocol-Version`: the revision in use (spec: `basic/transports` "Protocol Version
+/// Header").
+pub const PROTOCOL_VERSION: &str = "mcp-protocol-version";
+/// `Last-Event-ID`: where a resumed SSE stream picks up (spec: `basic/transports` "Resumability
+/// and Redelivery").
+pub const LAST_EVENT_ID: &str = "last-event-id";
 /// `Mcp-Method`: the request's method.
 pub const MCP_METHOD: &str = "mcp-method";
 /// `Mcp-Name`: `params.name` (tools/call, prompts/get) or `params.uri` (resources/read).

@@ -12,7 +12,7 @@ use std::time::Duration;
 use criterion::{BenchmarkId, Criterion, Throughput};
 use mcpkit::server::http::HttpServer;
 use mcpkit::server::{Args, ToolDef};
-use mcpkit::transport::http::client::HttpClientTransport;
+use mcpkit::transport::http_client::HttpClientTransport;
 use mcpkit::types::ProtocolVersion;
 use mcpkit::{Client, Server};
 use tokio::net::TcpListener;

@@ -23,7 +23,7 @@
 use std::error::Error;
 
 use mcpkit::transport::child::ChildTransport;
-use mcpkit::transport::http::client::HttpClientTransport;
+use mcpkit::transport::http_client::HttpClientTransport;
 use mcpkit::Client;
 use serde::Deserialize;
 use serde_json::json;

@@ -45,7 +45,7 @@ use mcpkit::auth::resource::{IntrospectionVerifier, ProtectedResource};
 use mcpkit::auth::{ClientCredentials, OAuthClient};
 use mcpkit::server::http::HttpServer;
 use mcpkit::server::ToolDef;
-use mcpkit::transport::http::client::HttpClientTransport;
+use mcpkit::transport::http_client::HttpClientTransport;
 use mcpkit::{Client, Server};
 use serde_json::{json, Value};
 use tokio::net::TcpListener;

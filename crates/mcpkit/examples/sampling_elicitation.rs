@@ -37,7 +37,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use mcpkit::client::ConnectMode;
 use mcpkit::server::http::HttpServer;
 use mcpkit::server::{RequestContext, ToolDef};
-use mcpkit::transport::http::client::HttpClientTransport;
+use mcpkit::transport::http_client::HttpClientTransport;
 use mcpkit::types::schema::{
     CreateMessageParams, CreateMessageResult, ElicitAction, ElicitParams, ElicitResult, ElicitationSchema, JsonObject,
     SamplingMessage,

@@ -7,9 +7,9 @@
 //!   (Streamable HTTP, and the legacy HTTP+SSE transport on request).
 //! - [`client`]: [`Client`] with typed calls and handlers for the server's requests.
 //! - [`engine`]: the connection engine both roles share.
-//! - [`transport`]: stdio, child process, in-memory pair, the Streamable HTTP client (with
-//!   legacy HTTP+SSE fallback), a type-erased `BoxTransport`, and `inspect` (every frame to a
-//!   callback).
+//! - [`transport`]: stdio, child process, in-memory pair, the Streamable HTTP client
+//!   (`transport::http_client`, with legacy HTTP+SSE fallback), a type-erased `BoxTransport`,
+//!   and `inspect` (every frame to a callback).
 //! - [`testing`]: `TestPair`, a connected client and server for tests.
 //! - `auth` (feature `auth`): OAuth 2.1 for HTTP, both sides.
 //! - [`types`]: the wire and schema types (the `mcpkit-types` crate).
@@ -51,3 +51,5 @@ pub use mcpkit_types as types;
 pub use server::http::HttpServer;
 #[cfg(feature = "server")]
 pub use server::{Server, ServerBuilder};
+#[cfg(feature = "http-client")]
+pub use transport::http_client::HttpClientTransport;

@@ -16,7 +16,7 @@ use std::time::{Duration, SystemTime};
 
 use mcpkit::client::ConnectMode;
 use mcpkit::transport::child::ChildTransport;
-use mcpkit::transport::http::client::HttpClientTransport;
+use mcpkit::transport::http_client::HttpClientTransport;
 use mcpkit::types::schema::{ContentBlock, PromptMessage, ResourceContents};
 use mcpkit::types::ProtocolVersion;
 use mcpkit::Client;

@@ -29,7 +29,7 @@ use futures_util::stream;
 use mcpkit::client::{CallOptions, ServerNotification};
 use mcpkit::server::http::{HttpConfig, HttpServer};
 use mcpkit::server::{Args, RequestContext, ToolDef};
-use mcpkit::transport::http::client::{HttpClientInfo, HttpClientTransport};
+use mcpkit::transport::http_client::{HttpClientInfo, HttpClientTransport};
 use mcpkit::transport::memory;
 use mcpkit::transport::{Frame, FrameReader, FrameWriter, Transport};
 use mcpkit::types::schema::{CallToolResult, CreateMessageParams, CreateMessageResult, SamplingMessage};

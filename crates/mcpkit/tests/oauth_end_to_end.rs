@@ -24,7 +24,7 @@ use mcpkit::auth::{HeadlessAuthorizer, OAuthClient};
 use mcpkit::client::ConnectMode;
 use mcpkit::server::http::{HttpConfig, HttpServer};
 use mcpkit::server::{RequestContext, ToolDef};
-use mcpkit::transport::http::client::HttpClientTransport;
+use mcpkit::transport::http_client::HttpClientTransport;
 use mcpkit::types::ProtocolVersion;
 use mcpkit::{Client, Server};
 use mcpkit_test_support::auth_server::{form, listen, new_key, now, sign, spawn, start_auth_server, AuthServer};

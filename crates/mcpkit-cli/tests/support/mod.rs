@@ -119,7 +119,7 @@ pub(crate) async fn exercise_echo_server(client: &mcpkit::Client) {
 
 /// Connect the mcpkit client over HTTP (Streamable, or legacy SSE for a `/sse` URL).
 pub(crate) async fn connect_http(url: &str) -> mcpkit::Client {
-    let transport = mcpkit::transport::http::client::HttpClientTransport::new(url).unwrap();
+    let transport = mcpkit::transport::http_client::HttpClientTransport::new(url).unwrap();
     tokio::time::timeout(
         std::time::Duration::from_secs(30),
         mcpkit::Client::builder().connect(transport),
@@ -151,7 +151,7 @@ pub(crate) fn run_client_checks(sdk: &str, program: &std::path::Path, script: &s
 
 /// Connect the mcpkit client to `url` (Streamable HTTP) with `mode`.
 pub(crate) async fn connect_http_mode(url: &str, mode: mcpkit::client::ConnectMode) -> mcpkit::Client {
-    let transport = mcpkit::transport::http::client::HttpClientTransport::new(url).unwrap();
+    let transport = mcpkit::transport::http_client::HttpClientTransport::new(url).unwrap();
     tokio::time::timeout(
         std::time::Duration::from_secs(30),
         mcpkit::Client::builder().mode(mode).connect(transport),

@@ -19,7 +19,7 @@ use super::metadata::{
 };
 use super::store::{ClientRegistration, MemoryTokenStore, TokenSet, TokenStore};
 use super::{AuthError, AuthFuture};
-use crate::transport::http::client::{AuthChallenge, HttpAuth};
+use crate::transport::http_client::{AuthChallenge, HttpAuth};
 
 /// How many step-up authorizations in a row that do not widen the requested scopes are tried.
 const MAX_STEP_UPS_WITHOUT_NEW_SCOPE: u32 = 2;
@@ -327,13 +327,13 @@ fn no_redirect_client() -> Result<reqwest::Client, AuthError> {
 /// `401`, registers (Client ID Metadata Document, pre-registered credentials, or dynamic
 /// registration), runs the authorization code flow with PKCE (or the client credentials grant),
 /// refreshes tokens, and steps up scopes on `403 insufficient_scope`. Hand it to the transport
-/// with [`HttpClientBuilder::auth`](crate::transport::http::client::HttpClientBuilder::auth).
+/// with [`HttpClientBuilder::auth`](crate::transport::http_client::HttpClientBuilder::auth).
 ///
 /// ```no_run
 /// # async fn demo() -> Result<(), Box<dyn std::error::Error>> {
 /// use std::sync::Arc;
 /// use mcpkit::auth::{HeadlessAuthorizer, OAuthClient};
-/// use mcpkit::transport::http::client::HttpClientTransport;
+/// use mcpkit::transport::http_client::HttpClientTransport;
 ///
 /// let url = "https://mcp.example.com/mcp";
 /// let oauth = OAuthClient::builder(url)

@@ -1,7 +1,7 @@
 //! OAuth 2.1 authorization for the Streamable HTTP transport (spec: `basic/authorization`).
 //!
-//! - Client side: [`OAuthClient`] is an [`HttpAuth`](crate::transport::http::client::HttpAuth)
-//!   provider for [`HttpClientTransport`](crate::transport::http::client::HttpClientTransport).
+//! - Client side: [`OAuthClient`] is an [`HttpAuth`](crate::transport::http_client::HttpAuth)
+//!   provider for [`HttpClientTransport`](crate::transport::http_client::HttpClientTransport).
 //!   On a `401` it reads `WWW-Authenticate`, discovers the protected-resource metadata
 //!   (RFC 9728) and the authorization server's metadata (RFC 8414 / OpenID Connect Discovery),
 //!   checks that they describe this server and that issuer, registers (pre-registered
@@ -29,7 +29,7 @@ pub mod metadata;
 pub mod resource;
 mod store;
 
-pub use crate::transport::http::client::AuthFuture;
+pub use crate::transport::http_client::AuthFuture;
 pub use challenge::BearerChallenge;
 pub use client::{Authorizer, ClientCredentials, HeadlessAuthorizer, OAuthClient, OAuthClientBuilder};
 pub use error::AuthError;

@@ -1,12 +1,21 @@
 //! Transports: a source of incoming frames and a sink for outgoing ones.
 //!
-//! A transport moves bytes, never typed messages: the engine parses each frame itself so that a
-//! malformed frame still yields an error reply carrying the request's id.
+//! The rule: a transport moves whole frames (one JSON text each), unchanged, and never hands
+//! the engine a typed message: the engine parses every frame itself, so a malformed one still
+//! gets an error reply carrying the request's id. A transport whose wire depends on what a
+//! frame is may read the frame's envelope, and only that: the HTTP client classifies each
+//! outgoing frame (request or notification, method, id, the stateless-era `_meta`) to choose its
+//! headers and the stream its reply comes on, and notes the replies it waits for (the
+//! negotiated version, the tools whose parameters become headers). It reads envelopes with
+//! `mcpkit_types::jsonrpc` alone: nothing in `transport` imports the engine, `server`, `client`
+//! or `auth`.
 //!
 //! - [`stdio`]: newline-delimited JSON over any reader/writer, the process's stdin/stdout.
 //! - [`child`]: spawn a server process and talk to it over its stdin/stdout.
 //! - [`memory`]: a connected in-memory pair, for tests.
-//! - [`http`]: the Streamable HTTP client (falling back to the legacy HTTP+SSE transport).
+//! - [`channel`]: the reader of transports fed by other tasks (the HTTP endpoints and client).
+//! - `http_client` (feature `http-client`): Streamable HTTP as a client, falling back to the
+//!   legacy HTTP+SSE transport.
 //! - [`inspect`]: a wrapper that shows every frame to a callback (wire tracing, recording).
 //!
 //! [`BoxTransport`] (from [`Transport::boxed`]) erases a transport's type, for code that picks
@@ -21,8 +30,11 @@ use std::sync::Arc;
 
 use mcpkit_types::RequestId;
 
+#[cfg(any(feature = "http-server", feature = "http-client"))]
+pub mod channel;
 pub mod child;
-pub mod http;
+#[cfg(feature = "http-client")]
+pub mod http_client;
 pub mod inspect;
 pub mod memory;
 pub mod stdio;

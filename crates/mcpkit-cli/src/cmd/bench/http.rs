@@ -18,7 +18,7 @@ use hyper::body::Incoming;
 use hyper::client::conn::http1::SendRequest;
 use hyper::header::{self, HeaderMap, HeaderValue};
 use hyper::{Method, Request, Response, StatusCode, Uri};
-use mcpkit::transport::http::client::HttpClientInfo;
+use mcpkit::transport::http_client::HttpClientInfo;
 use mcpkit::transport::{Frame, FrameReader, Transport, DEFAULT_MAX_FRAME};
 use tokio::sync::mpsc;
 

@@ -6,11 +6,11 @@ use std::io;
 use std::sync::{Arc, Mutex};
 
 use bytes::Bytes;
-use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
 use super::routes::{route_frame, Routes};
-use crate::transport::{Extensions, Frame, FrameReader, FrameWriter, Route, Transport};
+use crate::transport::channel::ChannelReader;
+use crate::transport::{FrameWriter, Route, Transport};
 
 /// Serves the sessions of an endpoint built with [`super::HttpServer::with_factory`], in place
 /// of a [`crate::server::Server`]: a gateway or proxy that forwards each session's frames
@@ -33,34 +33,21 @@ pub trait SessionFactory: Send + Sync + 'static {
 /// [`Route`] (written): a reply goes on its request's response stream, related traffic too,
 /// standalone traffic on the GET stream. Given to a [`SessionFactory`].
 pub struct SessionTransport {
-    rx: mpsc::UnboundedReceiver<(Vec<u8>, Extensions)>,
+    rx: ChannelReader,
     routes: Arc<Mutex<Routes>>,
 }
 
 impl SessionTransport {
     /// The transport of a session whose POSTed frames arrive on `rx` and whose frames are
     /// routed by `routes`.
-    pub(super) fn new(rx: mpsc::UnboundedReceiver<(Vec<u8>, Extensions)>, routes: Arc<Mutex<Routes>>) -> Self {
+    pub(super) fn new(rx: ChannelReader, routes: Arc<Mutex<Routes>>) -> Self {
         SessionTransport { rx, routes }
     }
 }
 
-/// Reading half of a [`SessionTransport`]: the frames the client POSTed, in order.
-#[derive(Debug)]
-pub struct SessionReader {
-    rx: mpsc::UnboundedReceiver<(Vec<u8>, Extensions)>,
-    last: Extensions,
-}
-
-impl SessionReader {
-    /// A reader of the frames (and what the HTTP layer knows about each) sent on `rx`.
-    pub(super) fn new(rx: mpsc::UnboundedReceiver<(Vec<u8>, Extensions)>) -> SessionReader {
-        SessionReader {
-            rx,
-            last: Extensions::default(),
-        }
-    }
-}
+/// Reading half of a [`SessionTransport`]: the frames the client POSTed, in order, each with
+/// what the HTTP layer knows about it.
+pub type SessionReader = ChannelReader;
 
 /// Writing half of a [`SessionTransport`]: routes each frame to its response stream.
 pub struct SessionWriter {
@@ -83,19 +70,7 @@ impl Transport for SessionTransport {
     type Reader = SessionReader;
     type Writer = SessionWriter;
     fn split(self) -> (SessionReader, SessionWriter) {
-        (SessionReader::new(self.rx), SessionWriter { routes: self.routes })
-    }
-}
-
-impl FrameReader for SessionReader {
-    async fn read_frame(&mut self) -> io::Result<Option<Frame>> {
-        Ok(self.rx.recv().await.map(|(frame, extensions)| {
-            self.last = extensions;
-            Frame::Message(frame)
-        }))
-    }
-    fn take_extensions(&mut self) -> Extensions {
-        std::mem::take(&mut self.last)
+        (self.rx, SessionWriter { routes: self.routes })
     }
 }
 

@@ -3,17 +3,17 @@
 
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
+use mcpkit_types::headers::{LAST_EVENT_ID, SESSION_ID};
 use mcpkit_types::ErrorCode;
 
 use super::reply::{accepts, header_str, method_not_allowed, rpc_error};
 use super::sse::sse;
 use super::state::HttpState;
 use super::stateless::is_stateless_era;
-use crate::transport::http::{LAST_EVENT_ID_HEADER, SESSION_HEADER};
 
 pub(super) fn get(state: &HttpState, headers: &HeaderMap) -> Response {
     // Spec: 2026-07-28 has no GET stream.
-    let stateless_era = is_stateless_era(headers, headers.contains_key(SESSION_HEADER));
+    let stateless_era = is_stateless_era(headers, headers.contains_key(SESSION_ID));
     if stateless_era || state.config.sessionless || !state.config.enable_get_stream {
         return method_not_allowed(state.allowed_methods());
     }
@@ -29,7 +29,7 @@ pub(super) fn get(state: &HttpState, headers: &HeaderMap) -> Response {
         Ok(s) => s,
         Err(r) => return r,
     };
-    if let Some(last) = header_str(headers, LAST_EVENT_ID_HEADER) {
+    if let Some(last) = header_str(headers, LAST_EVENT_ID) {
         if let Some(resumed) = session.resume(last) {
             return sse(resumed.missed, resumed.live, None, true, &state.shutdown);
         }
@@ -52,7 +52,7 @@ pub(super) fn get(state: &HttpState, headers: &HeaderMap) -> Response {
 }
 
 pub(super) fn delete(state: &HttpState, headers: &HeaderMap) -> Response {
-    if state.config.sessionless || is_stateless_era(headers, headers.contains_key(SESSION_HEADER)) {
+    if state.config.sessionless || is_stateless_era(headers, headers.contains_key(SESSION_ID)) {
         return method_not_allowed(state.allowed_methods());
     }
     let session = match state.session_of(headers) {

@@ -7,6 +7,7 @@ use std::sync::Arc;
 use axum::body::Body;
 use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
+use mcpkit_types::headers::{PROTOCOL_VERSION, SESSION_ID};
 use mcpkit_types::jsonrpc::{self, FrameError, MessageRef};
 use mcpkit_types::method::{Initialize, Method};
 use mcpkit_types::{ErrorCode, ProtocolVersion, RequestId};
@@ -19,7 +20,6 @@ use super::state::HttpState;
 use super::table::new_session_id;
 use super::{stateless, table};
 use crate::server::Preset;
-use crate::transport::http::{PROTOCOL_VERSION_HEADER, SESSION_HEADER};
 use crate::transport::Extensions;
 
 pub(super) async fn post(state: &HttpState, headers: &HeaderMap, body: Body, extensions: Extensions) -> Response {
@@ -74,7 +74,7 @@ pub(super) async fn post(state: &HttpState, headers: &HeaderMap, body: Body, ext
         }
         Err(FrameError::Ignore(_)) => return StatusCode::ACCEPTED.into_response(),
     };
-    if stateless::is_stateless_era(headers, headers.contains_key(SESSION_HEADER)) {
+    if stateless::is_stateless_era(headers, headers.contains_key(SESSION_ID)) {
         if let Some(backend) = &state.stateless {
             let MessageRef::Request(request) = message else {
                 // No client-to-server notification is defined on this wire; accept and ignore.
@@ -115,7 +115,7 @@ pub(super) async fn post(state: &HttpState, headers: &HeaderMap, body: Body, ext
 // A `Response` error is what every caller returns at once; boxing it would buy nothing.
 #[allow(clippy::result_large_err)]
 fn protocol_version(headers: &HeaderMap, id: Option<&RequestId>) -> Result<ProtocolVersion, Response> {
-    match header_str(headers, PROTOCOL_VERSION_HEADER) {
+    match header_str(headers, PROTOCOL_VERSION) {
         None => Ok(ProtocolVersion::V2025_03_26),
         Some(v) => match v.trim().parse::<ProtocolVersion>() {
             Ok(v) if v.era() == mcpkit_types::Era::Handshake => Ok(v),
@@ -138,7 +138,7 @@ async fn initialize(
     request_id: Option<RequestId>,
     extensions: Extensions,
 ) -> Response {
-    if headers.contains_key(SESSION_HEADER) {
+    if headers.contains_key(SESSION_ID) {
         return rpc_error(
             StatusCode::BAD_REQUEST,
             ErrorCode::INVALID_REQUEST,
@@ -179,7 +179,7 @@ async fn initialize(
     };
     let mut response = answer(state, &session, rid, frame, message, extensions).await;
     if let Ok(v) = HeaderValue::from_str(&session.id) {
-        response.headers_mut().insert(SESSION_HEADER, v);
+        response.headers_mut().insert(SESSION_ID, v);
     }
     if !response.status().is_success() {
         state.sessions.remove(&session);

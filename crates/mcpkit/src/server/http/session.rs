@@ -16,7 +16,8 @@ use super::factory::{SessionFactory, SessionTransport};
 use super::routes::{parse_event_id, route_frame, Event, RequestStream, Routes, STANDALONE};
 use crate::engine::Dispatcher;
 use crate::server::{Preset, Server};
-use crate::transport::{Extensions, Route};
+use crate::transport::channel::{self, Inbound, InboundSender};
+use crate::transport::{Extensions, Frame, Route};
 
 pub(super) struct HttpSession {
     pub(super) id: Arc<str>,
@@ -31,7 +32,7 @@ enum Engine {
     Direct(Dispatcher),
     /// A custom backend (see [`SessionFactory`]) reading a channel.
     Factory {
-        inbound: mpsc::UnboundedSender<(Vec<u8>, Extensions)>,
+        inbound: InboundSender,
         stop: tokio_util::sync::CancellationToken,
     },
 }
@@ -70,7 +71,7 @@ impl HttpSession {
                 Engine::Direct(server.start_direct(sink, preset))
             }
             Backend::Factory(factory) => {
-                let (inbound, rx) = mpsc::unbounded_channel();
+                let (inbound, rx) = channel::channel();
                 let transport = SessionTransport::new(rx, routes.clone());
                 Engine::Factory {
                     inbound,
@@ -130,7 +131,9 @@ impl HttpSession {
                 d.on_message(message, extensions);
                 true
             }
-            Engine::Factory { inbound, .. } => inbound.send((frame.to_vec(), extensions)).is_ok(),
+            Engine::Factory { inbound, .. } => inbound
+                .send(Inbound::Frame(Frame::Message(frame.to_vec()), extensions))
+                .is_ok(),
         }
     }
 

@@ -20,13 +20,13 @@ use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
 use super::config::HttpConfig;
-use super::factory::SessionReader;
 use super::reply::{extensions_of, read_capped};
 use super::security::{self, Refusal};
 use super::table::new_session_id;
 use crate::engine::Peer;
 use crate::server::Server;
-use crate::transport::{Extensions, FrameWriter, Transport};
+use crate::transport::channel::{self, ChannelReader, Inbound, InboundSender};
+use crate::transport::{Frame, FrameWriter, Transport};
 
 struct LegacyState {
     shutdown: CancellationToken,
@@ -37,7 +37,7 @@ struct LegacyState {
 }
 
 struct LegacySession {
-    inbound: mpsc::UnboundedSender<(Vec<u8>, Extensions)>,
+    inbound: InboundSender,
     peer: Peer,
 }
 
@@ -83,7 +83,7 @@ async fn open(State(state): State<Arc<LegacyState>>, request: Request) -> Respon
         return StatusCode::INTERNAL_SERVER_ERROR.into_response();
     };
     let id = id.to_string();
-    let (in_tx, in_rx) = mpsc::unbounded_channel();
+    let (in_tx, in_rx) = channel::channel();
     let (out_tx, out_rx) = mpsc::unbounded_channel::<Vec<u8>>();
     let connection = state.server.start(LegacyTransport { rx: in_rx, tx: out_tx });
     lock(&state.sessions).insert(
@@ -169,7 +169,10 @@ async fn message(State(state): State<Arc<LegacyState>>, request: Request) -> Res
     // Malformed frames are still delivered: the engine answers them on the stream with the
     // right JSON-RPC error. Only unparseable JSON also gets a 400 here.
     let bad_json = matches!(jsonrpc::parse(&body), Err(FrameError::Parse(_)));
-    if inbound.send((body.to_vec(), extensions)).is_err() {
+    if inbound
+        .send(Inbound::Frame(Frame::Message(body.to_vec()), extensions))
+        .is_err()
+    {
         return (StatusCode::NOT_FOUND, "Session ended").into_response();
     }
     if bad_json {
@@ -180,17 +183,17 @@ async fn message(State(state): State<Arc<LegacyState>>, request: Request) -> Res
 }
 
 struct LegacyTransport {
-    rx: mpsc::UnboundedReceiver<(Vec<u8>, Extensions)>,
+    rx: ChannelReader,
     tx: mpsc::UnboundedSender<Vec<u8>>,
 }
 
 struct LegacyWriter(mpsc::UnboundedSender<Vec<u8>>);
 
 impl Transport for LegacyTransport {
-    type Reader = SessionReader;
+    type Reader = ChannelReader;
     type Writer = LegacyWriter;
-    fn split(self) -> (SessionReader, LegacyWriter) {
-        (SessionReader::new(self.rx), LegacyWriter(self.tx))
+    fn split(self) -> (ChannelReader, LegacyWriter) {
+        (self.rx, LegacyWriter(self.tx))
     }
 }
 

@@ -4,6 +4,7 @@ use std::sync::Arc;
 
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::Response;
+use mcpkit_types::headers::SESSION_ID;
 use mcpkit_types::ErrorCode;
 use tokio_util::sync::CancellationToken;
 
@@ -13,7 +14,6 @@ use super::session::{Backend, HttpSession};
 use super::table::SessionTable;
 use crate::engine::Role;
 use crate::server::Server;
-use crate::transport::http::SESSION_HEADER;
 
 pub(super) struct HttpState {
     pub(super) backend: Backend,
@@ -63,7 +63,7 @@ impl HttpState {
     /// never issued, ended or expired.
     #[allow(clippy::result_large_err)]
     pub(super) fn session_of(&self, headers: &HeaderMap) -> Result<Arc<HttpSession>, Response> {
-        let Some(id) = header_str(headers, SESSION_HEADER) else {
+        let Some(id) = header_str(headers, SESSION_ID) else {
             return Err(rpc_error(
                 StatusCode::BAD_REQUEST,
                 ErrorCode::INVALID_REQUEST,

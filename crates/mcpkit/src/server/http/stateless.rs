@@ -7,7 +7,7 @@ use std::borrow::Cow;
 use axum::http::{header, HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
 use bytes::Bytes;
-use mcpkit_types::headers::{self, name_member};
+use mcpkit_types::headers::{self, name_member, PROTOCOL_VERSION};
 use mcpkit_types::jsonrpc::{self, OutgoingError};
 use mcpkit_types::method::{CallTool, Method};
 use mcpkit_types::{ErrorCode, ErrorObject, ProtocolVersion};
@@ -22,7 +22,6 @@ use super::sse::{sse_stream, CancelOnDrop};
 use super::state::{HttpState, StatelessBackend};
 use crate::engine::{self, IncomingRequest, Peer};
 use crate::server::Server;
-use crate::transport::http::PROTOCOL_VERSION_HEADER;
 use crate::transport::Extensions;
 
 /// Whether a POST is a stateless-era request: no session, and a protocol version header that
@@ -32,7 +31,7 @@ pub(super) fn is_stateless_era(headers: &HeaderMap, has_session: bool) -> bool {
     if has_session {
         return false;
     }
-    match headers.get(PROTOCOL_VERSION_HEADER).and_then(|v| v.to_str().ok()) {
+    match headers.get(PROTOCOL_VERSION).and_then(|v| v.to_str().ok()) {
         Some(v) => !matches!(v.trim().parse::<ProtocolVersion>(), Ok(v) if v.era() == mcpkit_types::Era::Handshake),
         None => false,
     }
@@ -107,7 +106,7 @@ fn check_headers(
         Some(_) => {}
     }
     if let (Some(h), Some(body)) = (
-        header(headers, PROTOCOL_VERSION_HEADER)?,
+        header(headers, PROTOCOL_VERSION)?,
         string_of(params.meta.as_ref().and_then(|m| m.protocol_version)),
     ) {
         if h != body {

@@ -13,7 +13,11 @@ use mcpkit_types::RequestId;
 use reqwest::{header, Url};
 use sse_stream::SseByteStream;
 
-use super::{is_message_event, is_sse, lock, media_type, other, Inner, Kind, SseEvents, ACCEPT_POST, ACCEPT_SSE};
+use super::classify::Kind;
+use super::post::media_type;
+use super::sse::{is_message_event, is_sse, SseEvents, ACCEPT_SSE};
+use super::{other, Inner, ACCEPT_POST};
+use crate::sync::lock;
 
 /// How long the server may take to send the `endpoint` event.
 const ENDPOINT_TIMEOUT: Duration = Duration::from_secs(30);
@@ -121,7 +125,7 @@ impl Inner {
                 self.legacy_post(&endpoint, frame, Some(&id)).await;
             }
             Kind::Initialized => self.legacy_post(&endpoint, frame, None).await,
-            Kind::Request { id, .. } | Kind::Modern { id, .. } => {
+            Kind::Request { id, .. } | Kind::Stateless { id, .. } => {
                 let this = self.clone();
                 self.spawn(self.shutdown.clone(), async move {
                     this.legacy_post(&endpoint, frame, Some(&id)).await;

@@ -1,20 +1,19 @@
-//! The 2026-07-28 side of the HTTP client (spec: 2026-07-28 `basic/transports/streamable-http`
-//! "Request Metadata"): a stateless request is POSTed without a session, with the headers that
+//! The headers of a stateless-era request (spec: 2026-07-28 `basic/transports/streamable-http`
+//! "Request Metadata"): a 2026-07-28 request is POSTed without a session, with the headers that
 //! mirror its body — `MCP-Protocol-Version`, `Mcp-Method`, `Mcp-Name`, and `Mcp-Param-*` for the
 //! tool parameters annotated with `x-mcp-header` (learned from the `tools/list` results that
 //! pass through).
 
 use std::collections::HashMap;
 
-use mcpkit_types::headers::{self, HeaderParam};
+use mcpkit_types::headers::{self, HeaderParam, PROTOCOL_VERSION};
+use mcpkit_types::method::{CallTool, Method};
 use mcpkit_types::schema::{ProtocolMetaOf, Tool};
 use mcpkit_types::ProtocolVersion;
 use reqwest::header::{HeaderName, HeaderValue};
 use serde::Deserialize;
 use serde_json::value::RawValue;
 use serde_json::Value;
-
-use super::super::PROTOCOL_VERSION_HEADER;
 
 #[derive(Deserialize, Default)]
 struct Mirrored {
@@ -28,7 +27,7 @@ struct Mirrored {
 
 /// The headers of a stateless-era request, or `None` when `params` are not a 2026-07-28
 /// request's.
-pub(super) fn headers_for(
+pub(super) fn for_request(
     method: &str,
     params: Option<&RawValue>,
     tools: &HashMap<String, Vec<HeaderParam>>,
@@ -45,7 +44,7 @@ pub(super) fn headers_for(
             out.push((n, v));
         }
     };
-    push(PROTOCOL_VERSION_HEADER, &version);
+    push(PROTOCOL_VERSION, &version);
     push(headers::MCP_METHOD, method);
     let body: Mirrored = serde_json::from_str(text).unwrap_or_default();
     if let Some(member) = headers::name_member(method) {
@@ -54,7 +53,7 @@ pub(super) fn headers_for(
             push(headers::MCP_NAME, &headers::encode_value(v));
         }
     }
-    if method == "tools/call" {
+    if method == CallTool::NAME {
         let params = body.name.as_ref().and_then(|n| tools.get(n));
         let args = body.arguments.unwrap_or(Value::Null);
         for p in params.into_iter().flatten() {

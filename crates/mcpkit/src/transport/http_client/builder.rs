@@ -1,0 +1,183 @@
+//! [`HttpClientBuilder`]: the settings of one HTTP client transport, checked once by `build`.
+
+use std::io;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use reqwest::header::{self, HeaderMap, HeaderName, HeaderValue};
+use reqwest::Url;
+use tokio_util::sync::CancellationToken;
+
+use super::auth::{AuthSlot, HttpAuth};
+use super::{HttpClientTransport, Inner, Mode, State};
+use crate::transport::{channel, DEFAULT_MAX_FRAME};
+
+/// Builds an [`HttpClientTransport`]: extra headers, timeouts, a shared `reqwest::Client`.
+#[derive(Debug, Clone)]
+pub struct HttpClientBuilder {
+    url: String,
+    force_legacy: bool,
+    headers: HeaderMap,
+    header_error: Option<String>,
+    client: Option<reqwest::Client>,
+    connect_timeout: Option<Duration>,
+    max_frame: usize,
+    standalone_stream: bool,
+    max_reconnects: u32,
+    auth: AuthSlot,
+}
+
+impl HttpClientBuilder {
+    pub(super) fn new(url: String) -> Self {
+        HttpClientBuilder {
+            url,
+            force_legacy: false,
+            headers: HeaderMap::new(),
+            header_error: None,
+            client: None,
+            connect_timeout: Some(Duration::from_secs(10)),
+            max_frame: DEFAULT_MAX_FRAME,
+            standalone_stream: true,
+            max_reconnects: 5,
+            auth: AuthSlot::default(),
+        }
+    }
+
+    /// Authorize requests with `provider`: its header goes on every HTTP request, and it is
+    /// asked to (re)authorize when the server answers `401` or `403` (see [`HttpAuth`]). The
+    /// OAuth 2.1 client of the `auth` module is one such provider.
+    pub fn auth(mut self, provider: Arc<dyn HttpAuth>) -> Self {
+        self.auth = AuthSlot(Some(provider));
+        self
+    }
+
+    /// Send this header with every HTTP request (for example an API key; it is marked
+    /// sensitive). An invalid name or value is reported by [`HttpClientBuilder::build`].
+    pub fn header(mut self, name: impl AsRef<str>, value: impl AsRef<str>) -> Self {
+        let (name, value) = (name.as_ref(), value.as_ref());
+        match (HeaderName::from_bytes(name.as_bytes()), HeaderValue::from_str(value)) {
+            (Ok(n), Ok(mut v)) => {
+                // Extra headers often carry credentials: keep them out of Debug output.
+                v.set_sensitive(true);
+                self.headers.insert(n, v);
+            }
+            _ => {
+                self.header_error
+                    .get_or_insert_with(|| format!("invalid HTTP header {name:?}"));
+            }
+        }
+        self
+    }
+
+    /// Send `Authorization: Bearer <token>` with every HTTP request (marked sensitive, so it is
+    /// never logged).
+    pub fn bearer_auth(mut self, token: impl AsRef<str>) -> Self {
+        match HeaderValue::from_str(&format!("Bearer {}", token.as_ref())) {
+            Ok(mut v) => {
+                v.set_sensitive(true);
+                self.headers.insert(header::AUTHORIZATION, v);
+            }
+            Err(_) => {
+                self.header_error
+                    .get_or_insert_with(|| "invalid bearer token (not a valid header value)".to_owned());
+            }
+        }
+        self
+    }
+
+    /// Use this `reqwest::Client` (share its connection pool, TLS roots, proxy settings). The
+    /// connect timeout of [`HttpClientBuilder::connect_timeout`] then does not apply.
+    pub fn client(mut self, client: reqwest::Client) -> Self {
+        self.client = Some(client);
+        self
+    }
+
+    /// Give up connecting to the server after this long (default 10 s; `None`: never). Replies
+    /// themselves have no time limit here: long tool calls are bounded by the caller's request
+    /// timeout instead.
+    pub fn connect_timeout(mut self, timeout: Option<Duration>) -> Self {
+        self.connect_timeout = timeout;
+        self
+    }
+
+    /// The largest message accepted from the server (default 16 MiB). A larger response fails
+    /// its request; a larger server request or notification is reported to the engine as
+    /// oversized.
+    pub fn max_frame(mut self, bytes: usize) -> Self {
+        self.max_frame = bytes;
+        self
+    }
+
+    /// Whether to open the standalone GET stream after initialization (default yes). Without it
+    /// the server can reach the client only while answering one of its requests.
+    pub fn standalone_stream(mut self, open: bool) -> Self {
+        self.standalone_stream = open;
+        self
+    }
+
+    /// How many reconnections in a row without receiving anything new are tried before a
+    /// dropped SSE stream is given up (default 5).
+    pub fn max_reconnects(mut self, attempts: u32) -> Self {
+        self.max_reconnects = attempts;
+        self
+    }
+
+    /// Speak the 2024-11-05 HTTP+SSE transport directly: the URL is the SSE endpoint.
+    pub fn force_legacy(mut self, legacy: bool) -> Self {
+        self.force_legacy = legacy;
+        self
+    }
+
+    /// Build the transport. Fails on an invalid URL or header, or when the HTTP client cannot be
+    /// created (for example, no TLS roots).
+    pub fn build(self) -> io::Result<HttpClientTransport> {
+        if let Some(e) = self.header_error {
+            return Err(io::Error::new(io::ErrorKind::InvalidInput, e));
+        }
+        let url = Url::parse(&self.url).map_err(|e| {
+            io::Error::new(
+                io::ErrorKind::InvalidInput,
+                format!("invalid MCP URL {:?}: {e}", self.url),
+            )
+        })?;
+        if !matches!(url.scheme(), "http" | "https") {
+            return Err(io::Error::new(
+                io::ErrorKind::InvalidInput,
+                format!("the MCP URL must be http or https, not {:?}", url.scheme()),
+            ));
+        }
+        let http = match self.client {
+            Some(c) => c,
+            None => {
+                let mut b = reqwest::Client::builder().user_agent(concat!("mcpkit/", env!("CARGO_PKG_VERSION")));
+                if let Some(t) = self.connect_timeout {
+                    b = b.connect_timeout(t);
+                }
+                b.build().map_err(io::Error::other)?
+            }
+        };
+        let (tx, rx) = channel::channel();
+        let state = Arc::new(Mutex::new(State {
+            mode: if self.force_legacy {
+                Mode::LegacyPending
+            } else {
+                Mode::Streamable
+            },
+            ..State::default()
+        }));
+        let inner = Arc::new(Inner {
+            http,
+            url,
+            headers: self.headers,
+            max_frame: self.max_frame,
+            standalone_stream: self.standalone_stream,
+            max_reconnects: self.max_reconnects,
+            auth: self.auth.0,
+            tx,
+            state,
+            reinit: tokio::sync::Mutex::new(()),
+            shutdown: CancellationToken::new(),
+        });
+        Ok(HttpClientTransport { inner, rx })
+    }
+}
