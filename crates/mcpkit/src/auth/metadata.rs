@@ -7,6 +7,7 @@ use reqwest::Url;
 use serde::{de::DeserializeOwned, Deserialize, Serialize};
 
 use super::AuthError;
+use crate::transport::http_client::read_response;
 
 /// The largest metadata document (or token / registration response) read, in bytes.
 pub const MAX_DOCUMENT: usize = 256 * 1024;
@@ -234,7 +235,7 @@ pub(crate) async fn fetch_json<T: DeserializeOwned>(
         if !status.is_success() {
             return Err(AuthError::Metadata(format!("{what} at {current}: HTTP {status}")));
         }
-        let body = read_limited(response, MAX_DOCUMENT)
+        let body = read_response(response, MAX_DOCUMENT)
             .await
             .map_err(|e| AuthError::Metadata(format!("{what} at {current}: {e}")))?;
         return serde_json::from_slice(&body)
@@ -242,26 +243,6 @@ pub(crate) async fn fetch_json<T: DeserializeOwned>(
             .map_err(|e| AuthError::Metadata(format!("{what} at {current} is not valid: {e}")));
     }
     Err(AuthError::Metadata(format!("{what} at {url}: too many redirects")))
-}
-
-/// Read a response body of at most `limit` bytes.
-pub(crate) async fn read_limited(mut response: reqwest::Response, limit: usize) -> Result<Vec<u8>, String> {
-    if response.content_length().is_some_and(|n| n > limit as u64) {
-        return Err(format!("the document exceeds the {limit}-byte limit"));
-    }
-    let mut out = Vec::new();
-    loop {
-        match response.chunk().await {
-            Ok(Some(chunk)) => {
-                if out.len() + chunk.len() > limit {
-                    return Err(format!("the document exceeds the {limit}-byte limit"));
-                }
-                out.extend_from_slice(&chunk);
-            }
-            Ok(None) => return Ok(out),
-            Err(e) => return Err(format!("reading the response failed: {e}")),
-        }
-    }
 }
 
 /// Discover and check the protected-resource metadata of `server`.

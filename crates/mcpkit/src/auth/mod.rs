@@ -26,6 +26,7 @@ mod dpop;
 mod error;
 mod loopback;
 pub mod metadata;
+mod post;
 pub mod resource;
 mod store;
 

@@ -18,6 +18,7 @@
 //! use std::sync::Arc;
 //! use mcpkit::auth::resource::{JwtVerifier, ProtectedResource};
 //! use mcpkit::server::http::HttpServer;
+//! use mcpkit::types::method::{CallTool, Method};
 //!
 //! let verifier = JwtVerifier::new(
 //!     "https://auth.example.com",
@@ -27,7 +28,7 @@
 //! let protection = ProtectedResource::new("https://mcp.example.com/mcp", ["https://auth.example.com"], Arc::new(verifier))?
 //!     .scopes_supported(["mcp:read", "mcp:write"])
 //!     .required_scopes(["mcp:read"])
-//!     .method_scopes("tools/call", ["mcp:write"]);
+//!     .method_scopes(CallTool::NAME, ["mcp:write"]);
 //! let app = HttpServer::new(server).layer(protection).router();
 //! # let _ = app;
 //! # Ok(())
@@ -53,9 +54,11 @@ use reqwest::Url;
 use serde::{Deserialize, Serialize};
 use tokio::sync::RwLock;
 
-use super::metadata::{read_limited, ProtectedResourceMetadata, MAX_DOCUMENT};
+use super::metadata::{ProtectedResourceMetadata, MAX_DOCUMENT};
+use super::post::{form_component, oauth_post, Body as PostBody};
 use super::{AuthError, AuthFuture};
 use crate::server::http::read_capped;
+use crate::transport::http_client::read_response;
 use crate::transport::Extensions;
 
 /// Who a verified token speaks for.
@@ -183,7 +186,7 @@ impl JwtVerifier {
                 response.status()
             )));
         }
-        let body = read_limited(response, MAX_DOCUMENT)
+        let body = read_response(response, MAX_DOCUMENT)
             .await
             .map_err(|e| VerifyError::Unavailable(format!("the JWKS: {e}")))?;
         serde_json::from_slice(&body).map_err(|e| VerifyError::Unavailable(format!("the JWKS is not valid: {e}")))
@@ -323,33 +326,23 @@ impl IntrospectionVerifier {
 impl TokenVerifier for IntrospectionVerifier {
     fn verify<'a>(&'a self, token: &'a str) -> AuthFuture<'a, Result<AuthInfo, VerifyError>> {
         Box::pin(async move {
-            let body = format!("token={}&token_type_hint=access_token", form_component(token));
             let basic = STANDARD.encode(format!(
                 "{}:{}",
                 form_component(&self.client_id),
                 form_component(&self.client_secret)
             ));
-            let response = self
+            let form = [
+                ("token", token.to_owned()),
+                ("token_type_hint", "access_token".to_owned()),
+            ];
+            let request = self
                 .http
                 .post(self.endpoint.clone())
-                .header(header::CONTENT_TYPE, "application/x-www-form-urlencoded")
-                .header(header::ACCEPT, "application/json")
-                .header(header::AUTHORIZATION, format!("Basic {basic}"))
-                .body(body)
-                .send()
-                .await
-                .map_err(|e| VerifyError::Unavailable(format!("introspection request: {e}")))?;
-            if !response.status().is_success() {
-                return Err(VerifyError::Unavailable(format!(
-                    "the introspection endpoint answered HTTP {}",
-                    response.status()
-                )));
-            }
-            let bytes = read_limited(response, MAX_DOCUMENT)
-                .await
-                .map_err(|e| VerifyError::Unavailable(format!("introspection response: {e}")))?;
-            let claims: serde_json::Map<String, serde_json::Value> = serde_json::from_slice(&bytes)
-                .map_err(|e| VerifyError::Unavailable(format!("introspection response is not valid: {e}")))?;
+                .header(header::AUTHORIZATION, format!("Basic {basic}"));
+            let claims: serde_json::Map<String, serde_json::Value> =
+                oauth_post(request, PostBody::Form(&form))
+                    .await
+                    .map_err(|e| VerifyError::Unavailable(e.describe("the introspection endpoint")))?;
             if claims.get("active").and_then(|v| v.as_bool()) != Some(true) {
                 return Err(VerifyError::Invalid("the token is not active".into()));
             }
@@ -366,18 +359,6 @@ impl TokenVerifier for IntrospectionVerifier {
             Ok(info)
         })
     }
-}
-
-fn form_component(s: &str) -> String {
-    let mut out = String::with_capacity(s.len());
-    for b in s.bytes() {
-        match b {
-            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'.' | b'_' | b'*' => out.push(b as char),
-            b' ' => out.push('+'),
-            _ => out.push_str(&format!("%{b:02X}")),
-        }
-    }
-    out
 }
 
 /// Protects an MCP endpoint with OAuth bearer tokens. See the [module docs](self).

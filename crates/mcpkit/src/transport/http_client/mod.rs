@@ -52,6 +52,8 @@ mod sse_legacy;
 
 pub use auth::{AuthChallenge, AuthFuture, HttpAuth, MAX_AUTH_RETRIES};
 pub use builder::HttpClientBuilder;
+#[cfg(feature = "auth")]
+pub(crate) use post::read_response;
 
 use std::collections::{HashMap, HashSet};
 use std::future::Future;

@@ -48,7 +48,7 @@ pub(super) fn media_type(response: &reqwest::Response) -> String {
 
 /// Read a response body of at most `limit` bytes (the HTTP client's replies, and the `auth`
 /// module's documents and token responses).
-pub(super) async fn read_capped(mut response: reqwest::Response, limit: usize) -> Result<Vec<u8>, String> {
+pub(crate) async fn read_response(mut response: reqwest::Response, limit: usize) -> Result<Vec<u8>, String> {
     let too_large = || format!("the body exceeds the {limit}-byte limit");
     if response.content_length().is_some_and(|n| n > limit as u64) {
         return Err(too_large());
@@ -218,7 +218,7 @@ impl Inner {
         };
         let status = response.status();
         if matches!(status.as_u16(), 400 | 404 | 405) {
-            let body = read_capped(response, ERROR_BODY_LIMIT).await.unwrap_or_default();
+            let body = read_response(response, ERROR_BODY_LIMIT).await.unwrap_or_default();
             match self.connect_legacy().await {
                 Ok(endpoint) => {
                     tracing::debug!("{} speaks the HTTP+SSE transport; POSTing to {endpoint}", self.url);
@@ -314,7 +314,7 @@ impl Inner {
     /// An HTTP failure status: a request gets its JSON-RPC error.
     pub(super) async fn http_error(&self, response: reqwest::Response, id: Option<&RequestId>) {
         let status = response.status();
-        let body = read_capped(response, ERROR_BODY_LIMIT).await.unwrap_or_default();
+        let body = read_response(response, ERROR_BODY_LIMIT).await.unwrap_or_default();
         let error = error_from_body(status, &body);
         match id {
             Some(id) => self.reply_error(id, &error),
@@ -344,7 +344,7 @@ impl Inner {
         match media_type(&response).as_str() {
             "text/event-stream" => self.follow(response, id, delivery).await,
             "application/json" => {
-                let body = read_capped(response, self.max_frame).await?;
+                let body = read_response(response, self.max_frame).await?;
                 if let Some(answer) = self.inspect(&body, Some(id)) {
                     if delivery == Delivery::Forward {
                         self.forward(body, Some(id));
