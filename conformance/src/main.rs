@@ -6,7 +6,7 @@
 //! Every scenario goes through the public mcpkit client API: the scenario only chooses what to
 //! call and how the client is configured (the OAuth client for `auth/*`, an elicitation handler
 //! that fills in schema defaults). A handshake-era revision connects with `initialize`; a
-//! stateless-era one (2026-07-28) pins the client to that revision (`ConnectMode::Version`), so
+//! stateless-era one (2026-07-28) pins the client to that revision (`ConnectMode::Pinned`), so
 //! the per-request `_meta`, the mirrored headers and the input rounds are the SDK's. Exit status
 //! 0 when the scenario's calls succeeded.
 
@@ -84,7 +84,7 @@ async fn run(
     builder = if stateless {
         // The stateless wire, pinned to the revision under test: no initialize, the protocol
         // `_meta` and headers on every request, input rounds answered by the handlers below.
-        builder.mode(ConnectMode::Version(version)).roots(Vec::<Root>::new())
+        builder.mode(ConnectMode::Pinned(version)).roots(Vec::<Root>::new())
     } else {
         builder.protocol_version(version)
     };

@@ -80,10 +80,10 @@ pub struct TargetArgs {
     /// Give up on connecting, and on each request, after this long (e.g. 30s, 500ms, 2m).
     #[arg(long, value_name = "DURATION", default_value = "30s", value_parser = parse_duration)]
     pub timeout: Duration,
-    /// The protocol era: `legacy` (the initialize handshake, every server speaks it), `auto`
+    /// The protocol era: `handshake` (the initialize handshake, every server speaks it), `auto`
     /// (probe with server/discover; 2026-07-28 when the server speaks it, else the handshake) or
     /// a stateless revision such as `2026-07-28`.
-    #[arg(long, value_name = "legacy|auto|VERSION", default_value = "legacy", value_parser = parse_mode)]
+    #[arg(long, value_name = "handshake|auto|VERSION", default_value = "handshake", value_parser = parse_mode)]
     pub protocol: ConnectMode,
     /// Authorize with OAuth 2.1 when an HTTP server asks: the authorization URL is printed, and
     /// the browser's redirect is awaited on http://127.0.0.1:PORT/callback.
@@ -103,7 +103,7 @@ impl Default for TargetArgs {
             server: None,
             config: None,
             timeout: Duration::from_secs(30),
-            protocol: ConnectMode::Legacy,
+            protocol: ConnectMode::Handshake,
             oauth: false,
             oauth_port: 33418,
             command: Vec::new(),
@@ -452,18 +452,19 @@ fn oauth_client(url: &str, port: u16) -> Result<std::sync::Arc<mcpkit::auth::OAu
         .map_err(|e| Failure::usage(format!("cannot set up OAuth for {url}: {e}")))
 }
 
-/// Parse `--protocol`: `legacy`, `auto` or a stateless-era revision.
+/// Parse `--protocol`: `handshake`, `auto` or a stateless-era revision (`legacy`, its former
+/// name, is still accepted).
 pub fn parse_mode(s: &str) -> Result<ConnectMode, String> {
     match s {
-        "legacy" => Ok(ConnectMode::Legacy),
+        "handshake" | "legacy" => Ok(ConnectMode::Handshake),
         "auto" => Ok(ConnectMode::Auto),
         v => match v.parse::<ProtocolVersion>() {
-            Ok(v) if v.era() == mcpkit::types::Era::Stateless => Ok(ConnectMode::Version(v)),
+            Ok(v) if v.era() == mcpkit::types::Era::Stateless => Ok(ConnectMode::Pinned(v)),
             Ok(v) => Err(format!(
-                "{v} is a handshake-era revision: use --protocol legacy (the handshake negotiates it)"
+                "{v} is a handshake-era revision: use --protocol handshake (the handshake negotiates it)"
             )),
             Err(_) => Err(format!(
-                "expected legacy, auto or a revision such as 2026-07-28, not {v:?}"
+                "expected handshake, auto or a revision such as 2026-07-28, not {v:?}"
             )),
         },
     }

@@ -116,8 +116,8 @@ async fn exercise(client: &Client, stateless: bool) {
 async fn stdio_auto_mode_is_stateless_and_legacy_mode_handshakes() {
     for (mode, stateless) in [
         (ConnectMode::Auto, true),
-        (ConnectMode::Version(ProtocolVersion::V2026_07_28), true),
-        (ConnectMode::Legacy, false),
+        (ConnectMode::Pinned(ProtocolVersion::V2026_07_28), true),
+        (ConnectMode::Handshake, false),
     ] {
         let transport = ChildTransport::spawn(BIN, ["serve"]).expect("spawn mcpkit serve");
         let client = builder(mode).connect(transport).await.unwrap();
@@ -132,8 +132,8 @@ async fn http_auto_mode_is_stateless_and_legacy_mode_handshakes() {
     let url = format!("{}/mcp", server.base);
     for (mode, stateless) in [
         (ConnectMode::Auto, true),
-        (ConnectMode::Version(ProtocolVersion::V2026_07_28), true),
-        (ConnectMode::Legacy, false),
+        (ConnectMode::Pinned(ProtocolVersion::V2026_07_28), true),
+        (ConnectMode::Handshake, false),
     ] {
         let transport = HttpClientTransport::new(url.clone()).unwrap();
         let client = builder(mode).connect(transport).await.unwrap();

@@ -106,7 +106,7 @@ async fn mcpkit_client_in_auto_mode_speaks_2026_07_28_to_a_typescript_sdk_v2_ser
 /// Pinned to 2026-07-28 (no fallback possible) it works too.
 #[tokio::test]
 async fn mcpkit_client_pinned_to_2026_07_28_calls_a_typescript_sdk_v2_server_over_stdio() {
-    let client = connect_stdio(ConnectMode::Version(ProtocolVersion::V2026_07_28)).await;
+    let client = connect_stdio(ConnectMode::Pinned(ProtocolVersion::V2026_07_28)).await;
     assert!(client.is_stateless());
     exercise_echo_server(&client).await;
     client.close().await.unwrap();
@@ -116,7 +116,7 @@ async fn mcpkit_client_pinned_to_2026_07_28_calls_a_typescript_sdk_v2_server_ove
 /// stdio, stateless per-request serving over HTTP).
 #[tokio::test]
 async fn mcpkit_client_in_legacy_mode_calls_a_typescript_sdk_v2_server_over_stdio() {
-    let client = connect_stdio(ConnectMode::Legacy).await;
+    let client = connect_stdio(ConnectMode::Handshake).await;
     assert!(!client.is_stateless());
     assert_eq!(client.protocol_version(), ProtocolVersion::V2025_11_25);
     exercise_echo_server(&client).await;
@@ -126,7 +126,7 @@ async fn mcpkit_client_in_legacy_mode_calls_a_typescript_sdk_v2_server_over_stdi
 #[tokio::test]
 async fn mcpkit_client_in_legacy_mode_calls_a_typescript_sdk_v2_server_over_streamable_http() {
     let server = PeerServer::start(&node(), &[&echo_server(), "http"]);
-    let client = connect_http_mode(&format!("{}/mcp", server.base), ConnectMode::Legacy).await;
+    let client = connect_http_mode(&format!("{}/mcp", server.base), ConnectMode::Handshake).await;
     assert!(!client.is_stateless());
     assert_eq!(client.protocol_version(), ProtocolVersion::V2025_11_25);
     exercise_echo_server(&client).await;

@@ -115,7 +115,7 @@ async fn authorize_refresh_step_up(mode: ConnectMode, verify: Verify) {
     let client = within("connect", Client::builder().mode(mode).connect(transport))
         .await
         .unwrap();
-    assert_eq!(client.is_stateless(), mode != ConnectMode::Legacy);
+    assert_eq!(client.is_stateless(), mode != ConnectMode::Handshake);
     let tools = within("tools/list", client.list_all_tools()).await.unwrap();
     assert!(tools.iter().any(|t| t.name == "echo"), "the reference server's tools");
     {
@@ -154,17 +154,17 @@ async fn authorize_refresh_step_up(mode: ConnectMode, verify: Verify) {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_protected_serve_process_is_authorized_refreshed_and_stepped_up() {
-    authorize_refresh_step_up(ConnectMode::Legacy, Verify::Jwks).await;
+    authorize_refresh_step_up(ConnectMode::Handshake, Verify::Jwks).await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_serve_process_verifying_by_introspection_is_authorized_refreshed_and_stepped_up() {
-    authorize_refresh_step_up(ConnectMode::Legacy, Verify::Introspection).await;
+    authorize_refresh_step_up(ConnectMode::Handshake, Verify::Introspection).await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_protected_serve_process_is_authorized_on_the_stateless_wire() {
-    authorize_refresh_step_up(ConnectMode::Version(ProtocolVersion::V2026_07_28), Verify::Jwks).await;
+    authorize_refresh_step_up(ConnectMode::Pinned(ProtocolVersion::V2026_07_28), Verify::Jwks).await;
 }
 
 /// Without a token the process answers 401 with the challenge, and serves its metadata.

@@ -116,10 +116,13 @@ async fn main() -> Result<(), Box<dyn Error>> {
     let url = format!("http://{}/mcp", listener.local_addr()?);
     tokio::spawn(HttpServer::new(server).serve(listener));
 
-    // `ConnectMode::Legacy` (the default) runs the `initialize` handshake: a 2025-11-25 session.
-    // `ConnectMode::Version(V2026_07_28)` speaks the stateless wire (`ConnectMode::Auto` would
+    // `ConnectMode::Handshake` (the default) runs the `initialize` handshake: a 2025-11-25 session.
+    // `ConnectMode::Pinned(V2026_07_28)` speaks the stateless wire (`ConnectMode::Auto` would
     // probe the server and pick it too).
-    for mode in [ConnectMode::Legacy, ConnectMode::Version(ProtocolVersion::V2026_07_28)] {
+    for mode in [
+        ConnectMode::Handshake,
+        ConnectMode::Pinned(ProtocolVersion::V2026_07_28),
+    ] {
         let client = connect(&url, mode).await?;
         println!(
             "== {} (stateless: {}) ==",

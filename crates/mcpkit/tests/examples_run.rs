@@ -215,7 +215,7 @@ async fn stdio_server_serves_its_tools_resource_and_prompt_on_both_eras() {
 
     // The same process speaks the stateless wire too.
     let modern = Client::builder()
-        .mode(ConnectMode::Version(ProtocolVersion::V2026_07_28))
+        .mode(ConnectMode::Pinned(ProtocolVersion::V2026_07_28))
         .connect(ChildTransport::spawn(&binary, [] as [&str; 0]).unwrap())
         .await
         .unwrap();

@@ -32,14 +32,14 @@ use serde_json::{json, Value};
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn client_authorizes_refreshes_and_steps_up() {
-    authorize_refresh_step_up(ConnectMode::Legacy).await;
+    authorize_refresh_step_up(ConnectMode::Handshake).await;
 }
 
 /// The same flow on the stateless wire: each 2026-07-28 POST is authorized (and re-authorized
 /// on 401/403) exactly like a session's.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn stateless_client_authorizes_refreshes_and_steps_up() {
-    authorize_refresh_step_up(ConnectMode::Version(ProtocolVersion::V2026_07_28)).await;
+    authorize_refresh_step_up(ConnectMode::Pinned(ProtocolVersion::V2026_07_28)).await;
 }
 
 async fn authorize_refresh_step_up(mode: ConnectMode) {
@@ -71,7 +71,7 @@ async fn authorize_refresh_step_up(mode: ConnectMode) {
     let client = within("connect", Client::builder().mode(mode).connect(transport))
         .await
         .unwrap();
-    assert_eq!(client.is_stateless(), mode != ConnectMode::Legacy);
+    assert_eq!(client.is_stateless(), mode != ConnectMode::Handshake);
     let tools = within("tools/list", client.list_all_tools()).await.unwrap();
     assert_eq!(tools.len(), 1);
     {
@@ -326,18 +326,18 @@ async fn handlers_see_the_verified_caller_on_every_http_path() {
         sessionless: true,
         ..HttpConfig::default()
     };
-    let modern = ConnectMode::Version(ProtocolVersion::V2026_07_28);
+    let modern = ConnectMode::Pinned(ProtocolVersion::V2026_07_28);
     for (what, config, path, mode) in [
-        ("session", HttpConfig::default(), "/mcp", ConnectMode::Legacy),
+        ("session", HttpConfig::default(), "/mcp", ConnectMode::Handshake),
         ("2026-07-28", HttpConfig::default(), "/mcp", modern),
         (
             "stateless handshake era",
             stateless_config.clone(),
             "/mcp",
-            ConnectMode::Legacy,
+            ConnectMode::Handshake,
         ),
         ("stateless server, 2026-07-28", stateless_config, "/mcp", modern),
-        ("HTTP+SSE", HttpConfig::default(), "/sse", ConnectMode::Legacy),
+        ("HTTP+SSE", HttpConfig::default(), "/sse", ConnectMode::Handshake),
     ] {
         let (resource, auth) = protected_whoami(config).await;
         let url = resource.replace("/mcp", path);

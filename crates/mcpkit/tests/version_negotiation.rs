@@ -134,7 +134,7 @@ async fn pinned_client_refused_once(supported: &[&str]) -> (mcpkit::Result<Clien
     let mut fake = Wire::from_transport(b, None);
     let connect = tokio::spawn(
         Client::builder()
-            .mode(ConnectMode::Version(ProtocolVersion::V2026_07_28))
+            .mode(ConnectMode::Pinned(ProtocolVersion::V2026_07_28))
             .connect(a),
     );
     let first = fake.recv().await;

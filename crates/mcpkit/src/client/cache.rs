@@ -7,6 +7,9 @@ use std::collections::HashMap;
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
+use mcpkit_types::method::{
+    Discover, ListPrompts, ListResourceTemplates, ListResources, ListTools, Method, ReadResource,
+};
 use serde::Deserialize;
 use serde_json::value::RawValue;
 
@@ -14,12 +17,12 @@ use serde_json::value::RawValue;
 pub(crate) fn cacheable(method: &str) -> bool {
     matches!(
         method,
-        "server/discover"
-            | "tools/list"
-            | "prompts/list"
-            | "resources/list"
-            | "resources/templates/list"
-            | "resources/read"
+        Discover::NAME
+            | ListTools::NAME
+            | ListPrompts::NAME
+            | ListResources::NAME
+            | ListResourceTemplates::NAME
+            | ReadResource::NAME
     )
 }
 
@@ -81,7 +84,7 @@ impl ResponseCache {
     /// Drop the cached read of `uri` (it was updated).
     pub(crate) fn invalidate_read(&self, uri: &str) {
         self.lock().retain(|(m, key), _| {
-            m != "resources/read"
+            m != ReadResource::NAME
                 || serde_json::from_str::<serde_json::Value>(key)
                     .ok()
                     .and_then(|v| v.get("uri").cloned())
@@ -98,19 +101,19 @@ mod tests {
     fn fresh_results_are_served_and_notifications_invalidate_them() {
         let c = ResponseCache::default();
         let raw = RawValue::from_string(r#"{"resultType":"complete","tools":[],"ttlMs":60000}"#.into()).unwrap();
-        c.put("tools/list", "{}", &raw);
-        assert_eq!(c.get("tools/list", "{}").unwrap().get(), raw.get());
-        assert!(c.get("tools/list", r#"{"cursor":"1"}"#).is_none());
-        c.invalidate("tools/list");
-        assert!(c.get("tools/list", "{}").is_none());
+        c.put(ListTools::NAME, "{}", &raw);
+        assert_eq!(c.get(ListTools::NAME, "{}").unwrap().get(), raw.get());
+        assert!(c.get(ListTools::NAME, r#"{"cursor":"1"}"#).is_none());
+        c.invalidate(ListTools::NAME);
+        assert!(c.get(ListTools::NAME, "{}").is_none());
         let zero = RawValue::from_string(r#"{"tools":[],"ttlMs":0}"#.into()).unwrap();
-        c.put("tools/list", "{}", &zero);
-        assert!(c.get("tools/list", "{}").is_none());
+        c.put(ListTools::NAME, "{}", &zero);
+        assert!(c.get(ListTools::NAME, "{}").is_none());
         let read = RawValue::from_string(r#"{"contents":[],"ttlMs":60000}"#.into()).unwrap();
-        c.put("resources/read", r#"{"uri":"a://x"}"#, &read);
+        c.put(ReadResource::NAME, r#"{"uri":"a://x"}"#, &read);
         c.invalidate_read("a://y");
-        assert!(c.get("resources/read", r#"{"uri":"a://x"}"#).is_some());
+        assert!(c.get(ReadResource::NAME, r#"{"uri":"a://x"}"#).is_some());
         c.invalidate_read("a://x");
-        assert!(c.get("resources/read", r#"{"uri":"a://x"}"#).is_none());
+        assert!(c.get(ReadResource::NAME, r#"{"uri":"a://x"}"#).is_none());
     }
 }

@@ -2,6 +2,11 @@
 
 use std::sync::{Arc, RwLock};
 
+use mcpkit_types::method::{
+    CreateMessage, Elicit, ListPrompts, ListResourceTemplates, ListResources, ListRoots, ListTools, LoggingMessage,
+    Method, NotificationMethod, Ping, Progress, PromptListChanged, ResourceListChanged, ResourceUpdated,
+    ToolListChanged,
+};
 use mcpkit_types::schema::{
     CreateMessageParams, ElicitParams, EmptyResult, ListRootsResult, LoggingMessageParams, ProgressParams,
     ResourceUpdatedParams, Root,
@@ -51,22 +56,22 @@ impl Role for ClientService {
     fn handle_request(&self, _peer: Peer, req: IncomingRequest) -> BoxFuture<HandlerResult> {
         let raw = req.params;
         match req.method.as_str() {
-            "ping" => Box::pin(async { to_raw(&EmptyResult::default()) }),
-            "sampling/createMessage" => match self.sampling.clone() {
+            Ping::NAME => Box::pin(async { to_raw(&EmptyResult::default()) }),
+            CreateMessage::NAME => match self.sampling.clone() {
                 Some(f) => Box::pin(async move {
                     let p: CreateMessageParams = params(raw.as_deref())?;
                     to_raw(&f(p).await?)
                 }),
                 None => not_found(req.method),
             },
-            "elicitation/create" => match self.elicitation.clone() {
+            Elicit::NAME => match self.elicitation.clone() {
                 Some(f) => Box::pin(async move {
                     let p: ElicitParams = params(raw.as_deref())?;
                     to_raw(&f(p).await?)
                 }),
                 None => not_found(req.method),
             },
-            "roots/list" => match self.roots.clone() {
+            ListRoots::NAME => match self.roots.clone() {
                 Some(roots) => Box::pin(async move {
                     let roots = roots.read().map(|r| r.clone()).unwrap_or_default();
                     to_raw(&ListRootsResult {
@@ -83,12 +88,12 @@ impl Role for ClientService {
     fn handle_notification(&self, _peer: Peer, method: String, raw: Option<Box<RawValue>>) -> BoxFuture<()> {
         let raw = raw.as_deref();
         let n = match method.as_str() {
-            "notifications/progress" => params(raw).map(ServerNotification::Progress).ok(),
-            "notifications/message" => params(raw).map(ServerNotification::Log).ok(),
-            "notifications/resources/updated" => params(raw).map(ServerNotification::ResourceUpdated).ok(),
-            "notifications/resources/list_changed" => Some(ServerNotification::ResourceListChanged),
-            "notifications/tools/list_changed" => Some(ServerNotification::ToolListChanged),
-            "notifications/prompts/list_changed" => Some(ServerNotification::PromptListChanged),
+            Progress::NAME => params(raw).map(ServerNotification::Progress).ok(),
+            LoggingMessage::NAME => params(raw).map(ServerNotification::Log).ok(),
+            ResourceUpdated::NAME => params(raw).map(ServerNotification::ResourceUpdated).ok(),
+            ResourceListChanged::NAME => Some(ServerNotification::ResourceListChanged),
+            ToolListChanged::NAME => Some(ServerNotification::ToolListChanged),
+            PromptListChanged::NAME => Some(ServerNotification::PromptListChanged),
             _ => Some(ServerNotification::Other {
                 params: raw.and_then(|r| serde_json::from_str(r.get()).ok()),
                 method,
@@ -96,11 +101,11 @@ impl Role for ClientService {
         };
         // Change notifications make cached results stale at once.
         match &n {
-            Some(ServerNotification::ToolListChanged) => self.cache.invalidate("tools/list"),
-            Some(ServerNotification::PromptListChanged) => self.cache.invalidate("prompts/list"),
+            Some(ServerNotification::ToolListChanged) => self.cache.invalidate(ListTools::NAME),
+            Some(ServerNotification::PromptListChanged) => self.cache.invalidate(ListPrompts::NAME),
             Some(ServerNotification::ResourceListChanged) => {
-                self.cache.invalidate("resources/list");
-                self.cache.invalidate("resources/templates/list");
+                self.cache.invalidate(ListResources::NAME);
+                self.cache.invalidate(ListResourceTemplates::NAME);
             }
             Some(ServerNotification::ResourceUpdated(p)) => self.cache.invalidate_read(&p.uri),
             _ => {}

@@ -1,11 +1,10 @@
-//! The client side of the stateless era (2026-07-28): choosing the era at connect time,
-//! per-request protocol `_meta`, `resultType`, and driving multi round-trip requests through
-//! the client's own sampling / elicitation / roots handlers (spec: 2026-07-28
-//! `basic/versioning`, `basic/index` "_meta", `basic/patterns/mrtr`).
+//! The client side of the stateless era (2026-07-28): the per-request protocol `_meta`,
+//! `resultType`, and the round loop that answers `input_required` with the client's own
+//! sampling / elicitation / roots handlers and retries (spec: 2026-07-28 `basic/index`
+//! "_meta", `basic/patterns/mrtr`).
 
 use std::collections::BTreeMap;
 use std::sync::{Arc, RwLock};
-use std::time::Duration;
 
 use mcpkit_types::schema::{
     ClientCapabilities, Implementation, InputRequest, JsonObject, ListRootsResult, LoggingLevel, Root,
@@ -17,28 +16,15 @@ use serde::Deserialize;
 use serde_json::value::RawValue;
 use serde_json::Value;
 
-use super::{ElicitFn, SamplingFn};
-use crate::error::{Error, Result};
+use mcpkit_types::method::{CallTool, GetPrompt, Method, ReadResource};
 
-/// How a client picks the protocol era when it connects (spec: 2026-07-28 `basic/versioning`
-/// "Backward Compatibility").
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-#[non_exhaustive]
-pub enum ConnectMode {
-    /// The `initialize` handshake (every revision up to 2025-11-25). The default: every MCP
-    /// server of the handshake era and every dual-era server speaks it.
-    #[default]
-    Legacy,
-    /// Probe with `server/discover`: a modern server is spoken to statelessly, anything else
-    /// (an error that is not a modern one, or silence) falls back to `initialize`.
-    Auto,
-    /// Speak this stateless-era revision and nothing else.
-    Version(ProtocolVersion),
-}
+use super::{cache, Client, ElicitFn, SamplingFn};
+use crate::engine::RequestOptions;
+use crate::error::{Error, Result};
 
 /// What a stateless-era connection adds to every request.
 #[derive(Debug)]
-pub(crate) struct Modern {
+pub(crate) struct Stateless {
     pub(crate) version: ProtocolVersion,
     /// The protocol fields of `_meta`, built once.
     meta: JsonObject,
@@ -46,13 +32,13 @@ pub(crate) struct Modern {
     pub(crate) max_rounds: usize,
 }
 
-impl Modern {
+impl Stateless {
     pub(crate) fn new(
         version: ProtocolVersion,
         capabilities: &ClientCapabilities,
         info: &Implementation,
         max_rounds: usize,
-    ) -> Modern {
+    ) -> Stateless {
         let mut meta = JsonObject::new();
         meta.insert(META_PROTOCOL_VERSION.into(), Value::String(version.as_str().into()));
         meta.insert(
@@ -63,7 +49,7 @@ impl Modern {
             META_CLIENT_INFO.into(),
             serde_json::to_value(info).unwrap_or(Value::Null),
         );
-        Modern {
+        Stateless {
             version,
             meta,
             log_level: RwLock::new(None),
@@ -171,9 +157,9 @@ impl Handlers {
     }
 }
 
-/// Whether a `server/discover` failure comes from a modern server (spec: 2026-07-28
+/// Whether a `server/discover` failure comes from a stateless-era server (spec: 2026-07-28
 /// `basic/transports/stdio` "Backward Compatibility"): only the codes this revision defines.
-pub(crate) fn is_modern_error(e: &Error) -> bool {
+pub(crate) fn is_stateless_error(e: &Error) -> bool {
     matches!(
         e.rpc().map(|e| e.code),
         Some(ErrorCode::UNSUPPORTED_PROTOCOL_VERSION)
@@ -191,7 +177,68 @@ pub(crate) fn supported_of(e: &Error) -> Vec<String> {
         .unwrap_or_default()
 }
 
-/// How long the `server/discover` probe waits by default before deciding the server is a silent
-/// legacy one. Generous: a server process that is still starting (an interpreter loading its
-/// modules on a busy machine) must not be mistaken for a legacy one.
-pub(crate) const PROBE_TIMEOUT: Duration = Duration::from_secs(10);
+impl Client {
+    /// Send one request the way the connection's era wants: as is on a handshake-era session;
+    /// with the protocol `_meta` on the stateless wire, answering `input_required` rounds with
+    /// this client's handlers and retrying (a fresh request id each time).
+    pub(super) async fn call<M: Method>(&self, params: &M::Params, options: RequestOptions) -> Result<M::Result> {
+        let Some(stateless) = &self.inner.stateless else {
+            return self.inner.peer.request_with::<M>(params, options).await;
+        };
+        let value = serde_json::to_value(params).map_err(|e| Error::Serialize(e.to_string()))?;
+        // Spec: 2026-07-28 `server/utilities/caching` "Cache Key": the method and the params
+        // that shape the result (not `_meta`).
+        let cache_key = cache::cacheable(M::NAME).then(|| value.to_string());
+        if let Some(key) = &cache_key {
+            if let Some(raw) = self.inner.cache.get(M::NAME, key) {
+                return serde_json::from_str(raw.get()).map_err(|e| Error::InvalidResponse(e.to_string()));
+            }
+        }
+        let mut params = stateless.params(value)?;
+        let may_ask = [CallTool::NAME, GetPrompt::NAME, ReadResource::NAME].contains(&M::NAME);
+        for round in 0..=stateless.max_rounds {
+            let round_options = RequestOptions {
+                timeout: options.timeout,
+                reset_timeout_on_progress: options.reset_timeout_on_progress,
+                progress: options.progress.clone(),
+                related: None,
+            };
+            let raw = self
+                .inner
+                .peer
+                .request_raw(M::NAME, Some(&params), round_options)
+                .await?;
+            match round_of(&raw)? {
+                Round::Complete => {
+                    // A result that took input rounds depends on the answers: never cached.
+                    if let (Some(key), 0) = (&cache_key, round) {
+                        self.inner.cache.put(M::NAME, key, &raw);
+                    }
+                    return serde_json::from_str(raw.get()).map_err(|e| Error::InvalidResponse(e.to_string()));
+                }
+                Round::InputRequired { .. } if !may_ask => {
+                    return Err(Error::InvalidResponse(format!(
+                        "{} answered input_required, which only {}, {} and {} may",
+                        M::NAME,
+                        CallTool::NAME,
+                        GetPrompt::NAME,
+                        ReadResource::NAME
+                    )))
+                }
+                Round::InputRequired { requests, state } => {
+                    let answers = self.inner.handlers.answer(requests).await?;
+                    params.insert("inputResponses".into(), serde_json::Value::Object(answers));
+                    match state {
+                        Some(s) => params.insert("requestState".into(), serde_json::Value::String(s)),
+                        None => params.remove("requestState"),
+                    };
+                }
+            }
+        }
+        Err(Error::Protocol(format!(
+            "{} still needed input after {} rounds",
+            M::NAME,
+            stateless.max_rounds
+        )))
+    }
+}

@@ -1,0 +1,52 @@
+//! The output-schema check (spec: `server/tools` "Output Schema"): the schemas of the tools
+//! listed so far, compiled once, and the validation of each structured tool result.
+
+use std::sync::Arc;
+
+use mcpkit_types::schema::{CallToolResult, Tool};
+use mcpkit_types::ProtocolVersion;
+
+use super::Client;
+use crate::error::{Error, Result};
+
+impl Client {
+    pub(super) fn remember_output_schemas(&self, tools: &[Tool]) {
+        let mut map = crate::sync::write(&self.inner.output_schemas);
+        for t in tools {
+            match &t.output_schema {
+                Some(schema) => {
+                    if let Ok(v) = jsonschema::validator_for(&serde_json::Value::Object(schema.clone())) {
+                        map.insert(t.name.clone(), Arc::new(v));
+                    }
+                }
+                None => {
+                    map.remove(&t.name);
+                }
+            }
+        }
+    }
+
+    /// Spec: `server/tools` "Output Schema": clients SHOULD validate structured results.
+    pub(super) fn check_output(&self, name: &str, result: &CallToolResult) -> Result<()> {
+        // Before 2025-06-18 there is no structuredContent on the wire to check.
+        if result.is_error() || self.inner.version < ProtocolVersion::V2025_06_18 {
+            return Ok(());
+        }
+        let validator = crate::sync::read(&self.inner.output_schemas).get(name).cloned();
+        let Some(validator) = validator else { return Ok(()) };
+        let Some(structured) = &result.structured_content else {
+            return Err(Error::OutputSchema {
+                tool: name.to_owned(),
+                reason: "the tool declares an output schema but returned no structuredContent".into(),
+            });
+        };
+        let first_error = validator.iter_errors(structured).next().map(|e| e.to_string());
+        match first_error {
+            None => Ok(()),
+            Some(reason) => Err(Error::OutputSchema {
+                tool: name.to_owned(),
+                reason,
+            }),
+        }
+    }
+}
