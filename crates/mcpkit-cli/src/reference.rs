@@ -8,13 +8,14 @@
 use std::time::Duration;
 
 use mcpkit::server::{
-    from_list, Args, CacheHint, Json, PromptDef, PromptRequest, RawArgs, RequestContext, ResourceDef, ResourceRequest,
-    ResourceTemplateDef, ToolDef,
+    from_list, Args, CacheHint, Json, PromptDef, RawArgs, RequestContext, ResourceDef, ResourceTemplateDef, ToolDef,
+    Uri,
 };
+use mcpkit::types::method::ListRoots;
 use mcpkit::types::schema::{
     CacheScope, CallToolResult, ContentBlock, CreateMessageParams, CreateMessageResult, ElicitParams, ElicitResult,
     ElicitationSchema, GetPromptResult, InputRequest, InputResponse, JsonObject, ListRootsResult, LoggingLevel,
-    ProgressToken, PromptMessage, ReadResourceResult, ResourceContents, Role, SamplingMessage,
+    ProgressToken, PromptMessage, ResourceContents, Role, SamplingMessage,
 };
 use mcpkit::types::ErrorObject;
 use mcpkit::Server;
@@ -249,7 +250,7 @@ fn test_tool_with_progress() -> ToolDef {
                 tokio::time::sleep(STEP).await;
             }
             let message = format!("Completed step {step} of 100");
-            let _ = cx.progress(f64::from(step), Some(100.0), Some(&message));
+            cx.progress(f64::from(step), Some(100.0), Some(&message));
         }
         match cx.progress_token() {
             Some(ProgressToken::String(s)) => s.clone(),
@@ -537,7 +538,10 @@ fn test_input_required_result_elicitation() -> ToolDef {
         "test_input_required_result_elicitation",
         |cx: RequestContext| async move {
             let answer = cx
-                .elicit_as("user_name", one_field_form("What is your name?", "name", "string"))
+                .input(
+                    Some("user_name"),
+                    one_field_form("What is your name?", "name", "string"),
+                )
                 .await?;
             Ok::<_, mcpkit::Error>(format!("Hello, {}!", field_text(&answer, "name")))
         },
@@ -549,7 +553,7 @@ fn test_input_required_result_elicitation() -> ToolDef {
 fn test_input_required_result_sampling() -> ToolDef {
     ToolDef::new("test_input_required_result_sampling", |cx: RequestContext| async move {
         let params = CreateMessageParams::new(vec![SamplingMessage::user_text("What is the capital of France?")], 100);
-        let answer = cx.sample_as("capital_question", params).await?;
+        let answer = cx.input(Some("capital_question"), params).await?;
         Ok::<_, mcpkit::Error>(format!("LLM response: {}", sampled_text(&answer)))
     })
     .description("Asks the client's LLM a question through an input request")
@@ -560,7 +564,7 @@ fn test_input_required_result_list_roots() -> ToolDef {
     ToolDef::new(
         "test_input_required_result_list_roots",
         |cx: RequestContext| async move {
-            let roots = cx.list_roots_as("client_roots").await?;
+            let roots = cx.input(Some("client_roots"), ListRoots).await?;
             Ok::<_, mcpkit::Error>(roots_text(&roots))
         },
     )
@@ -578,7 +582,7 @@ fn test_input_required_result_request_state() -> ToolDef {
                 cx.set_request_state(json!({ "step": "confirm" }));
             }
             let answer = cx
-                .elicit_as("confirm", one_field_form("Please confirm", "ok", "boolean"))
+                .input(Some("confirm"), one_field_form("Please confirm", "ok", "boolean"))
                 .await?;
             let state = match note {
                 Some(n) if n["step"] == "confirm" => "state-ok",
@@ -627,11 +631,14 @@ fn test_input_required_result_multi_round() -> ToolDef {
         "test_input_required_result_multi_round",
         |cx: RequestContext| async move {
             let name = cx
-                .elicit_as("step1", one_field_form("Step 1: What is your name?", "name", "string"))
+                .input(
+                    Some("step1"),
+                    one_field_form("Step 1: What is your name?", "name", "string"),
+                )
                 .await?;
             let color = cx
-                .elicit_as(
-                    "step2",
+                .input(
+                    Some("step2"),
                     one_field_form("Step 2: What is your favorite color?", "color", "string"),
                 )
                 .await?;
@@ -652,7 +659,7 @@ fn test_input_required_result_tampered_state() -> ToolDef {
         "test_input_required_result_tampered_state",
         |cx: RequestContext| async move {
             let answer = cx
-                .elicit_as("confirm", one_field_form("Please confirm", "ok", "boolean"))
+                .input(Some("confirm"), one_field_form("Please confirm", "ok", "boolean"))
                 .await?;
             Ok::<_, mcpkit::Error>(format!("Confirmed ok={}", field_text(&answer, "ok")))
         },
@@ -689,11 +696,11 @@ fn test_input_required_result_capabilities() -> ToolDef {
 /// the question travels in the result, never as a request on the response stream.
 fn test_streaming_elicitation() -> ToolDef {
     ToolDef::new("test_streaming_elicitation", |cx: RequestContext| async move {
-        let _ = cx.progress(0.0, Some(1.0), Some("Preparing the question"));
+        cx.progress(0.0, Some(1.0), Some("Preparing the question"));
         let _ = cx.log(LoggingLevel::Info, Some(LOGGER), "Asking for input");
         let answer = cx
-            .elicit_as(
-                "stream_input",
+            .input(
+                Some("stream_input"),
                 one_field_form("Please provide a value", "value", "string"),
             )
             .await?;
@@ -740,10 +747,8 @@ fn test_trigger_prompt_change() -> ToolDef {
             "Removed test_dynamic_prompt"
         } else {
             server.add_prompt(
-                PromptDef::new("test_dynamic_prompt", |_: PromptRequest| async {
-                    Ok::<_, ErrorObject>(GetPromptResult::new(vec![PromptMessage::user_text("Dynamic prompt")]))
-                })
-                .description("Added by test_trigger_prompt_change"),
+                PromptDef::new("test_dynamic_prompt", || async { "Dynamic prompt" })
+                    .description("Added by test_trigger_prompt_change"),
             );
             "Added test_dynamic_prompt"
         }
@@ -771,10 +776,10 @@ fn test_header_param() -> ToolDef {
 
 /// `test_input_required_result_prompt` → asks `user_context`, then a prompt quoting it.
 fn test_input_required_result_prompt() -> PromptDef {
-    PromptDef::new("test_input_required_result_prompt", |r: PromptRequest| async move {
-        let answer =
-            r.cx.elicit_as(
-                "user_context",
+    PromptDef::new("test_input_required_result_prompt", |cx: RequestContext| async move {
+        let answer = cx
+            .input(
+                Some("user_context"),
                 one_field_form("Please provide context", "context", "string"),
             )
             .await?;
@@ -822,19 +827,19 @@ fn template_text(id: &str) -> String {
     json!({"id": id, "templateTest": true, "data": format!("Data for ID: {id}")}).to_string()
 }
 
+/// The variables of `test://template/{id}/data`.
+#[derive(Deserialize)]
+struct TemplateVars {
+    id: String,
+}
+
 /// Template `test://template/{id}/data` → JSON naming the id; `id` completes from a few samples.
 fn template() -> Result<ResourceTemplateDef, mcpkit::server::uri_template::TemplateError> {
     Ok(ResourceTemplateDef::new(
         "test://template/{id}/data",
         "template",
-        |r: ResourceRequest| async move {
-            let id = r.variables.get("id").map_or("", String::as_str);
-            let text = template_text(id);
-            Ok::<_, ErrorObject>(ReadResourceResult::new(vec![ResourceContents::text(
-                r.uri.clone(),
-                Some("application/json"),
-                text,
-            )]))
+        |Uri(uri): Uri, Args(v): Args<TemplateVars>| async move {
+            ResourceContents::text(uri, Some("application/json"), template_text(&v.id))
         },
     )?
     .title("Resource Template")
@@ -849,35 +854,42 @@ fn template() -> Result<ResourceTemplateDef, mcpkit::server::uri_template::Templ
 
 /// `test_simple_prompt` → one user text message.
 fn test_simple_prompt() -> PromptDef {
-    PromptDef::new("test_simple_prompt", |_: PromptRequest| async {
-        Ok::<_, ErrorObject>(GetPromptResult::new(vec![PromptMessage::user_text(
-            "This is a simple prompt for testing.",
-        )]))
+    PromptDef::new("test_simple_prompt", || async {
+        "This is a simple prompt for testing."
     })
     .title("Simple Test Prompt")
     .description("A simple prompt without arguments")
 }
 
+/// The arguments of `test_prompt_with_arguments`: the prompt's argument list is derived from it.
+#[derive(Deserialize, JsonSchema)]
+struct TwoArguments {
+    /// First test argument
+    arg1: String,
+    /// Second test argument
+    arg2: String,
+}
+
 /// `test_prompt_with_arguments {arg1, arg2}` → one user message quoting both; `arg1` completes.
 fn test_prompt_with_arguments() -> PromptDef {
-    PromptDef::new("test_prompt_with_arguments", |r: PromptRequest| async move {
-        let arg = |name: &str| r.arguments.get(name).map_or("", String::as_str).to_owned();
-        let text = format!("Prompt with arguments: arg1='{}', arg2='{}'", arg("arg1"), arg("arg2"));
-        Ok::<_, ErrorObject>(GetPromptResult::new(vec![PromptMessage::user_text(text)]))
+    PromptDef::new("test_prompt_with_arguments", |Args(a): Args<TwoArguments>| async move {
+        format!("Prompt with arguments: arg1='{}', arg2='{}'", a.arg1, a.arg2)
     })
     .title("Prompt With Arguments")
     .description("A prompt with required arguments")
-    .argument("arg1", "First test argument", true)
-    .argument("arg2", "Second test argument", true)
     .complete("arg1", from_list(["test1", "test2", "test3", "testValue1"]))
 }
 
 /// `test_prompt_with_embedded_resource {resourceUri}` → an embedded text resource at that URI,
 /// then a user text message.
 fn test_prompt_with_embedded_resource() -> PromptDef {
-    PromptDef::new("test_prompt_with_embedded_resource", |r: PromptRequest| async move {
-        let uri = r.arguments.get("resourceUri").cloned().unwrap_or_default();
-        Ok::<_, ErrorObject>(GetPromptResult::new(vec![
+    PromptDef::new("test_prompt_with_embedded_resource", |RawArgs(a): RawArgs| async move {
+        let uri = a
+            .get("resourceUri")
+            .and_then(Value::as_str)
+            .unwrap_or_default()
+            .to_owned();
+        GetPromptResult::new(vec![
             PromptMessage::new(
                 Role::User,
                 ContentBlock::resource(ResourceContents::text(
@@ -887,7 +899,7 @@ fn test_prompt_with_embedded_resource() -> PromptDef {
                 )),
             ),
             PromptMessage::user_text("Please process the embedded resource above."),
-        ]))
+        ])
     })
     .title("Prompt With Embedded Resource")
     .description("A prompt that includes an embedded resource")
@@ -896,11 +908,11 @@ fn test_prompt_with_embedded_resource() -> PromptDef {
 
 /// `test_prompt_with_image` → an image message (the 1x1 PNG), then a user text message.
 fn test_prompt_with_image() -> PromptDef {
-    PromptDef::new("test_prompt_with_image", |_: PromptRequest| async {
-        Ok::<_, ErrorObject>(GetPromptResult::new(vec![
+    PromptDef::new("test_prompt_with_image", || async {
+        vec![
             PromptMessage::new(Role::User, ContentBlock::image(TEST_IMAGE_BASE64, "image/png")),
             PromptMessage::user_text("Please analyze the image above."),
-        ]))
+        ]
     })
     .title("Prompt With Image")
     .description("A prompt that includes image content")

@@ -537,7 +537,7 @@ async fn every_catalogue_method_is_schema_valid_in_both_directions() {
     })
     .await;
     pair.server.add_prompt(
-        PromptDef::new("dynamic_prompt", |_| async {
+        PromptDef::new("dynamic_prompt", || async {
             Ok::<_, ErrorObject>(GetPromptResult::new(vec![PromptMessage::user_text("hi")]))
         })
         .description("Added at run time"),

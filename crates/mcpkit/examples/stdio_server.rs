@@ -31,7 +31,6 @@
 
 use mcpkit::server::{Args, Json, PromptDef, RequestContext, ResourceDef, ToolDef};
 use mcpkit::transport::stdio::stdio;
-use mcpkit::types::schema::{GetPromptResult, PromptMessage};
 use mcpkit::Server;
 use serde::{Deserialize, Serialize};
 
@@ -52,6 +51,13 @@ struct AddArgs {
     a: f64,
     /// The second number.
     b: f64,
+}
+
+/// The arguments of the `introduce` prompt (prompt arguments are strings).
+#[derive(Deserialize, schemars::JsonSchema)]
+struct IntroduceArgs {
+    /// Who to introduce yourself to
+    name: String,
 }
 
 /// `add` returns this as `structuredContent`; its schema becomes the tool's `outputSchema`.
@@ -85,7 +91,7 @@ async fn main() -> mcpkit::Result<()> {
         .tool(
             ToolDef::new("add", |Args(args): Args<AddArgs>, cx: RequestContext| async move {
                 // Progress reaches the caller when it asked for it; otherwise this is a no-op.
-                let _ = cx.progress(1.0, Some(1.0), Some("added"));
+                cx.progress(1.0, Some(1.0), Some("added"));
                 Json(Sum { sum: args.a + args.b })
             })
             .description("Adds two numbers"),
@@ -101,16 +107,17 @@ async fn main() -> mcpkit::Result<()> {
             )
             .description("What this server does"),
         )
-        // A prompt: a template the user picks in the host, rendered to messages.
+        // A prompt: a template the user picks in the host, rendered to messages. It takes the
+        // same extractors as a tool: the prompt's argument list is derived from `IntroduceArgs`,
+        // and a `String` becomes one user message.
         .prompt(
-            PromptDef::new("introduce", |req| async move {
-                let name = req.arguments.get("name").cloned().unwrap_or_default();
-                Ok(GetPromptResult::new(vec![PromptMessage::user_text(format!(
-                    "Please introduce yourself to {name}, then use the greet tool on them."
-                ))]))
+            PromptDef::new("introduce", |Args(args): Args<IntroduceArgs>| async move {
+                format!(
+                    "Please introduce yourself to {}, then use the greet tool on them.",
+                    args.name
+                )
             })
-            .description("Asks the model to introduce itself")
-            .argument("name", "Who to introduce yourself to", true),
+            .description("Asks the model to introduce itself"),
         )
         .build();
 

@@ -51,7 +51,7 @@ fn test_server() -> Server {
         .tool(ToolDef::new("echo", |Args(a): Args<EchoArgs>| async move { a.text }))
         .tool(ToolDef::new("progress", |cx: RequestContext| async move {
             for i in 1..=3 {
-                cx.progress(f64::from(i), Some(3.0), None).unwrap();
+                cx.progress(f64::from(i), Some(3.0), None);
                 tokio::time::sleep(Duration::from_millis(5)).await;
             }
             "progressed"

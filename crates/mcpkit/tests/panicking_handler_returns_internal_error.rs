@@ -5,7 +5,7 @@
 mod common;
 
 use common::{assert_error, within, Wire};
-use mcpkit::server::{PromptDef, PromptRequest, ResourceDef, ResourceRequest, ToolDef};
+use mcpkit::server::{PromptDef, ResourceDef, ToolDef};
 use mcpkit::testing::TestPair;
 use mcpkit::types::schema::{GetPromptResult, ReadResourceResult};
 use mcpkit::types::{ErrorCode, ErrorObject};
@@ -21,13 +21,13 @@ fn server() -> Server {
             "unreachable"
         }))
         .tool(ToolDef::new("fine", || async { "fine" }))
-        .resource(ResourceDef::new("test://boom", "boom", |_: ResourceRequest| async {
+        .resource(ResourceDef::new("test://boom", "boom", || async {
             if true {
                 panic!("the resource exploded");
             }
             Ok::<_, ErrorObject>(ReadResourceResult::new(vec![]))
         }))
-        .prompt(PromptDef::new("boom", |_: PromptRequest| async {
+        .prompt(PromptDef::new("boom", || async {
             if true {
                 panic!("the prompt exploded");
             }

@@ -18,7 +18,7 @@ fn burst() -> Server {
     Server::builder()
         .tool(ToolDef::new("burst", |cx: RequestContext| async move {
             for i in 1..=5 {
-                cx.progress(f64::from(i), Some(5.0), None).unwrap();
+                cx.progress(f64::from(i), Some(5.0), None);
             }
             "done"
         }))
@@ -31,7 +31,7 @@ fn paced() -> Server {
     Server::builder()
         .tool(ToolDef::new("paced", |cx: RequestContext| async move {
             for i in 1..=5 {
-                cx.progress(f64::from(i), Some(5.0), None).unwrap();
+                cx.progress(f64::from(i), Some(5.0), None);
             }
             tokio::time::sleep(std::time::Duration::from_millis(20)).await;
             "done"

@@ -36,7 +36,7 @@ fn server() -> (Server, mpsc::UnboundedReceiver<CancellationToken>) {
         .tool(ToolDef::new("steady", |cx: RequestContext| async move {
             for i in 1..=30 {
                 tokio::time::sleep(Duration::from_millis(20)).await;
-                let _ = cx.progress(f64::from(i), Some(30.0), None);
+                cx.progress(f64::from(i), Some(30.0), None);
             }
             "steady"
         }))

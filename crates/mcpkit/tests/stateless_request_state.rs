@@ -49,7 +49,7 @@ fn server(keys: RequestStateKeys) -> Server {
         .tool(ToolDef::new(
             "greet",
             |cx: RequestContext, Args(a): Args<GreetArgs>| async move {
-                let answer = cx.elicit_as("user_name", name_form()).await?;
+                let answer = cx.input(Some("user_name"), name_form()).await?;
                 let content = answer.content.unwrap_or_default();
                 let name = content.get("name").and_then(Value::as_str).unwrap_or("?").to_owned();
                 Ok::<_, mcpkit::Error>(format!("{}, {name}!", a.greeting))
@@ -60,8 +60,8 @@ fn server(keys: RequestStateKeys) -> Server {
             if note.is_none() {
                 cx.set_request_state(json!({"round": 1}));
             }
-            let first = cx.elicit_as("first", name_form()).await?;
-            let second = cx.elicit_as("second", name_form()).await?;
+            let first = cx.input(Some("first"), name_form()).await?;
+            let second = cx.input(Some("second"), name_form()).await?;
             let name = |r: &mcpkit::types::schema::ElicitResult| {
                 let content = r.content.clone().unwrap_or_default();
                 content.get("name").and_then(Value::as_str).unwrap_or("?").to_owned()

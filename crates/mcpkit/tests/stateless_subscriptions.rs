@@ -13,7 +13,7 @@ mod common;
 use common::{within, Wire};
 use futures_util::StreamExt;
 use mcpkit::server::http::HttpServer;
-use mcpkit::server::{PromptDef, PromptRequest, ResourceDef, ToolDef};
+use mcpkit::server::{PromptDef, ResourceDef, ToolDef};
 use mcpkit::types::schema::{GetPromptResult, PromptMessage};
 use mcpkit::types::ErrorObject;
 use mcpkit::Server;
@@ -40,7 +40,7 @@ fn server() -> Server {
 }
 
 fn prompt(name: &str) -> PromptDef {
-    PromptDef::new(name, |_: PromptRequest| async {
+    PromptDef::new(name, || async {
         Ok::<_, ErrorObject>(GetPromptResult::new(vec![PromptMessage::user_text("p")]))
     })
 }
@@ -336,7 +336,7 @@ async fn closing_the_http_response_stream_cancels_the_request() {
             let guard = Ended(ended_tx.lock().unwrap().take());
             async move {
                 let _guard = guard;
-                cx.progress(1.0, None, None).unwrap();
+                cx.progress(1.0, None, None);
                 cx.cancellation().cancelled().await;
                 "cancelled"
             }

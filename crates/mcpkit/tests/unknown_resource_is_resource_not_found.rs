@@ -5,7 +5,7 @@
 mod common;
 
 use common::{assert_error, within, Wire};
-use mcpkit::server::{ResourceDef, ResourceRequest, ResourceTemplateDef};
+use mcpkit::server::{RawArgs, ResourceDef, ResourceTemplateDef, Uri};
 use mcpkit::testing::TestPair;
 use mcpkit::types::schema::{ReadResourceResult, ResourceContents};
 use mcpkit::types::{ErrorCode, ErrorObject, ProtocolVersion};
@@ -13,14 +13,18 @@ use mcpkit::{Client, Server};
 use serde_json::json;
 
 fn server() -> Server {
-    let template = ResourceTemplateDef::new("test://items/{id}", "item", |r: ResourceRequest| async move {
-        let id = r.variables.get("id").cloned().unwrap_or_default();
-        Ok::<_, ErrorObject>(ReadResourceResult::new(vec![ResourceContents::text(
-            r.uri.clone(),
-            Some("text/plain"),
-            format!("item {id}"),
-        )]))
-    })
+    let template = ResourceTemplateDef::new(
+        "test://items/{id}",
+        "item",
+        |Uri(uri): Uri, RawArgs(vars): RawArgs| async move {
+            let id = vars.get("id").and_then(|v| v.as_str()).unwrap_or_default().to_owned();
+            Ok::<_, ErrorObject>(ReadResourceResult::new(vec![ResourceContents::text(
+                uri,
+                Some("text/plain"),
+                format!("item {id}"),
+            )]))
+        },
+    )
     .unwrap();
     Server::builder()
         .resource(ResourceDef::text("test://known", "known", "text/plain", "here"))

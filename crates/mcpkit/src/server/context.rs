@@ -100,8 +100,9 @@ impl RequestContext {
         &self.server
     }
 
-    /// Shared state registered with [`ServerBuilder::state`](super::ServerBuilder::state).
-    pub fn state<T: Send + Sync + 'static>(&self) -> Option<Arc<T>> {
+    /// Shared state registered with [`ServerBuilder::state`](super::ServerBuilder::state) (the
+    /// [`State`](super::State) extractor takes a clone of it instead).
+    pub fn state<T: Send + Sync + 'static>(&self) -> Option<&T> {
         self.server.state::<T>()
     }
 
@@ -112,17 +113,20 @@ impl RequestContext {
     }
 
     /// Report progress (spec: `basic/utilities/progress`). Does nothing when the caller gave no
-    /// progress token.
-    pub fn progress(&self, progress: f64, total: Option<f64>, message: Option<&str>) -> Result<()> {
+    /// progress token. Progress is advisory: a notification that cannot be sent (the connection
+    /// is gone) is logged at debug level, and the handler carries on.
+    pub fn progress(&self, progress: f64, total: Option<f64>, message: Option<&str>) {
         let Some(token) = self.progress_token() else {
-            return Ok(());
+            return;
         };
         let mut p = ProgressParams::new(token.clone(), progress);
         p.total = total;
         if self.protocol_version() >= ProtocolVersion::V2025_03_26 {
             p.message = message.map(str::to_owned);
         }
-        self.peer.notify_related(Progress::NAME, Some(&p), &self.id)
+        if let Err(e) = self.peer.notify_related(Progress::NAME, Some(&p), &self.id) {
+            tracing::debug!(request = %self.id, "progress notification not sent: {e}");
+        }
     }
 
     /// Send a log message (spec: `server/utilities/logging`) if the session's level lets it through.
@@ -147,53 +151,19 @@ impl RequestContext {
     /// returns [`Error::InputRequired`] and the request ends with `input_required`, so a
     /// handler must be repeatable up to its input calls (see [`RequestContext::input`]).
     pub async fn sample(&self, params: CreateMessageParams) -> Result<CreateMessageResult> {
-        match self.input(None, InputRequest::Sample(params)).await? {
-            InputResponse::Sample(r) => Ok(r),
-            _ => Err(Error::InvalidResponse("expected a sampling result".into())),
-        }
-    }
-
-    /// [`RequestContext::sample`] under a chosen input key (the key the client sees in
-    /// `inputRequests` on the stateless wire).
-    pub async fn sample_as(&self, key: &str, params: CreateMessageParams) -> Result<CreateMessageResult> {
-        match self.input(Some(key), InputRequest::Sample(params)).await? {
-            InputResponse::Sample(r) => Ok(r),
-            _ => Err(Error::InvalidResponse("expected a sampling result".into())),
-        }
+        self.input(None, params).await
     }
 
     /// Ask the user for input through the client (spec: `client/elicitation`), in form or URL
     /// mode. Works on both eras like [`RequestContext::sample`].
     pub async fn elicit(&self, params: ElicitParams) -> Result<ElicitResult> {
-        match self.input(None, InputRequest::Elicit(params)).await? {
-            InputResponse::Elicit(r) => Ok(r),
-            _ => Err(Error::InvalidResponse("expected an elicitation result".into())),
-        }
-    }
-
-    /// [`RequestContext::elicit`] under a chosen input key.
-    pub async fn elicit_as(&self, key: &str, params: ElicitParams) -> Result<ElicitResult> {
-        match self.input(Some(key), InputRequest::Elicit(params)).await? {
-            InputResponse::Elicit(r) => Ok(r),
-            _ => Err(Error::InvalidResponse("expected an elicitation result".into())),
-        }
+        self.input(None, params).await
     }
 
     /// Ask the client for its roots (spec: `client/roots`). Works on both eras like
     /// [`RequestContext::sample`].
     pub async fn list_roots(&self) -> Result<ListRootsResult> {
-        match self.input(None, InputRequest::ListRoots).await? {
-            InputResponse::ListRoots(r) => Ok(r),
-            _ => Err(Error::InvalidResponse("expected a roots result".into())),
-        }
-    }
-
-    /// [`RequestContext::list_roots`] under a chosen input key.
-    pub async fn list_roots_as(&self, key: &str) -> Result<ListRootsResult> {
-        match self.input(Some(key), InputRequest::ListRoots).await? {
-            InputResponse::ListRoots(r) => Ok(r),
-            _ => Err(Error::InvalidResponse("expected a roots result".into())),
-        }
+        self.input(None, ListRoots).await
     }
 
     /// Ask for several inputs at once. On the stateless wire every missing answer goes out in
@@ -203,7 +173,7 @@ impl RequestContext {
         if self.input.is_none() {
             let mut out = Vec::with_capacity(requests.len());
             for (key, request) in requests {
-                out.push(self.input(Some(&key), request).await?);
+                out.push(self.ask(Some(&key), request).await?);
             }
             return Ok(out);
         }
@@ -211,7 +181,7 @@ impl RequestContext {
         let mut out = Vec::with_capacity(requests.len());
         let mut first_error = None;
         for (key, request) in requests {
-            match self.input(Some(&key), request).await {
+            match self.ask(Some(&key), request).await {
                 Ok(r) => out.push(r),
                 Err(e) => {
                     first_error.get_or_insert(e);
@@ -228,7 +198,17 @@ impl RequestContext {
     /// entry of `inputRequests` on the stateless wire (spec: 2026-07-28
     /// `basic/patterns/mrtr`). `key` names it there; `None` numbers the calls in order, which
     /// is stable as long as the handler makes the same calls in the same order on every run.
-    pub async fn input(&self, key: Option<&str>, request: InputRequest) -> Result<InputResponse> {
+    ///
+    /// `request` is an [`ElicitParams`] (answered by an [`ElicitResult`]), a
+    /// [`CreateMessageParams`] (answered by a [`CreateMessageResult`]) or any [`InputRequest`]
+    /// (answered by an [`InputResponse`]); the roots are asked for with the method descriptor
+    /// [`ListRoots`] (answered by a [`ListRootsResult`]).
+    pub async fn input<I: IntoInputRequest>(&self, key: Option<&str>, request: I) -> Result<I::Answer> {
+        let answer = self.ask(key, request.into_input_request()).await?;
+        I::answer(answer)
+    }
+
+    async fn ask(&self, key: Option<&str>, request: InputRequest) -> Result<InputResponse> {
         let caps = self.client_capabilities();
         let missing = match &request {
             InputRequest::Sample(_) => caps.sampling.is_none().then_some("sampling"),
@@ -330,5 +310,75 @@ impl RequestContext {
             related: Some(self.id.clone()),
             ..Default::default()
         }
+    }
+}
+
+/// What [`RequestContext::input`] can ask the client for, and the answer it expects.
+/// Implemented for [`ElicitParams`], [`CreateMessageParams`], [`ListRoots`] and [`InputRequest`]
+/// (sealed).
+pub trait IntoInputRequest: sealed::Sealed + Send {
+    /// The answer to this request.
+    type Answer;
+    /// The request as an entry of `inputRequests`.
+    fn into_input_request(self) -> InputRequest;
+    /// The answer, from the client's response.
+    fn answer(response: InputResponse) -> Result<Self::Answer>;
+}
+
+mod sealed {
+    #![allow(unreachable_pub)]
+    pub trait Sealed {}
+    impl Sealed for mcpkit_types::schema::ElicitParams {}
+    impl Sealed for mcpkit_types::schema::CreateMessageParams {}
+    impl Sealed for mcpkit_types::schema::InputRequest {}
+    impl Sealed for mcpkit_types::method::ListRoots {}
+}
+
+impl IntoInputRequest for ListRoots {
+    type Answer = ListRootsResult;
+    fn into_input_request(self) -> InputRequest {
+        InputRequest::ListRoots
+    }
+    fn answer(response: InputResponse) -> Result<ListRootsResult> {
+        match response {
+            InputResponse::ListRoots(r) => Ok(r),
+            _ => Err(Error::InvalidResponse("expected a roots result".into())),
+        }
+    }
+}
+
+impl IntoInputRequest for ElicitParams {
+    type Answer = ElicitResult;
+    fn into_input_request(self) -> InputRequest {
+        InputRequest::Elicit(self)
+    }
+    fn answer(response: InputResponse) -> Result<ElicitResult> {
+        match response {
+            InputResponse::Elicit(r) => Ok(r),
+            _ => Err(Error::InvalidResponse("expected an elicitation result".into())),
+        }
+    }
+}
+
+impl IntoInputRequest for CreateMessageParams {
+    type Answer = CreateMessageResult;
+    fn into_input_request(self) -> InputRequest {
+        InputRequest::Sample(self)
+    }
+    fn answer(response: InputResponse) -> Result<CreateMessageResult> {
+        match response {
+            InputResponse::Sample(r) => Ok(r),
+            _ => Err(Error::InvalidResponse("expected a sampling result".into())),
+        }
+    }
+}
+
+impl IntoInputRequest for InputRequest {
+    type Answer = InputResponse;
+    fn into_input_request(self) -> InputRequest {
+        self
+    }
+    fn answer(response: InputResponse) -> Result<InputResponse> {
+        Ok(response)
     }
 }

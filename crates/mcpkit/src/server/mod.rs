@@ -7,6 +7,7 @@
 mod call;
 mod completion;
 mod context;
+mod extract;
 mod handshake;
 #[cfg(feature = "http-server")]
 pub mod http;
@@ -33,15 +34,14 @@ use serde::Serialize;
 use serde_json::value::RawValue;
 
 pub use completion::{from_list, Completer, CompletionInput};
+pub use context::IntoInputRequest;
 pub use context::RequestContext;
-pub use prompt::{PromptDef, PromptRequest};
+pub use extract::{object_schema, schema_object, Args, FromRequest, HandlerRequest, RawArgs, Rejection, State, Uri};
+pub use prompt::{IntoPromptResult, PromptDef, PromptHandler, PromptRequest};
 pub use request_state::{RequestStateKeys, StateError};
-pub use resource::{ResourceDef, ResourceRequest, ResourceTemplateDef};
+pub use resource::{IntoResourceResult, ResourceDef, ResourceHandler, ResourceRequest, ResourceTemplateDef};
 pub use stateless::CacheHint;
-pub use tool::{
-    object_schema, schema_object, Args, FromToolCall, IntoToolResult, Json, RawArgs, Rejection, State, ToolCall,
-    ToolDef, ToolHandler,
-};
+pub use tool::{IntoToolResult, Json, ToolCall, ToolDef, ToolHandler};
 
 use mcpkit_types::schema::CacheScope;
 use stateless::Change;
@@ -70,7 +70,7 @@ pub struct ServerBuilder {
     catalog: Catalog,
     page_size: usize,
     peer_options: PeerOptions,
-    state: HashMap<TypeId, Arc<dyn Any + Send + Sync>>,
+    state: HashMap<TypeId, Box<dyn Any + Send + Sync>>,
     always_tools: bool,
     on_roots_changed: Option<RootsChanged>,
     cache: CacheHints,
@@ -133,7 +133,7 @@ struct Inner {
     instructions: Option<String>,
     page_size: usize,
     peer_options: PeerOptions,
-    state: HashMap<TypeId, Arc<dyn Any + Send + Sync>>,
+    state: HashMap<TypeId, Box<dyn Any + Send + Sync>>,
     always_tools: bool,
     catalog: RwLock<Arc<Snapshot>>,
     sessions: Mutex<Vec<Weak<Session>>>,
@@ -371,9 +371,11 @@ impl ServerBuilder {
         self
     }
 
-    /// Shared state for handlers, reachable through [`State<T>`] or [`RequestContext::state`].
+    /// Shared state for handlers, one value per type: [`State<T>`] extracts a clone of it,
+    /// [`RequestContext::state`] lends it. Register an `Arc<T>` for state the handlers share
+    /// (the extractor is then `State<Arc<T>>`); registering a type again replaces it.
     pub fn state<T: Send + Sync + 'static>(mut self, value: T) -> Self {
-        self.state.insert(TypeId::of::<T>(), Arc::new(value));
+        self.state.insert(TypeId::of::<T>(), Box::new(value));
         self
     }
 
@@ -554,8 +556,8 @@ impl Server {
             .unwrap_or_else(|e| e.into_inner().clone())
     }
 
-    pub(crate) fn state<T: Send + Sync + 'static>(&self) -> Option<Arc<T>> {
-        self.inner.state.get(&TypeId::of::<T>()).cloned()?.downcast::<T>().ok()
+    pub(crate) fn state<T: Send + Sync + 'static>(&self) -> Option<&T> {
+        self.inner.state.get(&TypeId::of::<T>())?.downcast_ref::<T>()
     }
 
     fn update(&self, change: impl FnOnce(&mut Catalog)) {

@@ -1,4 +1,19 @@
-//! Resources and resource templates (spec: `server/resources`).
+//! Resources and resource templates (spec: `server/resources`): async functions whose parameters
+//! are extractors, like tools.
+//!
+//! ```
+//! use mcpkit::server::{Args, ResourceTemplateDef, Uri};
+//!
+//! #[derive(serde::Deserialize)]
+//! struct Item {
+//!     id: String,
+//! }
+//!
+//! let items = ResourceTemplateDef::new("items://{id}", "item", |Uri(uri): Uri, Args(item): Args<Item>| async move {
+//!     format!("{uri} is item {}", item.id)
+//! });
+//! # let _ = items;
+//! ```
 
 use std::collections::BTreeMap;
 use std::future::Future;
@@ -9,28 +24,127 @@ use mcpkit_types::ErrorObject;
 
 use super::completion::{Completer, CompletionFn};
 use super::context::RequestContext;
+use super::extract::{for_each_arity, sealed, FromRequest, HandlerRequest};
 use super::uri_template::{TemplateError, UriTemplate};
 use crate::engine::BoxFuture;
 
-/// One `resources/read`, as seen by a resource handler.
+/// One `resources/read`, as seen by extractors ([`FromRequest<ResourceRequest>`]).
 #[derive(Debug)]
 pub struct ResourceRequest {
     /// The URI asked for.
-    pub uri: String,
+    pub(crate) uri: String,
     /// For templates: the values of the template's variables.
-    pub variables: BTreeMap<String, String>,
-    /// The request context.
-    pub cx: RequestContext,
+    pub(crate) variables: BTreeMap<String, String>,
+    pub(crate) cx: RequestContext,
 }
+
+impl ResourceRequest {
+    /// The URI asked for.
+    pub fn uri(&self) -> &str {
+        &self.uri
+    }
+    /// For a template: the values of its variables (empty for a concrete resource).
+    pub fn variables(&self) -> &BTreeMap<String, String> {
+        &self.variables
+    }
+}
+
+impl sealed::Request for ResourceRequest {}
+
+impl HandlerRequest for ResourceRequest {
+    fn context(&self) -> &RequestContext {
+        &self.cx
+    }
+}
+
+/// What a resource handler may return.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be returned from a resource handler",
+    note = "a resource handler returns `ReadResourceResult`, `ResourceContents`, \
+            `Vec<ResourceContents>`, `String` (text at the URI read), or a `Result` of one of these \
+            whose error converts into `ErrorObject` (`mcpkit::Error` does)"
+)]
+pub trait IntoResourceResult: Send + 'static {
+    /// Convert to the wire result for a read of `uri` (an `Err` is the request's error).
+    fn into_resource_result(self, uri: &str) -> Result<ReadResourceResult, ErrorObject>;
+}
+
+impl IntoResourceResult for ReadResourceResult {
+    fn into_resource_result(self, _: &str) -> Result<ReadResourceResult, ErrorObject> {
+        Ok(self)
+    }
+}
+
+impl IntoResourceResult for Vec<ResourceContents> {
+    fn into_resource_result(self, _: &str) -> Result<ReadResourceResult, ErrorObject> {
+        Ok(ReadResourceResult::new(self))
+    }
+}
+
+impl IntoResourceResult for ResourceContents {
+    fn into_resource_result(self, _: &str) -> Result<ReadResourceResult, ErrorObject> {
+        Ok(ReadResourceResult::new(vec![self]))
+    }
+}
+
+/// Text contents at the URI read, without a MIME type.
+impl IntoResourceResult for String {
+    fn into_resource_result(self, uri: &str) -> Result<ReadResourceResult, ErrorObject> {
+        ResourceContents::text(uri, None, self).into_resource_result(uri)
+    }
+}
+
+/// An `Err` is the error of the `resources/read` request.
+impl<T: IntoResourceResult, E: Into<ErrorObject> + Send + 'static> IntoResourceResult for Result<T, E> {
+    fn into_resource_result(self, uri: &str) -> Result<ReadResourceResult, ErrorObject> {
+        self.map_err(Into::into).and_then(|r| r.into_resource_result(uri))
+    }
+}
+
+/// An async function usable as a resource or resource template handler: up to six
+/// [`FromRequest`] parameters in any order, returning an [`IntoResourceResult`]. Implemented
+/// for such functions only (sealed).
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not a resource handler",
+    label = "not a resource handler",
+    note = "a resource handler is an async fn or closure taking up to six extractors in any order \
+            (`Uri`, `Args<T>` or `RawArgs` for template variables, `RequestContext`, `State<S>`, \
+            `CancellationToken`) and returning something that implements `IntoResourceResult` \
+            (`ReadResourceResult`, `ResourceContents`, `String`, `Result<_, impl Into<ErrorObject>>`, ...)"
+)]
+pub trait ResourceHandler<T>: sealed::Handler<T> + Clone + Send + Sync + 'static {
+    /// Read the resource for a request.
+    fn call(&self, request: ResourceRequest) -> BoxFuture<Result<ReadResourceResult, ErrorObject>>;
+}
+
+macro_rules! impl_resource_handler {
+    ($($t:ident),*) => {
+        impl<F, Fut, $($t,)*> ResourceHandler<($($t,)*)> for F
+        where
+            F: Fn($($t),*) -> Fut + Clone + Send + Sync + 'static,
+            Fut: Future + Send + 'static,
+            Fut::Output: IntoResourceResult,
+            $($t: FromRequest<ResourceRequest>,)*
+        {
+            #[allow(non_snake_case)]
+            fn call(&self, request: ResourceRequest) -> BoxFuture<Result<ReadResourceResult, ErrorObject>> {
+                let ($($t,)*) = match <($($t,)*) as FromRequest<ResourceRequest>>::from_request(&request) {
+                    Ok(extracted) => extracted,
+                    Err(r) => return Box::pin(std::future::ready(Err(r.into_error()))),
+                };
+                let fut = (self)($($t),*);
+                let uri = request.uri;
+                Box::pin(async move { fut.await.into_resource_result(&uri) })
+            }
+        }
+    };
+}
+for_each_arity!(impl_resource_handler);
 
 type ErasedRead = Arc<dyn Fn(ResourceRequest) -> BoxFuture<Result<ReadResourceResult, ErrorObject>> + Send + Sync>;
 
-fn erase<F, Fut>(f: F) -> ErasedRead
-where
-    F: Fn(ResourceRequest) -> Fut + Send + Sync + 'static,
-    Fut: Future<Output = Result<ReadResourceResult, ErrorObject>> + Send + 'static,
-{
-    Arc::new(move |r| Box::pin(f(r)))
+fn erase<H: ResourceHandler<T>, T>(handler: H) -> ErasedRead {
+    Arc::new(move |r| handler.call(r))
 }
 
 /// A concrete resource and how to read it.
@@ -50,11 +164,7 @@ impl std::fmt::Debug for ResourceDef {
 
 impl ResourceDef {
     /// A resource read by `handler`.
-    pub fn new<F, Fut>(uri: impl Into<String>, name: impl Into<String>, handler: F) -> Self
-    where
-        F: Fn(ResourceRequest) -> Fut + Send + Sync + 'static,
-        Fut: Future<Output = Result<ReadResourceResult, ErrorObject>> + Send + 'static,
-    {
+    pub fn new<H: ResourceHandler<T>, T>(uri: impl Into<String>, name: impl Into<String>, handler: H) -> Self {
         ResourceDef {
             resource: Resource::new(uri, name),
             read: erase(handler),
@@ -78,7 +188,7 @@ impl ResourceDef {
 
     fn fixed(uri: String, name: impl Into<String>, contents: ResourceContents) -> Self {
         let result = ReadResourceResult::new(vec![contents]);
-        Self::new(uri, name, move |_| std::future::ready(Ok(result.clone())))
+        Self::new(uri, name, move || std::future::ready(result.clone()))
     }
 
     /// Description.
@@ -123,12 +233,13 @@ impl std::fmt::Debug for ResourceTemplateDef {
 }
 
 impl ResourceTemplateDef {
-    /// A template read by `handler`, which receives the matched variables.
-    pub fn new<F, Fut>(uri_template: &str, name: impl Into<String>, handler: F) -> Result<Self, TemplateError>
-    where
-        F: Fn(ResourceRequest) -> Fut + Send + Sync + 'static,
-        Fut: Future<Output = Result<ReadResourceResult, ErrorObject>> + Send + 'static,
-    {
+    /// A template read by `handler`, which reads the matched variables through [`Args<T>`](super::Args)
+    /// or [`RawArgs`](super::RawArgs).
+    pub fn new<H: ResourceHandler<T>, T>(
+        uri_template: &str,
+        name: impl Into<String>,
+        handler: H,
+    ) -> Result<Self, TemplateError> {
         Ok(ResourceTemplateDef {
             matcher: UriTemplate::parse(uri_template)?,
             template: ResourceTemplate::new(uri_template, name),

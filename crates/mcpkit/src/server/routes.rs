@@ -260,7 +260,12 @@ async fn get_prompt(mut call: Call, p: GetPromptParams) -> HandlerResult {
     };
     let digest = || request_state::digest(&[GetPrompt::NAME, &p.name], args_json.as_ref());
     let (cx, round) = call.begin::<GetPrompt>(p.meta, p.request_state.as_deref(), p.input_responses, &digest)?;
-    let outcome = (def.get)(PromptRequest { arguments, cx }).await;
+    let request = PromptRequest {
+        name: p.name.clone(),
+        arguments,
+        cx,
+    };
+    let outcome = (def.get)(request).await;
     let failed = outcome.is_err();
     let outcome = outcome.and_then(|r| to_raw(&r.for_version(version)));
     round.settle(outcome, failed, None)

@@ -10,7 +10,7 @@
 //!
 //! let echo = ToolDef::new("echo", |Args(a): Args<EchoArgs>| async move { a.message });
 //! let slow = ToolDef::new("slow", |cx: RequestContext, Args(a): Args<EchoArgs>| async move {
-//!     let _ = cx.progress(1.0, Some(1.0), None);
+//!     cx.progress(1.0, Some(1.0), None);
 //!     a.message
 //! });
 //! assert_eq!(echo.tool().input_schema["required"], serde_json::json!(["message"]));
@@ -26,16 +26,15 @@ use std::sync::Arc;
 use mcpkit_types::schema::{CallToolResult, ContentBlock, Icon, JsonObject, Tool, ToolAnnotations};
 use mcpkit_types::ErrorObject;
 use schemars::JsonSchema;
-use serde::de::DeserializeOwned;
 use serde::Serialize;
 use serde_json::value::RawValue;
 use serde_json::Value;
-use tokio_util::sync::CancellationToken;
 
 use super::context::RequestContext;
+use super::extract::{for_each_arity, object_schema, schema_object, sealed, FromRequest, HandlerRequest, Rejection};
 use crate::engine::BoxFuture;
 
-/// One `tools/call`, as seen by extractors.
+/// One `tools/call`, as seen by extractors ([`FromRequest<ToolCall>`]).
 #[derive(Debug)]
 pub struct ToolCall {
     pub(crate) name: Arc<str>,
@@ -52,116 +51,13 @@ impl ToolCall {
     pub fn arguments(&self) -> Option<&RawValue> {
         self.arguments.as_deref()
     }
-    /// The request context.
-    pub fn context(&self) -> &RequestContext {
+}
+
+impl sealed::Request for ToolCall {}
+
+impl HandlerRequest for ToolCall {
+    fn context(&self) -> &RequestContext {
         &self.cx
-    }
-}
-
-/// Why an extractor refused a call.
-#[derive(Debug)]
-pub enum Rejection {
-    /// The arguments did not fit: reported as a tool execution error (`isError: true`), as
-    /// 2025-11-25 asks, so the model can correct itself.
-    InvalidArguments(String),
-    /// A protocol error.
-    Protocol(ErrorObject),
-}
-
-/// Something a tool handler can take as a parameter.
-pub trait FromToolCall: Sized + Send + 'static {
-    /// Extract from the call.
-    fn from_tool_call(call: &ToolCall) -> Result<Self, Rejection>;
-    /// The input schema this extractor implies, if any.
-    fn input_schema() -> Option<JsonObject> {
-        None
-    }
-}
-
-/// Typed tool arguments, deserialized from `arguments` (absent arguments read as `{}`).
-#[derive(Debug, Clone)]
-pub struct Args<T>(pub T);
-
-/// The schema of a type as a JSON object (draft 2020-12), for `inputSchema`/`outputSchema`.
-pub fn schema_object<T: JsonSchema>() -> JsonObject {
-    let schema = schemars::generate::SchemaSettings::draft2020_12()
-        .into_generator()
-        .into_root_schema_for::<T>();
-    match schema.to_value() {
-        Value::Object(mut m) => {
-            // The Rust type's name means nothing to the model.
-            m.remove("title");
-            if !m.contains_key("type") {
-                m.insert("type".into(), Value::String("object".into()));
-            }
-            m
-        }
-        _ => object_schema(),
-    }
-}
-
-/// `{"type":"object"}`: the schema of a tool without arguments.
-pub fn object_schema() -> JsonObject {
-    let mut m = JsonObject::new();
-    m.insert("type".into(), Value::String("object".into()));
-    m
-}
-
-impl<T: DeserializeOwned + JsonSchema + Send + 'static> FromToolCall for Args<T> {
-    fn from_tool_call(call: &ToolCall) -> Result<Self, Rejection> {
-        let raw = call.arguments.as_deref().map_or("{}", RawValue::get);
-        crate::wire::decode_with_path(raw).map(Args).map_err(|(path, e)| {
-            // Name the offending argument: "expected a string" alone does not say which one.
-            let at = if path == "." {
-                String::new()
-            } else {
-                format!(" at `{path}`")
-            };
-            Rejection::InvalidArguments(format!("Invalid arguments for tool {}{at}: {e}", call.name))
-        })
-    }
-    fn input_schema() -> Option<JsonObject> {
-        Some(schema_object::<T>())
-    }
-}
-
-impl FromToolCall for RequestContext {
-    fn from_tool_call(call: &ToolCall) -> Result<Self, Rejection> {
-        Ok(call.cx.clone())
-    }
-}
-
-impl FromToolCall for CancellationToken {
-    fn from_tool_call(call: &ToolCall) -> Result<Self, Rejection> {
-        Ok(call.cx.cancel.clone())
-    }
-}
-
-/// The raw arguments as a JSON object (for tools with a hand-written schema).
-#[derive(Debug, Clone, Default)]
-pub struct RawArgs(pub JsonObject);
-
-impl FromToolCall for RawArgs {
-    fn from_tool_call(call: &ToolCall) -> Result<Self, Rejection> {
-        let raw = call.arguments.as_deref().map_or("{}", RawValue::get);
-        serde_json::from_str(raw)
-            .map(RawArgs)
-            .map_err(|e| Rejection::InvalidArguments(format!("Invalid arguments for tool {}: {e}", call.name)))
-    }
-}
-
-/// Shared state registered with [`ServerBuilder::state`](super::ServerBuilder::state).
-#[derive(Debug)]
-pub struct State<T>(pub Arc<T>);
-
-impl<T: Send + Sync + 'static> FromToolCall for State<T> {
-    fn from_tool_call(call: &ToolCall) -> Result<Self, Rejection> {
-        call.cx.state::<T>().map(State).ok_or_else(|| {
-            Rejection::Protocol(ErrorObject::internal(format!(
-                "no state of type {} was registered",
-                std::any::type_name::<T>()
-            )))
-        })
     }
 }
 
@@ -171,6 +67,12 @@ impl<T: Send + Sync + 'static> FromToolCall for State<T> {
 pub struct Json<T>(pub T);
 
 /// What a tool handler may return.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be returned from a tool handler",
+    note = "a tool handler returns `String`, `&'static str`, `Json<T>` (structured output), \
+            `ContentBlock`, `Vec<ContentBlock>`, `CallToolResult`, or a `Result` of one of these \
+            whose error implements `Display` (reported as `isError: true`)"
+)]
 pub trait IntoToolResult: Send + 'static {
     /// Convert to the wire result.
     fn into_tool_result(self) -> CallToolResult;
@@ -237,9 +139,17 @@ impl<T: IntoToolResult, E: Display + Send + 'static> IntoToolResult for Result<T
 
 pub(crate) type ErasedTool = Arc<dyn Fn(ToolCall) -> BoxFuture<Result<CallToolResult, ErrorObject>> + Send + Sync>;
 
-/// An async function usable as a tool handler: any arity up to six of [`FromToolCall`]
-/// parameters, returning an [`IntoToolResult`].
-pub trait ToolHandler<T>: Clone + Send + Sync + 'static {
+/// An async function usable as a tool handler: up to six [`FromRequest`] parameters in any
+/// order, returning an [`IntoToolResult`]. Implemented for such functions only (sealed).
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not a tool handler",
+    label = "not a tool handler",
+    note = "a tool handler is an async fn or closure taking up to six extractors in any order \
+            (`Args<T>`, `RawArgs`, `RequestContext`, `State<S>`, `CancellationToken`) and returning \
+            something that implements `IntoToolResult` (`String`, `Json<T>`, `CallToolResult`, \
+            `Vec<ContentBlock>`, `Result<_, impl Display>`, ...)"
+)]
+pub trait ToolHandler<T>: sealed::Handler<T> + Clone + Send + Sync + 'static {
     /// Run the handler on a call.
     fn call(&self, call: ToolCall) -> BoxFuture<Result<CallToolResult, ErrorObject>>;
     /// The input schema implied by the parameters.
@@ -257,43 +167,32 @@ fn reject(r: Rejection) -> Result<CallToolResult, ErrorObject> {
 
 macro_rules! impl_tool_handler {
     ($($t:ident),*) => {
-        #[allow(non_snake_case, unused_variables, unused_mut)]
-        impl<F, Fut, R, $($t,)*> ToolHandler<($($t,)*)> for F
+        impl<F, Fut, $($t,)*> ToolHandler<($($t,)*)> for F
         where
             F: Fn($($t),*) -> Fut + Clone + Send + Sync + 'static,
-            Fut: Future<Output = R> + Send + 'static,
-            R: IntoToolResult,
-            $($t: FromToolCall,)*
+            Fut: Future + Send + 'static,
+            Fut::Output: IntoToolResult,
+            $($t: FromRequest<ToolCall>,)*
         {
+            #[allow(non_snake_case)]
             fn call(&self, call: ToolCall) -> BoxFuture<Result<CallToolResult, ErrorObject>> {
-                $(
-                    let $t = match $t::from_tool_call(&call) {
-                        Ok(v) => v,
-                        Err(r) => return Box::pin(std::future::ready(reject(r))),
-                    };
-                )*
+                let ($($t,)*) = match <($($t,)*) as FromRequest<ToolCall>>::from_request(&call) {
+                    Ok(extracted) => extracted,
+                    Err(r) => return Box::pin(std::future::ready(reject(r))),
+                };
                 let fut = (self)($($t),*);
                 Box::pin(async move { Ok(fut.await.into_tool_result()) })
             }
             fn input_schema() -> JsonObject {
-                let mut schema = None;
-                $( if schema.is_none() { schema = $t::input_schema(); } )*
-                schema.unwrap_or_else(object_schema)
+                <($($t,)*) as FromRequest<ToolCall>>::arguments_schema().unwrap_or_else(object_schema)
             }
             fn output_schema() -> Option<JsonObject> {
-                R::output_schema()
+                <Fut::Output as IntoToolResult>::output_schema()
             }
         }
     };
 }
-
-impl_tool_handler!();
-impl_tool_handler!(T1);
-impl_tool_handler!(T1, T2);
-impl_tool_handler!(T1, T2, T3);
-impl_tool_handler!(T1, T2, T3, T4);
-impl_tool_handler!(T1, T2, T3, T4, T5);
-impl_tool_handler!(T1, T2, T3, T4, T5, T6);
+for_each_arity!(impl_tool_handler);
 
 /// A tool: its description and its handler.
 #[derive(Clone)]
