@@ -8,7 +8,7 @@ Python SDKs' echo servers, and the floor (bench/src/bin/floor.rs). The load driv
 `mcpkit bench`; spawn time, idle-session memory and the RSS soak use the small drivers in bench/.
 
 Usage: bench/run [--duration SECONDS] [--warmup N] [--servers a,b,...] [--scenarios a,b,...]
-                 [--skip-build] [--json PATH]
+                 [--skip-build] [--repeat N] [--baseline MCPKIT_BINARY] [--json PATH]
 See BENCHMARKS.md for what each scenario measures.
 """
 
@@ -48,13 +48,18 @@ class Server:
         self.http_stateless = http_stateless  # port -> argv (no sessions, JSON replies)
 
 
+def mcpkit_server(name, binary):
+    """mcpkit's reference server from `binary` (the current build, or a baseline build)."""
+    return Server(
+        name,
+        [binary, "serve"],
+        lambda p: [binary, "serve", "--http", f"{HOST}:{p}"],
+        lambda p: [binary, "serve", "--http", f"{HOST}:{p}", "--stateless"],
+    )
+
+
 SERVERS = [
-    Server(
-        "mcpkit",
-        [MCPKIT, "serve"],
-        lambda p: [MCPKIT, "serve", "--http", f"{HOST}:{p}"],
-        lambda p: [MCPKIT, "serve", "--http", f"{HOST}:{p}", "--stateless"],
-    ),
+    mcpkit_server("mcpkit", MCPKIT),
     Server(
         "rmcp",
         [os.path.join(BIN, "rmcp-echo"), "stdio"],
@@ -522,7 +527,7 @@ def measure(kind, s, n, opts):
             row = {"mem_kib": per, "mem_label": f"/session {note}".strip(), "rss_after_kib": total}
         elif kind == "spawn":
             # Interpreters take seconds to start on a busy machine: fewer runs for them.
-            sp = spawn_time(s, n if s.name in ("mcpkit", "rmcp", "floor") else 5)
+            sp = spawn_time(s, n if s.name in ("mcpkit", "baseline", "rmcp", "floor") else 5)
             row = {"p50": sp["median_ms"], "p99": sp["max_ms"], "p_unit": " ms", "raw": sp}
         elif kind == "soak":
             so = soak(s, n)
@@ -568,11 +573,19 @@ def main():
         "median run and lists every run's req/s below it (default 1)",
     )
     ap.add_argument("--json", default=os.path.join(ROOT, "target", "bench-compare.json"), help="raw results file")
+    ap.add_argument(
+        "--baseline",
+        metavar="MCPKIT_BINARY",
+        help="also run this earlier build of the mcpkit binary, as the server 'baseline', in turns with "
+        "the current one (a before/after comparison inside one run)",
+    )
     opts = ap.parse_args()
     opts.duration = int(opts.duration) if opts.duration == int(opts.duration) else opts.duration
 
     wanted = opts.servers.split(",")
     servers = [s for s in SERVERS if s.name in wanted]
+    if opts.baseline:
+        servers.insert(1, mcpkit_server("baseline", os.path.abspath(opts.baseline)))
     scenarios = [sc for sc in SCENARIOS if sc[0] in opts.scenarios.split(",")]
     if not opts.skip_build:
         build()
