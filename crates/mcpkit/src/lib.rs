@@ -42,14 +42,22 @@ pub mod testing;
 pub mod transport;
 mod wire;
 
+// What a first server and client need, at the crate root.
 #[cfg(feature = "client")]
 pub use client::{Client, ClientBuilder};
 pub use engine::{Connection, Peer, PeerOptions, RequestOptions};
 pub use error::{Error, Result};
 pub use mcpkit_types as types;
+/// The schema generator tool arguments derive (`#[derive(schemars::JsonSchema)]`), re-exported so
+/// its version always matches the one mcpkit generates input schemas with.
+pub use schemars;
 #[cfg(feature = "http-server")]
 pub use server::http::HttpServer;
 #[cfg(feature = "server")]
+pub use server::{Args, RequestContext, ToolDef};
+#[cfg(feature = "server")]
 pub use server::{Server, ServerBuilder};
+pub use transport::child::ChildTransport;
 #[cfg(feature = "http-client")]
 pub use transport::http_client::HttpClientTransport;
+pub use transport::stdio::stdio;
