@@ -53,7 +53,7 @@ from client_checks import (
 
 warnings.simplefilter("ignore")
 
-MODERN = "2026-07-28"
+STATELESS_REVISION = "2026-07-28"
 SERVER_NAME = "mcpkit-reference"
 ROOT_URI = "file:///interop/root"
 # From 2026-07-28 an unknown resource is Invalid params (-32602) with the uri in `data`.
@@ -138,7 +138,7 @@ def make_client(args: argparse.Namespace, rec: Recorder | None) -> Client:
 async def run_checks(runner: Runner, client: Client, rec: Recorder, mode: str) -> None:
     # ---- discovery ----
     async def discover() -> None:
-        expect(client.protocol_version == MODERN, f"negotiated {client.protocol_version!r}, expected {MODERN!r}")
+        expect(client.protocol_version == STATELESS_REVISION, f"negotiated {client.protocol_version!r}, expected {STATELESS_REVISION!r}")
         if mode == "auto":
             # Only the probe learns the server's capabilities, identity and instructions up
             # front; a pinned version adopts a synthesized discover result.
@@ -482,7 +482,7 @@ async def amain(args: argparse.Namespace) -> int:
 
 def parse_args(argv: list[str]) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("mode", choices=[MODERN, "auto"])
+    parser.add_argument("mode", choices=[STATELESS_REVISION, "auto"])
     sub = parser.add_subparsers(dest="transport", required=True)
     p_stdio = sub.add_parser("stdio", help="spawn the server: stdio -- CMD ARGS...")
     p_stdio.add_argument("command", nargs=argparse.REMAINDER)

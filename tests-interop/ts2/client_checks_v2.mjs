@@ -24,7 +24,7 @@ import { Client, ProtocolError } from "@modelcontextprotocol/client";
 import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 
-const MODERN = "2026-07-28";
+const STATELESS_REVISION = "2026-07-28";
 const SERVER_NAME = "mcpkit-reference";
 
 // ---- fixed values shared with the reference server's fixtures (see ../ts/client_checks.mjs) ----
@@ -154,7 +154,7 @@ function expectInputRequiredRounds(calls, what) {
   expect(new Set(calls.map((c) => c.id)).size === calls.length, `${what}: a retry reused a request id`);
   for (const c of calls) {
     const v = c.params?._meta?.["io.modelcontextprotocol/protocolVersion"];
-    expect(v === MODERN, `${what}: request ${c.id} carried protocolVersion _meta ${repr(v)}`);
+    expect(v === STATELESS_REVISION, `${what}: request ${c.id} carried protocolVersion _meta ${repr(v)}`);
   }
 }
 
@@ -163,13 +163,14 @@ async function runChecks(runner, client, rec) {
 
   await runner.check("era", async () => {
     const version = client.getNegotiatedProtocolVersion();
-    expect(version === MODERN, `negotiated ${repr(version)}, expected ${repr(MODERN)}`);
+    expect(version === STATELESS_REVISION, `negotiated ${repr(version)}, expected ${repr(STATELESS_REVISION)}`);
+    // "modern" is the TypeScript SDK v2's own word for the 2026-07-28 era (mcpkit says stateless).
     expect(client.getProtocolEra() === "modern", `era ${repr(client.getProtocolEra())}, expected "modern"`);
     const info = client.getServerVersion();
     expect(info?.name === SERVER_NAME, `serverInfo ${repr(info)}`);
     const discover = client.getDiscoverResult();
     expect(
-      discover?.supportedVersions?.includes(MODERN),
+      discover?.supportedVersions?.includes(STATELESS_REVISION),
       `server/discover supportedVersions ${repr(discover?.supportedVersions)}`,
     );
     expect(
@@ -321,15 +322,15 @@ function usage(msg) {
   console.error(
     "usage: node client_checks_v2.mjs MODE stdio -- CMD [ARGS...]\n" +
       "       node client_checks_v2.mjs MODE http URL\n" +
-      `MODE: ${MODERN} (pinned) | auto`,
+      `MODE: ${STATELESS_REVISION} (pinned) | auto`,
   );
   process.exit(2);
 }
 
 function parseArgs(argv) {
   const [negotiation, transport, ...rest] = argv;
-  if (negotiation !== MODERN && negotiation !== "auto") usage(`unknown MODE ${repr(negotiation)}`);
-  const mode = negotiation === "auto" ? "auto" : { pin: MODERN };
+  if (negotiation !== STATELESS_REVISION && negotiation !== "auto") usage(`unknown MODE ${repr(negotiation)}`);
+  const mode = negotiation === "auto" ? "auto" : { pin: STATELESS_REVISION };
   if (transport === "stdio") {
     const cmd = rest[0] === "--" ? rest.slice(1) : rest;
     if (cmd.length === 0) usage("stdio needs a server command: stdio -- CMD ARGS...");

@@ -214,15 +214,15 @@ async fn stdio_server_serves_its_tools_resource_and_prompt_on_both_eras() {
     client.close().await.unwrap();
 
     // The same process speaks the stateless wire too.
-    let modern = Client::builder()
+    let stateless_client = Client::builder()
         .mode(ConnectMode::Pinned(ProtocolVersion::V2026_07_28))
         .connect(ChildTransport::spawn(&binary, [] as [&str; 0]).unwrap())
         .await
         .unwrap();
-    assert!(modern.is_stateless());
-    let sum = modern.call_tool("add", json!({"a": 1, "b": 1})).await.unwrap();
+    assert!(stateless_client.is_stateless());
+    let sum = stateless_client.call_tool("add", json!({"a": 1, "b": 1})).await.unwrap();
     assert_eq!(sum.structured_content, Some(json!({"sum": 2.0})));
-    modern.close().await.unwrap();
+    stateless_client.close().await.unwrap();
 }
 
 #[tokio::test]

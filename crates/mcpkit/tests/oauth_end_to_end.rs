@@ -326,17 +326,17 @@ async fn handlers_see_the_verified_caller_on_every_http_path() {
         sessionless: true,
         ..HttpConfig::default()
     };
-    let modern = ConnectMode::Pinned(ProtocolVersion::V2026_07_28);
+    let pinned_2026 = ConnectMode::Pinned(ProtocolVersion::V2026_07_28);
     for (what, config, path, mode) in [
         ("session", HttpConfig::default(), "/mcp", ConnectMode::Handshake),
-        ("2026-07-28", HttpConfig::default(), "/mcp", modern),
+        ("2026-07-28", HttpConfig::default(), "/mcp", pinned_2026),
         (
             "stateless handshake era",
             stateless_config.clone(),
             "/mcp",
             ConnectMode::Handshake,
         ),
-        ("stateless server, 2026-07-28", stateless_config, "/mcp", modern),
+        ("stateless server, 2026-07-28", stateless_config, "/mcp", pinned_2026),
         ("HTTP+SSE", HttpConfig::default(), "/sse", ConnectMode::Handshake),
     ] {
         let (resource, auth) = protected_whoami(config).await;

@@ -557,7 +557,7 @@ async fn both_eras_on_one_url() {
     assert_eq!(r.status(), StatusCode::ACCEPTED);
 
     // A 2026-07-28 request in between, on the same URL, without a session.
-    let (status, reply) = call(&s, &echo("modern"), &[]).await;
+    let (status, reply) = call(&s, &echo("stateless"), &[]).await;
     assert_eq!(status, StatusCode::OK);
     assert_eq!(reply["result"]["resultType"], "complete");
 
