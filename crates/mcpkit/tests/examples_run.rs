@@ -220,7 +220,10 @@ async fn stdio_server_serves_its_tools_resource_and_prompt_on_both_eras() {
         .await
         .unwrap();
     assert!(stateless_client.is_stateless());
-    let sum = stateless_client.call_tool("add", json!({"a": 1, "b": 1})).await.unwrap();
+    let sum = stateless_client
+        .call_tool("add", json!({"a": 1, "b": 1}))
+        .await
+        .unwrap();
     assert_eq!(sum.structured_content, Some(json!({"sum": 2.0})));
     stateless_client.close().await.unwrap();
 }

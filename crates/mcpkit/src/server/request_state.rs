@@ -76,6 +76,10 @@ pub(crate) struct StatePayload {
     /// The handler's own state, if it set one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub(crate) s: Option<Value>,
+    /// The input keys this round asked for: the only `inputResponses` the retry may add.
+    /// Absent in a state sealed by an earlier mcpkit, which then accepts any unsealed key.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) q: Option<Vec<String>>,
 }
 
 impl RequestStateKeys {

@@ -43,6 +43,7 @@ impl InputState {
         responses: Option<JsonObject>,
     ) -> Result<InputState, ErrorObject> {
         let mut s = InputState::default();
+        let mut asked = None;
         if let Some(state) = state {
             let payload = keys.open(state, method, &digest()).map_err(|e| {
                 ErrorObject::invalid_params(format!("Invalid requestState: {e}"))
@@ -50,9 +51,16 @@ impl InputState {
             })?;
             s.answers = payload.a;
             *lock(&s.handler_state) = payload.s;
+            asked = payload.q;
         }
-        if let Some(r) = responses {
-            s.answers.extend(r);
+        // Sealed answers win: a retry cannot rewrite what was answered in an earlier round, and
+        // input the last round did not ask for is ignored (spec: 2026-07-28 multi round-trip
+        // requests).
+        for (key, value) in responses.into_iter().flatten() {
+            let was_asked = asked.as_ref().is_none_or(|q| q.contains(&key));
+            if was_asked && !s.answers.contains_key(&key) {
+                s.answers.insert(key, value);
+            }
         }
         Ok(s)
     }
@@ -114,6 +122,7 @@ impl InputState {
             d: digest(),
             a: std::mem::take(&mut *lock(&self.used)),
             s: self.handler_state(),
+            q: Some(pending.keys().cloned().collect()),
             ..Default::default()
         };
         let request_state = keys
