@@ -212,7 +212,7 @@ async fn an_instance_with_other_keys_refuses_the_state() {
     let mut forger = Wire::serve(&server(RequestStateKeys::new("k1", vec![8u8; 32])));
     assert_refused(&round_two(&mut forger, &state, "Ada").await, "integrity");
     // A default server (its own random key) refuses it too.
-    let mut lone = Wire::serve(&server(RequestStateKeys::random()));
+    let mut lone = Wire::serve(&server(RequestStateKeys::random().unwrap()));
     assert_refused(&round_two(&mut lone, &state, "Ada").await, "unknown key");
 }
 

@@ -424,7 +424,12 @@ impl ServerBuilder {
                 on_roots_changed: self.on_roots_changed,
                 info_json,
                 cache: self.cache,
-                state_keys: self.state_keys.unwrap_or_else(RequestStateKeys::random),
+                state_keys: self.state_keys.unwrap_or_else(|| {
+                    RequestStateKeys::random().unwrap_or_else(|e| {
+                        tracing::error!("{e}; this server will refuse to serve");
+                        RequestStateKeys::unusable()
+                    })
+                }),
                 routers: router::Routers::standard(),
                 changes: tokio::sync::broadcast::channel(256).0,
                 ending: CancellationToken::new(),
@@ -439,9 +444,20 @@ impl Server {
         ServerBuilder::default()
     }
 
-    /// Serve one connection until the client goes away. `Ok` on a clean end of stream.
+    /// Serve one connection until the client goes away. `Ok` on a clean end of stream; an
+    /// error at once if the server has no `requestState` key (the OS random source failed).
     pub async fn serve<T: Transport>(&self, transport: T) -> Result<()> {
+        self.check_keys()?;
         self.start(transport).closed().await
+    }
+
+    /// Refuse to serve without a sealing key rather than seal with a guessable one.
+    pub(crate) fn check_keys(&self) -> Result<()> {
+        if self.inner.state_keys.can_seal() {
+            Ok(())
+        } else {
+            Err(crate::Error::Protocol(StateError::NoRandomness.to_string()))
+        }
     }
 
     /// Start serving one connection and return at once.

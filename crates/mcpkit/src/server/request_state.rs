@@ -59,6 +59,9 @@ pub enum StateError {
     /// Issued for a different method or different params.
     #[error("requestState was issued for a different request")]
     WrongRequest,
+    /// The OS random source failed, so no sealing key could be made.
+    #[error("the OS random source failed: no requestState key could be made")]
+    NoRandomness,
 }
 
 /// What a sealed state carries.
@@ -91,16 +94,32 @@ impl RequestStateKeys {
         }
     }
 
-    /// A ring with one fresh random 256-bit key: enough for a single server instance.
-    pub fn random() -> Self {
+    /// A ring with one fresh random 256-bit key: enough for a single server instance. Fails
+    /// when the OS random source does: a guessable key would make every state forgeable.
+    pub fn random() -> Result<Self, StateError> {
+        RequestStateKeys::random_from(|buf| getrandom::fill(buf).map_err(|_| StateError::NoRandomness))
+    }
+
+    fn random_from(fill: impl Fn(&mut [u8]) -> Result<(), StateError>) -> Result<Self, StateError> {
         let mut key = [0u8; 32];
         let mut id = [0u8; 6];
-        // Without OS randomness the keys stay zero and the state is still bound and expiring,
-        // but forgeable; getrandom only fails on exotic platforms.
-        if getrandom::fill(&mut key).is_err() || getrandom::fill(&mut id).is_err() {
-            tracing::error!("no OS randomness for the requestState key");
+        fill(&mut key)?;
+        fill(&mut id)?;
+        Ok(RequestStateKeys::new(B64.encode(id), key.to_vec()))
+    }
+
+    /// A ring that seals nothing and opens nothing: what a server has when no key could be
+    /// made. Serving refuses to start with it (see `Server::check_keys`).
+    pub(crate) fn unusable() -> Self {
+        RequestStateKeys {
+            keys: Vec::new(),
+            lifetime: Duration::from_secs(600),
         }
-        RequestStateKeys::new(B64.encode(id), key.to_vec())
+    }
+
+    /// Whether the ring has a key to seal with.
+    pub(crate) fn can_seal(&self) -> bool {
+        self.keys.first().is_some_and(|(_, key)| !key.is_empty())
     }
 
     /// Add a key that still opens states but no longer seals (rotation: the previous key).
@@ -229,6 +248,37 @@ mod tests {
             m: CallTool::NAME.into(),
             d: digest(&["t"], Some(&serde_json::json!({"b": 1, "a": [1, {"y": 2, "x": 1}]}))),
             ..Default::default()
+        }
+    }
+
+    #[test]
+    fn a_failing_random_source_makes_no_key() {
+        let keys = RequestStateKeys::random_from(|_| Err(StateError::NoRandomness));
+        assert_eq!(keys.err(), Some(StateError::NoRandomness));
+        assert!(RequestStateKeys::random().unwrap().can_seal());
+    }
+
+    #[test]
+    fn a_ring_without_a_key_seals_nothing() {
+        let keys = RequestStateKeys::unusable();
+        assert!(!keys.can_seal());
+        assert_eq!(keys.seal(payload()), None);
+        assert!(!RequestStateKeys::new("k", Vec::new()).can_seal());
+    }
+
+    #[tokio::test]
+    async fn a_server_without_a_key_refuses_to_serve() {
+        let server = crate::Server::builder()
+            .request_state_keys(RequestStateKeys::unusable())
+            .build();
+        let (a, _b) = crate::transport::memory::pair();
+        let err = server.serve(a).await.unwrap_err();
+        assert!(err.to_string().contains("OS random source failed"), "{err}");
+        #[cfg(feature = "http-server")]
+        {
+            let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+            let err = crate::HttpServer::new(server).serve(listener).await.unwrap_err();
+            assert!(err.to_string().contains("OS random source failed"), "{err}");
         }
     }
 

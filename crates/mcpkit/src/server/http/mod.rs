@@ -181,8 +181,13 @@ impl HttpServer {
     /// Serve on `listener` until the [`HttpServer::shutdown`] token fires, with `TCP_NODELAY`
     /// on every connection; open streams end at shutdown, and the call returns once the
     /// connections have closed.
+    /// Refuses to start (an error at once) if the server has no `requestState` key because the
+    /// OS random source failed.
     pub async fn serve(self, listener: tokio::net::TcpListener) -> std::io::Result<()> {
         use axum::serve::ListenerExt;
+        if let Backend::Server(server) = &self.backend {
+            server.check_keys().map_err(std::io::Error::other)?;
+        }
         let stop = self.shutdown.clone();
         let app = self.router();
         let listener = listener.tap_io(|tcp| {
