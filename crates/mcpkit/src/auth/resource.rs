@@ -57,7 +57,7 @@ use tokio::sync::RwLock;
 use super::metadata::{ProtectedResourceMetadata, MAX_DOCUMENT};
 use super::post::{form_component, oauth_post, Body as PostBody};
 use super::{AuthError, AuthFuture};
-use crate::server::http::read_capped;
+use crate::server::http::{read_capped, BodyError};
 use crate::transport::http_client::read_response;
 use crate::transport::Extensions;
 
@@ -591,8 +591,14 @@ async fn admit(rs: &ProtectedResource, request: Request) -> Result<Request, Resp
     let body = if rs.per_method.is_empty() || parts.method != axum::http::Method::POST {
         body
     } else {
-        let Ok(bytes) = read_capped(&parts.headers, body, rs.max_body).await else {
-            return Err((StatusCode::PAYLOAD_TOO_LARGE, "request body too large").into_response());
+        let bytes = match read_capped(&parts.headers, body, rs.max_body).await {
+            Ok(b) => b,
+            Err(BodyError::TooLarge) => {
+                return Err((StatusCode::PAYLOAD_TOO_LARGE, "request body too large").into_response())
+            }
+            Err(BodyError::Broken(why)) => {
+                return Err((StatusCode::BAD_REQUEST, format!("malformed request body: {why}")).into_response())
+            }
         };
         if let Ok(MethodOnly { method: Some(m) }) = serde_json::from_slice::<MethodOnly>(&bytes) {
             if let Some(extra) = rs.per_method.get(&m) {

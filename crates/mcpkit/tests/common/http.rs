@@ -612,3 +612,82 @@ pub fn progress_of(v: &Value, token: &str) -> f64 {
     assert_eq!(v["params"]["progressToken"], token, "{v}");
     v["params"]["progress"].as_f64().expect("a progress number")
 }
+
+// ---------------------------------------------------------------------------------------------
+// Raw sockets: for what a well-behaved client cannot send (broken bodies, half-closes).
+
+/// A response read off a raw socket: the status, the headers (lower-case names) and the body
+/// (chunked transfer coding removed).
+#[derive(Debug)]
+pub struct RawReply {
+    pub status: u16,
+    pub headers: Vec<(String, String)>,
+    pub body: Vec<u8>,
+}
+
+impl RawReply {
+    pub fn header(&self, name: &str) -> Option<&str> {
+        self.headers
+            .iter()
+            .find(|(n, _)| n.eq_ignore_ascii_case(name))
+            .map(|(_, v)| v.as_str())
+    }
+
+    pub fn json(&self) -> Value {
+        serde_json::from_slice(&self.body)
+            .unwrap_or_else(|e| panic!("not JSON ({e}): {:?}", String::from_utf8_lossy(&self.body)))
+    }
+}
+
+/// Write `bytes` to `addr` exactly as given, close the write half (the client sends nothing
+/// more), then read the whole response until the server closes the connection.
+pub async fn raw_exchange(addr: SocketAddr, bytes: &[u8]) -> RawReply {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    within("a raw HTTP exchange", async {
+        let mut tcp = tokio::net::TcpStream::connect(addr).await.unwrap();
+        tcp.write_all(bytes).await.unwrap();
+        tcp.shutdown().await.unwrap();
+        let mut all = Vec::new();
+        // A reset after the response counts as its end.
+        let _ = tcp.read_to_end(&mut all).await;
+        parse_raw_reply(&all)
+    })
+    .await
+}
+
+fn parse_raw_reply(all: &[u8]) -> RawReply {
+    let end = all
+        .windows(4)
+        .position(|w| w == b"\r\n\r\n")
+        .unwrap_or_else(|| panic!("no response head in {:?}", String::from_utf8_lossy(all)));
+    let head = String::from_utf8_lossy(&all[..end]).into_owned();
+    let mut lines = head.split("\r\n");
+    let status = lines
+        .next()
+        .and_then(|l| l.split(' ').nth(1))
+        .and_then(|s| s.parse().ok())
+        .unwrap_or_else(|| panic!("no status line in {head:?}"));
+    let headers: Vec<(String, String)> = lines
+        .filter_map(|l| l.split_once(':'))
+        .map(|(n, v)| (n.trim().to_ascii_lowercase(), v.trim().to_owned()))
+        .collect();
+    let mut rest = &all[end + 4..];
+    let chunked = headers
+        .iter()
+        .any(|(n, v)| n == "transfer-encoding" && v.eq_ignore_ascii_case("chunked"));
+    let body = if chunked {
+        let mut body = Vec::new();
+        while let Some(eol) = rest.windows(2).position(|w| w == b"\r\n") {
+            let size = usize::from_str_radix(String::from_utf8_lossy(&rest[..eol]).trim(), 16).unwrap();
+            if size == 0 {
+                break;
+            }
+            body.extend_from_slice(&rest[eol + 2..eol + 2 + size]);
+            rest = &rest[eol + 2 + size + 2..];
+        }
+        body
+    } else {
+        rest.to_vec()
+    };
+    RawReply { status, headers, body }
+}

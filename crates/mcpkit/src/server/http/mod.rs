@@ -44,7 +44,7 @@ pub use config::{Clock, HttpConfig, SystemClock};
 pub use event_store::{EventStore, MemoryEventStore};
 pub use factory::{SessionFactory, SessionReader, SessionTransport, SessionWriter};
 #[cfg(feature = "auth")]
-pub(crate) use reply::read_capped;
+pub(crate) use reply::{read_capped, BodyError};
 
 use crate::server::Server;
 use session::Backend;

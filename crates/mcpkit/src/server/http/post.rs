@@ -45,13 +45,9 @@ pub(super) async fn post(state: &HttpState, headers: &HeaderMap, body: Body, ext
         );
     }
     let limit = state.config.max_body_bytes;
-    let Ok(bytes) = read_capped(headers, body, limit).await else {
-        return rpc_error(
-            StatusCode::PAYLOAD_TOO_LARGE,
-            ErrorCode::INVALID_REQUEST,
-            &format!("Request body exceeds {limit} bytes"),
-            None,
-        );
+    let bytes = match read_capped(headers, body, limit).await {
+        Ok(b) => b,
+        Err(e) => return e.reply(limit),
     };
     let frame = &bytes[..];
     let message = match jsonrpc::parse(frame) {

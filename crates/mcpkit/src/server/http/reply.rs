@@ -47,18 +47,70 @@ pub(super) fn header_str<'a>(headers: &'a HeaderMap, name: &str) -> Option<&'a s
     headers.get(name).and_then(|v| v.to_str().ok())
 }
 
-/// A request body is longer than the limit.
+/// Why a request body could not be read.
 #[derive(Debug)]
-pub(crate) struct TooLarge;
+pub(crate) enum BodyError {
+    /// Longer than the limit: 413.
+    TooLarge,
+    /// The body itself is broken (a malformed chunked encoding, or the connection ended before
+    /// `Content-Length` bytes arrived): 400. The text names the problem.
+    Broken(String),
+}
+
+impl BodyError {
+    /// The JSON-RPC error reply for this body error (`limit` is the cap that was applied).
+    pub(super) fn reply(&self, limit: usize) -> Response {
+        match self {
+            BodyError::TooLarge => rpc_error(
+                StatusCode::PAYLOAD_TOO_LARGE,
+                ErrorCode::INVALID_REQUEST,
+                &format!("Request body exceeds {limit} bytes"),
+                None,
+            ),
+            BodyError::Broken(why) => rpc_error(
+                StatusCode::BAD_REQUEST,
+                ErrorCode::INVALID_REQUEST,
+                &format!("Malformed request body: {why}"),
+                None,
+            ),
+        }
+    }
+}
+
+/// An error and its causes as one line, repeated messages once (wrappers often display their
+/// cause's text as their own).
+fn error_chain(e: &dyn std::error::Error) -> String {
+    let mut parts: Vec<String> = Vec::new();
+    let mut next = Some(e);
+    while let Some(err) = next {
+        let text = err.to_string();
+        if parts.last() != Some(&text) {
+            parts.push(text);
+        }
+        next = err.source();
+    }
+    parts.join(": ")
+}
 
 /// Read a request body of at most `limit` bytes: refused at once when `Content-Length`
-/// already says more, otherwise as soon as the bytes read pass the limit.
-pub(crate) async fn read_capped(headers: &HeaderMap, body: Body, limit: usize) -> Result<Bytes, TooLarge> {
+/// already says more, otherwise as soon as the bytes read pass the limit. A read error of the
+/// body itself is [`BodyError::Broken`], never mistaken for the limit.
+pub(crate) async fn read_capped(headers: &HeaderMap, body: Body, limit: usize) -> Result<Bytes, BodyError> {
+    use futures_util::StreamExt as _;
     let declared = header_str(headers, header::CONTENT_LENGTH.as_str()).and_then(|v| v.parse::<usize>().ok());
     if declared.is_some_and(|n| n > limit) {
-        return Err(TooLarge);
+        return Err(BodyError::TooLarge);
     }
-    axum::body::to_bytes(body, limit).await.map_err(|_| TooLarge)
+    let mut stream = body.into_data_stream();
+    let mut read = bytes::BytesMut::with_capacity(declared.unwrap_or(0));
+    while let Some(chunk) = stream.next().await {
+        let chunk = chunk.map_err(|e| BodyError::Broken(error_chain(&e)))?;
+        if read.len() + chunk.len() > limit {
+            return Err(BodyError::TooLarge);
+        }
+        read.extend_from_slice(&chunk);
+    }
+    Ok(read.freeze())
 }
 
 /// What the engine may learn about a request beyond its body: the values a layer in front

@@ -20,7 +20,7 @@ use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
 use super::config::HttpConfig;
-use super::reply::{extensions_of, read_capped};
+use super::reply::{extensions_of, read_capped, BodyError};
 use super::security::{self, Refusal};
 use super::table::new_session_id;
 use crate::engine::Peer;
@@ -163,8 +163,12 @@ async fn message(State(state): State<Arc<LegacyState>>, request: Request) -> Res
     };
     let (parts, body) = request.into_parts();
     let extensions = extensions_of(&parts);
-    let Ok(body) = read_capped(&parts.headers, body, state.config.max_body_bytes).await else {
-        return StatusCode::PAYLOAD_TOO_LARGE.into_response();
+    let body = match read_capped(&parts.headers, body, state.config.max_body_bytes).await {
+        Ok(b) => b,
+        Err(BodyError::TooLarge) => return StatusCode::PAYLOAD_TOO_LARGE.into_response(),
+        Err(BodyError::Broken(why)) => {
+            return (StatusCode::BAD_REQUEST, format!("Malformed request body: {why}")).into_response()
+        }
     };
     // Malformed frames are still delivered: the engine answers them on the stream with the
     // right JSON-RPC error. Only unparseable JSON also gets a 400 here.
