@@ -1,5 +1,10 @@
 //! GET opens the session's standalone SSE stream (or resumes a stream with `Last-Event-ID`);
 //! DELETE ends the session. Neither exists in the stateless era or in sessionless mode.
+//!
+//! One GET stream per session: while it is open, another GET gets 409 Conflict, with or
+//! without a `Last-Event-ID` naming it (a resume does not steal a live stream; the client
+//! retries once the old connection is gone). Resuming a request's stream by its event id is
+//! not affected.
 
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};

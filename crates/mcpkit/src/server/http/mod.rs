@@ -9,8 +9,9 @@
 //! One endpoint. POST carries one message: a request is answered with `application/json`, or
 //! with an SSE stream when its handler sends anything (progress, logs, server→client requests)
 //! before its result; notifications and responses get 202. GET opens the session's standalone
-//! SSE stream; DELETE ends the session. Every SSE stream starts with a priming event and keeps
-//! a bounded replay log, so a client resumes with `Last-Event-ID` and loses nothing.
+//! SSE stream (one at a time: while it is open another GET gets 409, a `Last-Event-ID` resume
+//! of it included); DELETE ends the session. Every SSE stream starts with a priming event and
+//! keeps a bounded replay log, so a client resumes with `Last-Event-ID` and loses nothing.
 //!
 //! Secure by default: `Host` and `Origin` must be loopback names, bodies are capped, session
 //! ids come from the OS's CSPRNG, and [`HttpServer::serve`] serves where you bound (use

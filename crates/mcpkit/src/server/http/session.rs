@@ -153,10 +153,15 @@ impl HttpSession {
     }
 
     /// Resume after `last_event_id`: replay what that stream missed (nothing from other
-    /// streams), then keep delivering if the stream is still open.
+    /// streams), then keep delivering if the stream is still open. `None` as well when it
+    /// names the standalone stream while a GET still holds it: a resume never takes over an
+    /// open GET stream (the caller answers 409, as for a second plain GET).
     pub(super) fn resume(&self, last_event_id: &str) -> Option<Resumed> {
         let (stream, seq) = parse_event_id(last_event_id)?;
         let mut r = lock(&self.routes);
+        if stream == STANDALONE && r.standalone.as_ref().is_some_and(|s| !s.is_closed()) {
+            return None;
+        }
         let finished = r.logs.get(&stream)?.finished;
         let missed: Vec<Event> = r
             .store
