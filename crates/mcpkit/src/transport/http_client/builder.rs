@@ -175,7 +175,7 @@ impl HttpClientBuilder {
             auth: self.auth.0,
             tx,
             state,
-            reinit: tokio::sync::Mutex::new(()),
+            session_gate: tokio::sync::RwLock::new(()),
             shutdown: CancellationToken::new(),
         });
         Ok(HttpClientTransport { inner, rx })

@@ -24,11 +24,13 @@
 //! - A reply is `202` (nothing to read), one JSON message, or an SSE stream of messages ending
 //!   with the response. A stream that ends before its response is resumed with a GET carrying
 //!   `Last-Event-ID`, after the server's `retry` delay (1 s when it gave none).
-//! - After `notifications/initialized` a GET opens the server's standalone stream (`405`: the
-//!   server has none); it is resumed with `Last-Event-ID` when it drops.
-//! - A `404` for a message that carried a session id means the session expired: the transport
+//! - After `notifications/initialized` a GET opens the server's standalone stream; it is resumed
+//!   with `Last-Event-ID` when it drops. `404` or `405` means the server has none (a server that
+//!   routes only POST), never that the session expired.
+//! - A `404` for a POST that carried a session id means the session expired: the transport
 //!   replays the recorded `initialize` and `notifications/initialized` to start a new session
 //!   (the replayed `initialize`'s response is not passed on) and retries the message once.
+//!   Messages sent meanwhile wait for the new session and carry its id.
 //! - An HTTP error for a request becomes that request's JSON-RPC error (the server's JSON-RPC
 //!   error body when it sent one, else -32603 naming the status), so no caller waits forever.
 //! - Closing sends `DELETE` with the session id (a `405` is fine) and ends every stream.
@@ -311,8 +313,10 @@ struct Inner {
     /// Frames for the reader; an error ends the connection.
     tx: InboundSender,
     state: Arc<Mutex<State>>,
-    /// Held while a new session is being started, so concurrent 404s start only one.
-    reinit: tokio::sync::Mutex<()>,
+    /// Write-locked while a new session is being started (so concurrent 404s start only one),
+    /// read-locked while a POST takes the session id it carries: no message leaves without an
+    /// id, or with the expired one, while the new session is on its way.
+    session_gate: tokio::sync::RwLock<()>,
     shutdown: CancellationToken,
 }
 

@@ -249,7 +249,7 @@ impl Inner {
     pub(super) async fn post(self: &Arc<Self>, frame: Bytes, id: Option<RequestId>) {
         let mut retried = false;
         loop {
-            let session = self.session_id();
+            let session = self.session_for_request().await;
             let response = match self
                 .send_authorized(|| self.post_request(&frame, session.as_deref(), true))
                 .await

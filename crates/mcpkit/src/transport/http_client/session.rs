@@ -57,10 +57,17 @@ impl Inner {
         (wanted == Some(&r.id)).then(|| r.outcome.map(|_| ()))
     }
 
+    /// The session id a POST carries; while a new session is being started, waits for it.
+    pub(super) async fn session_for_request(&self) -> Option<Arc<str>> {
+        let _no_new_session_under_way = self.session_gate.read().await;
+        self.session_id()
+    }
+
     /// The session `stale` expired: replay `initialize` and `notifications/initialized` to
-    /// start a new one (spec: "Session Management" 4). Concurrent callers start only one.
+    /// start a new one (spec: "Session Management" 4). Concurrent callers start only one, and
+    /// no other POST leaves until it is ready (see `session_for_request`).
     pub(super) async fn reinitialize(self: &Arc<Self>, stale: &str) -> io::Result<()> {
-        let _one_at_a_time = self.reinit.lock().await;
+        let _no_request_leaves = self.session_gate.write().await;
         let (init, initialized) = {
             let mut s = lock(&self.state);
             if s.session_id.as_deref() != Some(stale) {

@@ -203,20 +203,11 @@ impl Inner {
                 let _ = tx.send(());
             }
             match answer {
-                Ok(r) if r.status() == StatusCode::METHOD_NOT_ALLOWED => {
-                    tracing::debug!("the MCP server offers no standalone SSE stream");
-                    return;
-                }
-                Ok(r) if r.status() == StatusCode::NOT_FOUND => {
-                    // The session is gone: start a new one (which reopens this stream).
-                    if let Some(stale) = self.session_id() {
-                        let this = self.clone();
-                        self.spawn(self.shutdown.clone(), async move {
-                            if let Err(e) = this.reinitialize(&stale).await {
-                                this.fatal(e);
-                            }
-                        });
-                    }
+                Ok(r) if matches!(r.status(), StatusCode::NOT_FOUND | StatusCode::METHOD_NOT_ALLOWED) => {
+                    // The stream is optional: a server that routes only POST answers 404 or 405.
+                    // Neither says the session is gone; if it is, the next POST's 404 starts a
+                    // new session, which reopens this stream.
+                    tracing::debug!("the MCP server offers no standalone SSE stream (HTTP {})", r.status());
                     return;
                 }
                 Ok(r) if r.status().is_success() && is_sse(&r) => {
