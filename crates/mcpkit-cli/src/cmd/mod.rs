@@ -71,3 +71,20 @@ async fn shutdown_signal() {
         _ = term.recv() => {}
     }
 }
+
+/// `--allow-any-host`, `--allow-host` and `--allow-origin` of an HTTP endpoint: each widens only
+/// its own list (accepting any Host never disables the Origin check); named hosts and origins
+/// come beside the loopback defaults.
+fn allow_hosts_and_origins(
+    config: &mut mcpkit::server::http::HttpConfig,
+    any_host: bool,
+    hosts: &[String],
+    origins: &[String],
+) {
+    if any_host {
+        config.allowed_hosts = vec!["*".into()];
+    } else {
+        config.allowed_hosts.extend(hosts.iter().cloned());
+    }
+    config.allowed_origins.extend(origins.iter().cloned());
+}

@@ -53,9 +53,17 @@ pub struct Args {
     /// The MCP configuration file for `--server NAME` (default search as for other commands).
     #[arg(long, value_name = "PATH", requires = "server")]
     config: Option<std::path::PathBuf>,
-    /// Accept any Host/Origin on the listening side (default: loopback names only).
+    /// Accept any Host header on the listening side (only behind a proxy that checks it).
+    /// Origin is still checked (see --allow-origin). Default: loopback names only.
     #[arg(long, requires = "listen")]
     allow_any_host: bool,
+    /// Also accept this name (without port) in the Host header (repeatable).
+    #[arg(long, requires = "listen", value_name = "HOST")]
+    allow_host: Vec<String>,
+    /// Also accept requests a browser sends from this origin (repeatable): a full origin
+    /// (exact match), a host name (any scheme and port), or * (any).
+    #[arg(long, requires = "listen", value_name = "ORIGIN")]
+    allow_origin: Vec<String>,
     /// End (and stop the child of) sessions idle this long.
     #[arg(long, value_name = "DURATION", default_value = "30m", value_parser = crate::target::parse_duration)]
     session_timeout: std::time::Duration,
@@ -75,10 +83,7 @@ impl Args {
             session_idle_timeout: self.session_timeout,
             ..HttpConfig::default()
         };
-        if self.allow_any_host {
-            config.allowed_hosts = vec!["*".into()];
-            config.allowed_origins = vec!["*".into()];
-        }
+        super::allow_hosts_and_origins(&mut config, self.allow_any_host, &self.allow_host, &self.allow_origin);
         listen(addr, &self.command, config, globals.trace_wire, shutdown_signal()).await?;
         Ok(0)
     }

@@ -21,9 +21,19 @@ pub struct Args {
     /// of stdio. The bound URL is printed on stderr.
     #[arg(long, value_name = "ADDR")]
     http: Option<SocketAddr>,
-    /// Accept any Host/Origin (only behind a proxy that checks them; default: loopback names).
+    /// Accept any Host header (only behind a proxy that checks it). Origin is still checked
+    /// (see --allow-origin). Default: only the loopback names localhost, 127.0.0.1 and [::1].
     #[arg(long, requires = "http")]
     allow_any_host: bool,
+    /// Also accept this name (without port) in the Host header, beside the loopback names
+    /// (repeatable).
+    #[arg(long, requires = "http", value_name = "HOST")]
+    allow_host: Vec<String>,
+    /// Also accept requests a browser sends from this origin, beside the loopback names
+    /// (repeatable): a full origin such as https://app.example.com (exact match), a host
+    /// name (any scheme and port), or * (any). Requests without Origin are not checked.
+    #[arg(long, requires = "http", value_name = "ORIGIN")]
+    allow_origin: Vec<String>,
     /// Serve handshake-era requests without sessions (each POST on its own).
     #[arg(long, alias = "stateless", requires = "http")]
     sessionless: bool,
@@ -51,15 +61,18 @@ impl Args {
                 message: e.to_string(),
             });
         };
+        let config = self.http_config();
+        serve_http(addr, config, &self.auth).await.map(|()| 0)
+    }
+
+    /// The HTTP endpoint's configuration these flags describe.
+    pub fn http_config(&self) -> HttpConfig {
         let mut config = HttpConfig {
             sessionless: self.sessionless,
             ..HttpConfig::default()
         };
-        if self.allow_any_host {
-            config.allowed_hosts = vec!["*".into()];
-            config.allowed_origins = vec!["*".into()];
-        }
-        serve_http(addr, config, &self.auth).await.map(|()| 0)
+        super::allow_hosts_and_origins(&mut config, self.allow_any_host, &self.allow_host, &self.allow_origin);
+        config
     }
 }
 

@@ -9,9 +9,16 @@ use super::security::LOCALHOST_NAMES;
 /// Limits and policies of the HTTP endpoint.
 #[derive(Debug, Clone)]
 pub struct HttpConfig {
-    /// Host names (without port) accepted in `Host`; `"*"` accepts any. Default: loopback names.
+    /// Host names (without port) accepted in `Host`, any port; a request naming another gets
+    /// 421 (DNS-rebinding protection). `"*"` accepts any (only behind a proxy that checks
+    /// `Host`). Default: the loopback names `localhost`, `127.0.0.1`, `[::1]` and `::1`.
+    /// Independent of [`HttpConfig::allowed_origins`]: accepting any `Host` still checks
+    /// `Origin`.
     pub allowed_hosts: Vec<String>,
-    /// Host names accepted in `Origin` when a browser sends one; `"*"` accepts any.
+    /// What `Origin` may say when a browser sends one (requests without `Origin` are not
+    /// checked); another origin gets 403. An entry is a full origin
+    /// (`https://app.example.com`, matched exactly, port included), a host name (any scheme
+    /// and port), or `"*"` (any origin). Default: the same loopback names as `allowed_hosts`.
     pub allowed_origins: Vec<String>,
     /// Largest accepted request body (default 4 MiB); larger gets 413.
     pub max_body_bytes: usize,

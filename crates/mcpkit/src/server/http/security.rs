@@ -27,6 +27,19 @@ fn allowed(host: &str, list: &[String]) -> bool {
     list.iter().any(|a| a == "*" || a.eq_ignore_ascii_case(host))
 }
 
+/// Whether `origin` (`scheme://authority`) is allowed: an entry with a scheme must equal the
+/// whole origin, a bare entry names its host (any scheme and port).
+fn origin_allowed(origin: &str, authority: &str, list: &[String]) -> bool {
+    let host = host_of(authority);
+    list.iter().any(|a| {
+        if a.contains("://") {
+            a.trim_end_matches('/').eq_ignore_ascii_case(origin)
+        } else {
+            a == "*" || a.eq_ignore_ascii_case(host)
+        }
+    })
+}
+
 /// Why a request was refused.
 pub(crate) enum Refusal {
     /// `Host` is missing or not allowed: 421 Misdirected Request.
@@ -35,7 +48,8 @@ pub(crate) enum Refusal {
     Origin,
 }
 
-/// Check `Host` (required) and `Origin` (when present) against the allowlists.
+/// Check `Host` (required) and `Origin` (when present) against their own allowlists: one
+/// never widens the other.
 pub(crate) fn check(headers: &HeaderMap, hosts: &[String], origins: &[String]) -> Result<(), Refusal> {
     let host = headers
         .get(axum::http::header::HOST)
@@ -47,9 +61,10 @@ pub(crate) fn check(headers: &HeaderMap, hosts: &[String], origins: &[String]) -
     if let Some(origin) = headers.get(axum::http::header::ORIGIN) {
         let origin = origin.to_str().map_err(|_| Refusal::Origin)?;
         // `null` and malformed origins are refused; `scheme://authority` is checked by host.
-        let authority = origin.split_once("://").map(|(_, a)| a).ok_or(Refusal::Origin)?;
-        let authority = authority.split('/').next().unwrap_or(authority);
-        if !allowed(host_of(authority), origins) {
+        let (scheme, rest) = origin.split_once("://").ok_or(Refusal::Origin)?;
+        let authority = rest.split('/').next().unwrap_or(rest);
+        let origin = &origin[..scheme.len() + 3 + authority.len()];
+        if !origin_allowed(origin, authority, origins) {
             return Err(Refusal::Origin);
         }
     }
@@ -98,6 +113,18 @@ mod tests {
         ));
         assert!(matches!(
             check(&headers(Some("localhost"), Some("null")), &list, &list),
+            Err(Refusal::Origin)
+        ));
+        let exact = vec!["https://app.example.com".to_string()];
+        let h = |o: &str| headers(Some("localhost"), Some(o));
+        assert!(check(&h("https://app.example.com"), &list, &exact).is_ok());
+        assert!(check(&h("HTTPS://App.Example.com"), &list, &exact).is_ok());
+        assert!(matches!(
+            check(&h("http://app.example.com"), &list, &exact),
+            Err(Refusal::Origin)
+        ));
+        assert!(matches!(
+            check(&h("https://app.example.com:8443"), &list, &exact),
             Err(Refusal::Origin)
         ));
         let any = vec!["*".to_string()];
