@@ -28,7 +28,9 @@ pub struct HttpConfig {
     pub max_sessions: usize,
     /// Handshake-era requests without sessions: each POST is served on its own, without
     /// `Mcp-Session-Id` (for plain load balancers). Server→client requests and GET streams are
-    /// then unavailable. (Stateless-era requests never have sessions, whatever this says.)
+    /// then unavailable, and a request answered with an SSE stream keeps it open until its
+    /// result (nothing could resume it). (Stateless-era requests never have sessions, whatever
+    /// this says.)
     pub sessionless: bool,
     /// Answer every request with an SSE stream, even when the handler sends nothing first.
     pub always_sse: bool,

@@ -14,8 +14,8 @@ use mcpkit_types::{ErrorCode, ProtocolVersion, RequestId};
 
 use super::reply::{accepts, header_str, read_capped, rpc_error};
 use super::routes::Event;
-use super::session::HttpSession;
-use super::sse::sse;
+use super::session::{CloseOnDrop, HttpSession};
+use super::sse::sse_stream;
 use super::state::HttpState;
 use super::table::new_session_id;
 use super::{stateless, table};
@@ -99,7 +99,7 @@ pub(super) async fn post(state: &HttpState, headers: &HeaderMap, body: Body, ext
         Err(r) => return r,
     };
     match request_id {
-        Some(rid) => answer(state, &session, rid, frame, message, extensions).await,
+        Some(rid) => answer(state, &session, rid, frame, message, extensions, None).await,
         None => {
             session.deliver(frame, message, extensions);
             StatusCode::ACCEPTED.into_response()
@@ -173,7 +173,7 @@ async fn initialize(
     let Some(rid) = request_id else {
         return StatusCode::ACCEPTED.into_response();
     };
-    let mut response = answer(state, &session, rid, frame, message, extensions).await;
+    let mut response = answer(state, &session, rid, frame, message, extensions, None).await;
     if let Ok(v) = HeaderValue::from_str(&session.id) {
         response.headers_mut().insert(SESSION_ID, v);
     }
@@ -207,23 +207,25 @@ async fn sessionless(
             None,
         );
     };
-    let session = HttpSession::start(
+    let session = HttpSession::start_sessionless(
         id,
         &state.backend,
         state.config.event_store.clone(),
         state.config.clock.clone(),
         preset,
     );
-    let response = match request_id {
-        Some(rid) => answer(state, &session, rid, frame, message, extensions).await,
+    // The session ends with its response: at once for JSON, with the stream for SSE (ending it
+    // after the first event lost the result, as nothing can resume without a session).
+    let until_done = CloseOnDrop(session.clone());
+    match request_id {
+        Some(rid) => answer(state, &session, rid, frame, message, extensions, Some(until_done)).await,
         None => StatusCode::ACCEPTED.into_response(),
-    };
-    session.close();
-    response
+    }
 }
 
 /// Forward a request to the engine and answer it: plain JSON when its reply is the first thing
-/// the handler sends, otherwise an SSE stream carrying everything up to the reply.
+/// the handler sends, otherwise an SSE stream carrying everything up to the reply. A
+/// `session_guard` lives as long as the answer: dropped here for JSON, with the stream for SSE.
 async fn answer(
     state: &HttpState,
     session: &Arc<HttpSession>,
@@ -231,6 +233,7 @@ async fn answer(
     frame: &[u8],
     message: MessageRef<'_>,
     extensions: Extensions,
+    session_guard: Option<CloseOnDrop>,
 ) -> Response {
     let Some((mut rx, stream)) = session.open_request(id.clone()) else {
         return rpc_error(
@@ -245,13 +248,16 @@ async fn answer(
     if !session.deliver(frame, message, extensions) {
         return rpc_error(StatusCode::NOT_FOUND, ErrorCode::INVALID_REQUEST, "Session ended", None);
     }
+    let retry = Some(state.config.sse_retry);
     if let Some(prime) = primed {
-        return sse(
+        return sse_stream(
             vec![prime],
             Some(rx),
-            Some(state.config.sse_retry),
+            retry,
             false,
             &state.shutdown,
+            true,
+            session_guard,
         );
     }
     let json = |ev: Event| ([(header::CONTENT_TYPE, "application/json")], ev.data).into_response();
@@ -283,5 +289,5 @@ async fn answer(
     }
     let mut head = vec![prime];
     head.extend(first);
-    sse(head, Some(rx), Some(state.config.sse_retry), false, &state.shutdown)
+    sse_stream(head, Some(rx), retry, false, &state.shutdown, true, session_guard)
 }

@@ -62,12 +62,40 @@ impl HttpSession {
         clock: Arc<dyn Clock>,
         preset: Option<Preset>,
     ) -> Arc<HttpSession> {
+        HttpSession::start_with(id, backend, store, clock, preset, true)
+    }
+
+    /// Start the throwaway session of one sessionless request. Nothing can resume its stream
+    /// (there is no session to GET on), so a handler's wish to close the stream early is
+    /// ignored: the stream stays open until the result.
+    pub(super) fn start_sessionless(
+        id: Arc<str>,
+        backend: &Backend,
+        store: Arc<dyn EventStore>,
+        clock: Arc<dyn Clock>,
+        preset: Option<Preset>,
+    ) -> Arc<HttpSession> {
+        HttpSession::start_with(id, backend, store, clock, preset, false)
+    }
+
+    fn start_with(
+        id: Arc<str>,
+        backend: &Backend,
+        store: Arc<dyn EventStore>,
+        clock: Arc<dyn Clock>,
+        preset: Option<Preset>,
+        resumable: bool,
+    ) -> Arc<HttpSession> {
         let routes = Arc::new(Mutex::new(Routes::new(id.clone(), store, clock)));
         let engine = match backend {
             Backend::Server(server) => {
                 let sink_routes = routes.clone();
-                let sink =
-                    Box::new(move |frame: Vec<u8>, route: Route| route_frame(&sink_routes, frame.into(), &route));
+                let sink = Box::new(move |frame: Vec<u8>, route: Route| {
+                    if !resumable && matches!(route, Route::CloseStream(_)) {
+                        return;
+                    }
+                    route_frame(&sink_routes, frame.into(), &route)
+                });
                 Engine::Direct(server.start_direct(sink, preset))
             }
             Backend::Factory(factory) => {
@@ -205,5 +233,16 @@ impl HttpSession {
     /// The request's reply went out as plain JSON: nothing to resume.
     pub(super) fn forget_stream(&self, stream: u64) {
         lock(&self.routes).forget(stream);
+    }
+}
+
+/// Ends its session when dropped: a sessionless request's session lives exactly as long as the
+/// response that answers it (its SSE stream, when it has one), and ends with it whether the
+/// result went out or the client went away.
+pub(super) struct CloseOnDrop(pub(super) Arc<HttpSession>);
+
+impl Drop for CloseOnDrop {
+    fn drop(&mut self) {
+        self.0.close();
     }
 }

@@ -56,19 +56,19 @@ pub(super) fn sse(
     keep_alive: bool,
     stop: &CancellationToken,
 ) -> Response {
-    sse_stream(head, live, retry, keep_alive, stop, true, None)
+    sse_stream(head, live, retry, keep_alive, stop, true, ())
 }
 
-/// [`sse`] with the choice of event ids, and a guard dropped when the stream ends or the
-/// client goes away.
-pub(super) fn sse_stream(
+/// [`sse`] with the choice of event ids, and a guard (such as [`CancelOnDrop`]) dropped when
+/// the stream ends or the client goes away.
+pub(super) fn sse_stream<G: Send + 'static>(
     head: Vec<Event>,
     live: Option<mpsc::UnboundedReceiver<Event>>,
     retry: Option<Duration>,
     keep_alive: bool,
     stop: &CancellationToken,
     with_ids: bool,
-    guard: Option<CancelOnDrop>,
+    guard: G,
 ) -> Response {
     let stop = stop.clone();
     let head: Vec<Bytes> = head
