@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # The whole test suite: installs the pinned interop peers (official Python and TypeScript
 # SDKs), runs every test of the workspace (unit, integration, real-process stdio and HTTP,
-# interop, doctests), then the official conformance suite's server leg at both eras and its
-# client leg, both at both eras.
+# interop, doctests), type-checks the Windows build when that target is installed, then the
+# official conformance suite's server leg at both eras and its client leg, both at both eras.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$root"
@@ -14,5 +14,20 @@ export MCPKIT_INTEROP_PYTHON="$root/target/interop-venv/bin/python"
 cargo build --workspace --examples --locked
 cargo test --workspace --all-targets --locked
 cargo test --workspace --doc --locked
+# Windows, where most desktop hosts launch stdio servers: the libraries and binaries must build
+# there (nix is a unix-only dependency). Checked when that target's standard library is
+# installed and there is a C compiler for it (ring, under rustls, builds C); a notice otherwise.
+windows=x86_64-pc-windows-gnu
+if command -v rustup >/dev/null && rustup target list --installed | grep -x "$windows" >/dev/null; then
+    if [ -n "${CC_x86_64_pc_windows_gnu:-}" ] || command -v x86_64-w64-mingw32-gcc >/dev/null; then
+        cargo check --workspace --target "$windows" --locked
+    else
+        echo "notice: skipped cargo check --target $windows: no C compiler for it" \
+            "(install mingw-w64 or set CC_x86_64_pc_windows_gnu)" >&2
+    fi
+else
+    echo "notice: skipped cargo check --target $windows: its standard library is not installed" \
+        "(rustup target add $windows)" >&2
+fi
 scripts/conformance.sh server 2025-11-25 2026-07-28
 scripts/conformance.sh client 2025-11-25 2026-07-28

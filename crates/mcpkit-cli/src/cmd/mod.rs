@@ -61,6 +61,7 @@ fn stderr_is_terminal() -> bool {
 }
 
 /// Resolves on Ctrl-C or SIGTERM.
+#[cfg(unix)]
 async fn shutdown_signal() {
     let mut term = match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
         Ok(s) => s,
@@ -69,6 +70,14 @@ async fn shutdown_signal() {
     tokio::select! {
         _ = tokio::signal::ctrl_c() => {}
         _ = term.recv() => {}
+    }
+}
+
+/// Resolves on Ctrl-C (elsewhere there is no SIGTERM to wait for).
+#[cfg(not(unix))]
+async fn shutdown_signal() {
+    if tokio::signal::ctrl_c().await.is_err() {
+        std::future::pending::<()>().await;
     }
 }
 

@@ -1,6 +1,7 @@
 //! The client side of stdio: spawn a server process and speak newline-delimited JSON over its
 //! stdin/stdout. Closing the transport shuts the child down as the spec asks: close its stdin,
-//! wait, then SIGTERM, wait, then SIGKILL.
+//! wait, then SIGTERM, wait, then SIGKILL (on Windows, which has no SIGTERM: close its stdin,
+//! wait, then kill).
 
 use std::ffi::OsStr;
 use std::io;
@@ -146,12 +147,26 @@ impl FrameWriter for ChildWriter {
         if tokio::time::timeout(self.grace, self.child.wait()).await.is_ok() {
             return Ok(());
         }
-        if let Some(pid) = self.child.id().and_then(|p| i32::try_from(p).ok()) {
-            let _ = nix::sys::signal::kill(nix::unistd::Pid::from_raw(pid), nix::sys::signal::Signal::SIGTERM);
-            if tokio::time::timeout(self.grace, self.child.wait()).await.is_ok() {
-                return Ok(());
-            }
+        if terminate(&mut self.child, self.grace).await {
+            return Ok(());
         }
         self.child.kill().await
     }
+}
+
+/// Sends SIGTERM and gives the child `grace` to exit; true when it did.
+#[cfg(unix)]
+async fn terminate(child: &mut Child, grace: Duration) -> bool {
+    let Some(pid) = child.id().and_then(|p| i32::try_from(p).ok()) else {
+        return false;
+    };
+    let _ = nix::sys::signal::kill(nix::unistd::Pid::from_raw(pid), nix::sys::signal::Signal::SIGTERM);
+    tokio::time::timeout(grace, child.wait()).await.is_ok()
+}
+
+/// Elsewhere (Windows) there is no termination signal a child can catch: after its stdin
+/// closed, the next step is [`Child::kill`].
+#[cfg(not(unix))]
+async fn terminate(_child: &mut Child, _grace: Duration) -> bool {
+    false
 }

@@ -49,6 +49,7 @@ impl<R, W> LineTransport<R, W> {
 /// driven by the runtime's reactor directly: no hand-off to the blocking thread pool per read
 /// and per write. A terminal, a regular file or a stream shared with stderr keeps tokio's
 /// blocking `stdin()`/`stdout()`. The original flags are restored when the halves are dropped.
+/// Elsewhere than unix (Windows), both are always tokio's `stdin()`/`stdout()`.
 pub fn stdio() -> LineTransport<BufReader<StdinReader>, BufWriter<StdoutWriter>> {
     LineTransport::new(StdinReader::open(), StdoutWriter::open())
 }
@@ -91,7 +92,11 @@ impl StdinReader {
 
     /// Whether reads go through the runtime's reactor (not the blocking thread pool).
     pub fn is_nonblocking(&self) -> bool {
-        !matches!(self.0, StdinKind::Blocking(_))
+        match self.0 {
+            #[cfg(unix)]
+            StdinKind::Pipe(..) => true,
+            StdinKind::Blocking(_) => false,
+        }
     }
 }
 
@@ -109,7 +114,11 @@ impl StdoutWriter {
 
     /// Whether writes go through the runtime's reactor (not the blocking thread pool).
     pub fn is_nonblocking(&self) -> bool {
-        !matches!(self.0, StdoutKind::Blocking(_))
+        match self.0 {
+            #[cfg(unix)]
+            StdoutKind::Pipe(..) => true,
+            StdoutKind::Blocking(_) => false,
+        }
     }
 }
 

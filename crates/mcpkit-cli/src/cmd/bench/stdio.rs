@@ -23,7 +23,8 @@ use crate::target::Failure;
 
 /// How much is read from the server's stdout at once.
 const READ_CHUNK: usize = 64 * 1024;
-/// How long closing waits for the server to exit after its stdin closed, and again after SIGTERM.
+/// How long closing waits for the server to exit after its stdin closed, and again after SIGTERM
+/// (unix).
 const GRACE: Duration = Duration::from_secs(2);
 
 /// What the writer task writes.
@@ -98,14 +99,27 @@ impl FrameWriter for PipeWriter {
         if tokio::time::timeout(GRACE, self.child.wait()).await.is_ok() {
             return Ok(());
         }
-        if let Some(pid) = self.child.id().and_then(|p| i32::try_from(p).ok()) {
-            let _ = nix::sys::signal::kill(nix::unistd::Pid::from_raw(pid), nix::sys::signal::Signal::SIGTERM);
-            if tokio::time::timeout(GRACE, self.child.wait()).await.is_ok() {
-                return Ok(());
-            }
+        if terminate(&mut self.child).await {
+            return Ok(());
         }
         self.child.kill().await
     }
+}
+
+/// Sends SIGTERM and gives the server [`GRACE`] to exit; true when it did.
+#[cfg(unix)]
+async fn terminate(child: &mut Child) -> bool {
+    let Some(pid) = child.id().and_then(|p| i32::try_from(p).ok()) else {
+        return false;
+    };
+    let _ = nix::sys::signal::kill(nix::unistd::Pid::from_raw(pid), nix::sys::signal::Signal::SIGTERM);
+    tokio::time::timeout(GRACE, child.wait()).await.is_ok()
+}
+
+/// Elsewhere (Windows) there is no termination signal to send: the next step is the kill.
+#[cfg(not(unix))]
+async fn terminate(_child: &mut Child) -> bool {
+    false
 }
 
 /// The bench's handle on the shared server process.
