@@ -1,6 +1,7 @@
 //! `mcpkit inspect`: connect, then print what the server offers as readable tables (or raw JSON).
 
 use std::fmt::Write as _;
+use std::io::IsTerminal as _;
 
 use mcpkit::types::schema::{JsonObject, Prompt, Resource, ResourceTemplate, Tool, ToolAnnotations};
 use mcpkit::types::Era;
@@ -25,13 +26,17 @@ pub struct Args {
 impl Args {
     /// Connect, print the server's offer to stdout, and disconnect.
     pub async fn run(self, globals: &Globals) -> std::result::Result<u8, Failure> {
+        // The same client capabilities as `call` (sampling, elicitation): a server may offer tools
+        // only to clients that can answer them, and `inspect` must show what `call` can use.
+        let builder = crate::interact::install(
+            Client::builder().name("mcpkit-inspect", env!("CARGO_PKG_VERSION")),
+            crate::interact::interactive(),
+            indicatif::ProgressBar::hidden(),
+        );
         let client = self
             .target
             .resolve()?
-            .connect(
-                Client::builder().name("mcpkit-inspect", env!("CARGO_PKG_VERSION")),
-                globals.connect_options(&self.target),
-            )
+            .connect(builder, globals.connect_options(&self.target))
             .await?;
         let report = collect(&client).await;
         let _ = client.close().await;
@@ -39,7 +44,7 @@ impl Args {
         if self.json {
             print_json(&report.to_json());
         } else {
-            print!("{}", report.render(terminal_width()));
+            print!("{}", report.render(table_width()));
         }
         Ok(0)
     }
@@ -85,12 +90,15 @@ pub async fn collect(client: &Client) -> Result<Report> {
     })
 }
 
-fn terminal_width() -> usize {
-    std::env::var("COLUMNS")
-        .ok()
-        .and_then(|c| c.parse().ok())
-        .unwrap_or(120)
-        .max(60)
+/// The width the tables are fitted to: `$COLUMNS` when set; otherwise 120 on a terminal, and no
+/// limit when stdout is a pipe or a file (a script or a pager gets every description whole).
+fn table_width() -> usize {
+    let columns = std::env::var("COLUMNS").ok().and_then(|c| c.parse::<usize>().ok());
+    match columns {
+        Some(c) => c.max(60),
+        None if std::io::stdout().is_terminal() => 120,
+        None => usize::MAX,
+    }
 }
 
 impl Report {
@@ -310,6 +318,12 @@ fn section(out: &mut String, title: &str, n: usize) {
     let _ = writeln!(out, "\n{title} ({n})");
 }
 
+/// The widest a column other than the last grows when fitting a width.
+const MAX_COLUMN: usize = 48;
+
+/// The fewest characters of the last column kept when the table is wider than the screen.
+const MIN_DESCRIPTION: usize = 40;
+
 /// A plain aligned table; the last column is cut to fit `width`.
 fn table(out: &mut String, header: &[&str], rows: &[Vec<String>], width: usize) {
     if rows.is_empty() {
@@ -317,10 +331,12 @@ fn table(out: &mut String, header: &[&str], rows: &[Vec<String>], width: usize) 
         return;
     }
     let cols = header.len();
+    // Columns are capped only when fitting a width; unlimited output keeps every cell whole.
+    let cap = if width == usize::MAX { usize::MAX } else { MAX_COLUMN };
     let mut widths: Vec<usize> = header.iter().map(|h| h.chars().count()).collect();
     for row in rows {
         for (i, cell) in row.iter().enumerate().take(cols) {
-            widths[i] = widths[i].max(one_line(cell).chars().count().min(48));
+            widths[i] = widths[i].max(one_line(cell).chars().count().min(cap));
         }
     }
     let mut line = |cells: Vec<String>| {
@@ -328,7 +344,8 @@ fn table(out: &mut String, header: &[&str], rows: &[Vec<String>], width: usize) 
         for (i, cell) in cells.iter().enumerate() {
             let cell = one_line(cell);
             if i + 1 == cols {
-                let room = width.saturating_sub(s.chars().count()).max(10);
+                // Never cut a description below a readable length; a long line beats a stub.
+                let room = width.saturating_sub(s.chars().count()).max(MIN_DESCRIPTION);
                 s.push_str(&truncate(&cell, room));
             } else {
                 let cell = truncate(&cell, widths[i]);
