@@ -142,9 +142,17 @@ pub fn render_contents(out: &mut String, c: &ResourceContents, saver: &mut Saver
     }
 }
 
-/// A tool result, readably.
+/// A tool result, readably. When the content is one text block that only serializes the
+/// structured content (as the spec advises servers to send for older clients), the structured
+/// content alone is printed, once, as pretty JSON.
 pub fn render_result(result: &CallToolResult, saver: &mut Saver) -> String {
     let mut out = String::new();
+    if let Some(s) = &result.structured_content {
+        if text_only_serializes(&result.content, s) {
+            let _ = writeln!(out, "{}", serde_json::to_string_pretty(s).unwrap_or_default());
+            return out;
+        }
+    }
     for block in &result.content {
         render_block(&mut out, block, saver);
     }
@@ -153,6 +161,15 @@ pub fn render_result(result: &CallToolResult, saver: &mut Saver) -> String {
         let _ = writeln!(out, "{}", serde_json::to_string_pretty(s).unwrap_or_default());
     }
     out
+}
+
+/// Whether `content` is a single text block whose text parses to exactly `structured`.
+fn text_only_serializes(content: &[ContentBlock], structured: &serde_json::Value) -> bool {
+    match content {
+        [ContentBlock::Text(t)] => serde_json::from_str::<serde_json::Value>(&t.text).is_ok_and(|v| &v == structured),
+        [] => true,
+        _ => false,
+    }
 }
 
 /// Print `value` as pretty JSON on stdout (the `--json` output of every command).
