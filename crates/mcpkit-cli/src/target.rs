@@ -14,6 +14,8 @@
 //!     "remote": { "url": "https://example.com/mcp", "headers": { "Authorization": "Bearer …" } }
 //! } }
 //! ```
+//!
+//! VS Code's `.vscode/mcp.json`, which names the same map `servers`, is read as well.
 
 use std::collections::BTreeMap;
 use std::fmt;
@@ -77,7 +79,9 @@ pub struct TargetArgs {
     /// $XDG_CONFIG_HOME/mcpkit/mcp.json, ~/.config/mcpkit/mcp.json — the first that exists).
     #[arg(long, value_name = "PATH")]
     pub config: Option<PathBuf>,
-    /// Give up on connecting, and on each request, after this long (e.g. 30s, 500ms, 2m).
+    /// Give up on connecting, and on each request, after this long (e.g. 30s, 500ms, 2m). The
+    /// timer of a `call` restarts whenever the server reports progress on it, so a tool that keeps
+    /// reporting progress may run longer.
     #[arg(long, value_name = "DURATION", default_value = "30s", value_parser = parse_duration)]
     pub timeout: Duration,
     /// The protocol era: `handshake` (the initialize handshake, every server speaks it), `auto`
@@ -92,9 +96,37 @@ pub struct TargetArgs {
     /// The port of the OAuth loopback redirect URI.
     #[arg(long, value_name = "PORT", default_value_t = 33418, requires = "oauth")]
     pub oauth_port: u16,
+    /// Where a stdio server's stderr goes: `inherit` (mixed into mcpkit's own stderr), `quiet`
+    /// (discarded) or `file:PATH` (appended to PATH).
+    #[arg(long, value_name = "inherit|quiet|file:PATH", default_value = "inherit", value_parser = parse_server_stderr)]
+    pub server_stderr: ServerStderr,
     /// The stdio server to launch: `-- CMD ARGS…` (default: the built-in reference server).
     #[arg(last = true, value_name = "CMD")]
     pub command: Vec<String>,
+}
+
+/// Where a stdio server's stderr goes (`--server-stderr`).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub enum ServerStderr {
+    /// Into mcpkit's own stderr.
+    #[default]
+    Inherit,
+    /// Discarded.
+    Quiet,
+    /// Appended to this file.
+    File(PathBuf),
+}
+
+/// Parse `--server-stderr`: `inherit`, `quiet` or `file:PATH`.
+pub fn parse_server_stderr(s: &str) -> Result<ServerStderr, String> {
+    match s {
+        "inherit" => Ok(ServerStderr::Inherit),
+        "quiet" => Ok(ServerStderr::Quiet),
+        _ => match s.strip_prefix("file:") {
+            Some(path) if !path.is_empty() => Ok(ServerStderr::File(PathBuf::from(path))),
+            _ => Err(format!("expected inherit, quiet or file:PATH, not {s:?}")),
+        },
+    }
 }
 
 impl Default for TargetArgs {
@@ -106,6 +138,7 @@ impl Default for TargetArgs {
             protocol: ConnectMode::Handshake,
             oauth: false,
             oauth_port: 33418,
+            server_stderr: ServerStderr::Inherit,
             command: Vec::new(),
         }
     }
@@ -145,6 +178,8 @@ pub struct Target {
     pub endpoint: Endpoint,
     /// The URL, the configured name, the command line, or `builtin`.
     pub label: String,
+    /// Where a stdio server's stderr goes.
+    pub stderr: ServerStderr,
 }
 
 /// The default configuration search, in order (`~` and `$XDG_CONFIG_HOME` expanded).
@@ -166,9 +201,11 @@ fn default_config_candidates() -> Vec<PathBuf> {
     out
 }
 
+/// `mcpServers` is the name most hosts use; VS Code's `.vscode/mcp.json` says `servers` (and
+/// keeps its `inputs` beside it, ignored here).
 #[derive(Debug, Deserialize)]
 struct ConfigFile {
-    #[serde(rename = "mcpServers")]
+    #[serde(rename = "mcpServers", alias = "servers")]
     mcp_servers: BTreeMap<String, ServerEntry>,
 }
 
@@ -197,6 +234,12 @@ struct ServerEntry {
 impl TargetArgs {
     /// Work out the target from the flags (reads the configuration file for `--server NAME`).
     pub fn resolve(&self) -> Result<Target, Failure> {
+        let mut target = self.resolve_endpoint()?;
+        target.stderr = self.server_stderr.clone();
+        Ok(target)
+    }
+
+    fn resolve_endpoint(&self) -> Result<Target, Failure> {
         if let Some((program, args)) = self.command.split_first() {
             return Ok(Target {
                 endpoint: Endpoint::Command {
@@ -206,12 +249,14 @@ impl TargetArgs {
                     cwd: None,
                 },
                 label: self.command.join(" "),
+                stderr: ServerStderr::Inherit,
             });
         }
         let Some(server) = &self.server else {
             return Ok(Target {
                 endpoint: Endpoint::Builtin,
                 label: "builtin".to_owned(),
+                stderr: ServerStderr::Inherit,
             });
         };
         if server.starts_with("http://") || server.starts_with("https://") {
@@ -222,6 +267,7 @@ impl TargetArgs {
                     legacy: false,
                 },
                 label: server.clone(),
+                stderr: ServerStderr::Inherit,
             });
         }
         if server.contains("://") {
@@ -270,7 +316,7 @@ fn load_config(path: &Path) -> Result<BTreeMap<String, ServerEntry>, Failure> {
     })?;
     let file: ConfigFile = serde_json::from_str(&text).map_err(|e| {
         Failure::usage(format!(
-            "the MCP configuration file {} is invalid: {e} (expected {{\"mcpServers\": {{\"name\": {{\"command\": …}} | {{\"url\": …}}}}}})",
+            "the MCP configuration file {} is invalid: {e} (expected {{\"mcpServers\": {{\"name\": {{\"command\": …}} | {{\"url\": …}}}}}}, or \"servers\" as in VS Code)",
             path.display()
         ))
     })?;
@@ -295,6 +341,7 @@ fn entry_target(name: &str, e: &ServerEntry, path: &Path) -> Result<Target, Fail
                     cwd: e.cwd.clone(),
                 },
                 label: name.to_owned(),
+                stderr: ServerStderr::Inherit,
             })
         }
         (None, Some(url)) => {
@@ -310,6 +357,7 @@ fn entry_target(name: &str, e: &ServerEntry, path: &Path) -> Result<Target, Fail
                     legacy,
                 },
                 label: name.to_owned(),
+                stderr: ServerStderr::Inherit,
             })
         }
     }
@@ -362,17 +410,35 @@ impl Target {
             Endpoint::Url { .. } => self.open_http(timeout, oauth_port).map(Transport::boxed),
             Endpoint::Command { program, .. } => {
                 let cmd = self.command()?.ok_or_else(|| Failure::usage("not a stdio server"))?;
-                ChildTransport::from_command(cmd, Stderr::Inherit)
+                self.spawn(cmd)
                     .map(Transport::boxed)
                     .map_err(|e| Failure::usage(format!("cannot start {program}: {e}")))
             }
             Endpoint::Builtin => {
                 let cmd = self.command()?.ok_or_else(|| Failure::usage("not a stdio server"))?;
-                ChildTransport::from_command(cmd, Stderr::Inherit)
+                self.spawn(cmd)
                     .map(Transport::boxed)
                     .map_err(|e| Failure::usage(format!("cannot start the built-in server: {e}")))
             }
         }
+    }
+
+    /// Spawn a stdio server, its stderr sent where `--server-stderr` says.
+    fn spawn(&self, mut cmd: tokio::process::Command) -> std::io::Result<ChildTransport> {
+        let stderr = match &self.stderr {
+            ServerStderr::Inherit => Stderr::Inherit,
+            ServerStderr::Quiet => Stderr::Null,
+            ServerStderr::File(path) => {
+                let file = std::fs::OpenOptions::new()
+                    .create(true)
+                    .append(true)
+                    .open(path)
+                    .map_err(|e| std::io::Error::new(e.kind(), format!("--server-stderr {}: {e}", path.display())))?;
+                cmd.stderr(file);
+                Stderr::AsConfigured
+            }
+        };
+        ChildTransport::from_command(cmd, stderr)
     }
 
     /// Prepare the HTTP client transport of an HTTP target.

@@ -6,6 +6,8 @@
 use std::ffi::OsStr;
 use std::io;
 use std::process::Stdio;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use tokio::io::{AsyncBufReadExt, BufReader, BufWriter};
@@ -13,6 +15,7 @@ use tokio::process::{Child, ChildStdin, ChildStdout, Command};
 
 use super::stdio::{LineReader, LineTransport, LineWriter};
 use super::{Frame, FrameReader, FrameWriter, Transport};
+use crate::sync::lock;
 
 /// What to do with the child's stderr (its log channel).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -24,6 +27,9 @@ pub enum Stderr {
     Trace,
     /// Discard it.
     Null,
+    /// Keep what the command was given with `Command::stderr` (a file, say); without that, the
+    /// child inherits ours.
+    AsConfigured,
 }
 
 /// A spawned MCP server process.
@@ -49,11 +55,18 @@ impl ChildTransport {
     /// Spawn a prepared command; stdin/stdout are replaced with pipes.
     pub fn from_command(mut cmd: Command, stderr: Stderr) -> io::Result<Self> {
         cmd.stdin(Stdio::piped()).stdout(Stdio::piped()).kill_on_drop(true);
-        cmd.stderr(match stderr {
-            Stderr::Inherit => Stdio::inherit(),
-            Stderr::Trace => Stdio::piped(),
-            Stderr::Null => Stdio::null(),
-        });
+        match stderr {
+            Stderr::Inherit => {
+                cmd.stderr(Stdio::inherit());
+            }
+            Stderr::Trace => {
+                cmd.stderr(Stdio::piped());
+            }
+            Stderr::Null => {
+                cmd.stderr(Stdio::null());
+            }
+            Stderr::AsConfigured => {}
+        }
         let mut child = cmd.spawn()?;
         let stdin = child
             .stdin
@@ -90,16 +103,54 @@ impl ChildTransport {
     }
 }
 
+/// The child process, shared by both halves: the writer shuts it down, the reader looks at its
+/// exit status when its stdout ends.
+#[derive(Debug)]
+struct Process {
+    child: Mutex<Child>,
+    /// Set once our side began the shutdown: the exit that follows is no news.
+    closing: AtomicBool,
+}
+
+/// How often an exit is polled for (the halves share the child, so nobody awaits it).
+const EXIT_POLL: Duration = Duration::from_millis(10);
+/// How long the reader waits at the end of stdout for the child's exit status.
+const EXIT_STATUS_WAIT: Duration = Duration::from_millis(500);
+
+impl Process {
+    /// The exit status, once the child has exited (reaping it).
+    fn exited(&self) -> Option<std::process::ExitStatus> {
+        lock(&self.child).try_wait().ok().flatten()
+    }
+
+    /// Wait up to `limit` for the child to exit; its status if it did.
+    async fn wait_for_exit(&self, limit: Duration) -> Option<std::process::ExitStatus> {
+        let deadline = tokio::time::Instant::now() + limit;
+        loop {
+            if let Some(status) = self.exited() {
+                return Some(status);
+            }
+            if tokio::time::Instant::now() >= deadline {
+                return None;
+            }
+            tokio::time::sleep(EXIT_POLL).await;
+        }
+    }
+}
+
 /// Reading half: the child's stdout.
 #[derive(Debug)]
-pub struct ChildReader(LineReader<BufReader<ChildStdout>>);
+pub struct ChildReader {
+    inner: LineReader<BufReader<ChildStdout>>,
+    process: Arc<Process>,
+}
 
 /// Writing half: the child's stdin; closing it shuts the child down.
 #[derive(Debug)]
 pub struct ChildWriter {
     /// `None` once closed: dropping the pipe is what closes the child's stdin.
     inner: Option<LineWriter<BufWriter<ChildStdin>>>,
-    child: Child,
+    process: Arc<Process>,
     grace: Duration,
 }
 
@@ -108,11 +159,18 @@ impl Transport for ChildTransport {
     type Writer = ChildWriter;
     fn split(self) -> (ChildReader, ChildWriter) {
         let (r, w) = self.inner.split();
+        let process = Arc::new(Process {
+            child: Mutex::new(self.child),
+            closing: AtomicBool::new(false),
+        });
         (
-            ChildReader(r),
+            ChildReader {
+                inner: r,
+                process: process.clone(),
+            },
             ChildWriter {
                 inner: Some(w),
-                child: self.child,
+                process,
                 grace: self.grace,
             },
         )
@@ -121,7 +179,19 @@ impl Transport for ChildTransport {
 
 impl FrameReader for ChildReader {
     async fn read_frame(&mut self) -> io::Result<Option<Frame>> {
-        self.0.read_frame().await
+        let frame = self.inner.read_frame().await?;
+        if frame.is_some() || self.process.closing.load(Ordering::Acquire) {
+            return Ok(frame);
+        }
+        // Stdout ended without our asking: when the server died (killed, crashed, exited with
+        // a failure code), say so with its status rather than a bare end of input.
+        match self.process.wait_for_exit(EXIT_STATUS_WAIT).await {
+            Some(status) if !status.success() && !self.process.closing.load(Ordering::Acquire) => Err(io::Error::new(
+                io::ErrorKind::UnexpectedEof,
+                format!("the server process exited ({status})"),
+            )),
+            _ => Ok(None),
+        }
     }
 }
 
@@ -141,32 +211,36 @@ impl FrameWriter for ChildWriter {
     async fn close(&mut self) -> io::Result<()> {
         // Closing stdin is the polite request to exit: flush, then drop the pipe (shutting a
         // pipe down does not close it). Failures here just mean the child is gone.
+        self.process.closing.store(true, Ordering::Release);
         if let Some(mut w) = self.inner.take() {
             let _ = w.flush().await;
         }
-        if tokio::time::timeout(self.grace, self.child.wait()).await.is_ok() {
+        if self.process.wait_for_exit(self.grace).await.is_some() {
             return Ok(());
         }
-        if terminate(&mut self.child, self.grace).await {
+        if terminate(&self.process, self.grace).await {
             return Ok(());
         }
-        self.child.kill().await
+        lock(&self.process.child).start_kill()?;
+        self.process.wait_for_exit(self.grace).await;
+        Ok(())
     }
 }
 
 /// Sends SIGTERM and gives the child `grace` to exit; true when it did.
 #[cfg(unix)]
-async fn terminate(child: &mut Child, grace: Duration) -> bool {
-    let Some(pid) = child.id().and_then(|p| i32::try_from(p).ok()) else {
+async fn terminate(process: &Process, grace: Duration) -> bool {
+    let pid = lock(&process.child).id().and_then(|p| i32::try_from(p).ok());
+    let Some(pid) = pid else {
         return false;
     };
     let _ = nix::sys::signal::kill(nix::unistd::Pid::from_raw(pid), nix::sys::signal::Signal::SIGTERM);
-    tokio::time::timeout(grace, child.wait()).await.is_ok()
+    process.wait_for_exit(grace).await.is_some()
 }
 
 /// Elsewhere (Windows) there is no termination signal a child can catch: after its stdin
 /// closed, the next step is [`Child::kill`].
 #[cfg(not(unix))]
-async fn terminate(_child: &mut Child, _grace: Duration) -> bool {
+async fn terminate(_process: &Process, _grace: Duration) -> bool {
     false
 }
