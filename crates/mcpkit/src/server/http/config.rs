@@ -41,6 +41,12 @@ pub struct HttpConfig {
     /// How long a request may stay silent before its reply switches from plain JSON to an SSE
     /// stream (default 1 s): a slow handler's client gets headers early.
     pub json_wait: Duration,
+    /// Events queued on one SSE stream (a request's, the GET stream, a legacy `/sse` stream)
+    /// for a client that has not read them yet (default 1024). A stream that falls this far
+    /// behind is closed rather than left to grow: a Streamable HTTP client resumes it from the
+    /// event log with `Last-Event-ID`; a stream nothing can resume (legacy, sessionless,
+    /// 2026-07-28) ends its request or session.
+    pub stream_buffer: usize,
     /// Where SSE events are kept for `Last-Event-ID` replay (default: a bounded
     /// [`MemoryEventStore`]).
     pub event_store: Arc<dyn EventStore>,
@@ -63,6 +69,7 @@ impl Default for HttpConfig {
             enable_get_stream: true,
             sse_retry: Duration::from_secs(1),
             json_wait: Duration::from_secs(1),
+            stream_buffer: 1024,
             event_store: Arc::new(MemoryEventStore::default()),
             clock: Arc::new(SystemClock),
         }

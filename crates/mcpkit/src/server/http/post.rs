@@ -157,6 +157,7 @@ async fn initialize(
             state.config.event_store.clone(),
             state.config.clock.clone(),
             None,
+            state.config.stream_buffer,
         )
     };
     let session = match state.sessions.insert_with(start) {
@@ -213,6 +214,7 @@ async fn sessionless(
         state.config.event_store.clone(),
         state.config.clock.clone(),
         preset,
+        state.config.stream_buffer,
     );
     // The session ends with its response: at once for JSON, with the stream for SSE (ending it
     // after the first event lost the result, as nothing can resume without a session).

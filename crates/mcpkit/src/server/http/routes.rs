@@ -10,6 +10,7 @@ use std::time::Instant;
 use bytes::Bytes;
 use mcpkit_types::RequestId;
 use tokio::sync::mpsc;
+use tokio::sync::mpsc::error::TrySendError;
 
 use super::config::Clock;
 use super::event_store::EventStore;
@@ -24,7 +25,8 @@ pub(super) struct Event {
     pub(super) is_reply: bool,
 }
 
-pub(super) type Sink = mpsc::UnboundedSender<Event>;
+/// Where one SSE stream's events wait for its client: bounded (see [`Routes::channel`]).
+pub(super) type Sink = mpsc::Sender<Event>;
 
 /// The stream of one POSTed request.
 #[derive(Debug)]
@@ -60,12 +62,14 @@ pub(super) struct Routes {
     pub(super) logs: HashMap<u64, StreamLog>,
     finished: VecDeque<u64>,
     pub(super) next_stream: u64,
+    /// Events each stream's channel holds for a client that is not reading.
+    buffer: usize,
     /// The last request or event: idleness counts from the end of activity, not its start.
     pub(super) last_activity: Instant,
 }
 
 impl Routes {
-    pub(super) fn new(session: Arc<str>, store: Arc<dyn EventStore>, clock: Arc<dyn Clock>) -> Routes {
+    pub(super) fn new(session: Arc<str>, store: Arc<dyn EventStore>, clock: Arc<dyn Clock>, buffer: usize) -> Routes {
         let last_activity = clock.now();
         Routes {
             session,
@@ -77,8 +81,15 @@ impl Routes {
             logs: HashMap::new(),
             finished: VecDeque::new(),
             next_stream: 1,
+            buffer: buffer.max(1),
             last_activity,
         }
+    }
+
+    /// A new stream's channel. Full means the client stopped reading: the stream is then closed
+    /// (its events stay in the log for resuming) instead of buffering without limit.
+    pub(super) fn channel(&self) -> (Sink, mpsc::Receiver<Event>) {
+        mpsc::channel(self.buffer)
     }
 
     /// Something happened on the session now.
@@ -207,8 +218,12 @@ pub(super) fn route_frame(routes: &Mutex<Routes>, frame: Bytes, route: &Route) {
                 None => r.requests.get(id).and_then(|s| s.sink.clone()),
             };
             if let Some(sink) = sink {
-                if sink.send(event).is_err() {
-                    // The client went away; the events stay replayable.
+                if let Err(e) = sink.try_send(event) {
+                    // The client went away, or stopped reading and fell a whole buffer behind:
+                    // the stream ends here, its events stay replayable.
+                    if matches!(e, TrySendError::Full(_)) {
+                        tracing::debug!(request = %id, "response stream closed: its client is not reading");
+                    }
                     if let Some(s) = r.requests.get_mut(id) {
                         s.sink = None;
                     }
@@ -219,11 +234,12 @@ pub(super) fn route_frame(routes: &Mutex<Routes>, frame: Bytes, route: &Route) {
             // Standalone traffic (or traffic of a request already answered): GET stream.
             let event = r.record(STANDALONE, frame, false);
             let delivered = match &r.standalone {
-                Some(sink) => sink.send(event.clone()).is_ok(),
+                Some(sink) => sink.try_send(event.clone()).is_ok(),
                 None => false,
             };
             if !delivered {
-                // No GET stream yet (or it broke): hold the event for the next one.
+                // No GET stream yet, or it broke, or its client fell a whole buffer behind (the
+                // stream ends): hold the event for the next one.
                 r.standalone = None;
                 r.undelivered.push_back(event);
                 while r.undelivered.len() > UNDELIVERED_KEPT {

@@ -49,7 +49,7 @@ pub(super) enum Backend {
 /// What a resumed GET gets: the missed events, and a live sink if the stream goes on.
 pub(super) struct Resumed {
     pub(super) missed: Vec<Event>,
-    pub(super) live: Option<mpsc::UnboundedReceiver<Event>>,
+    pub(super) live: Option<mpsc::Receiver<Event>>,
 }
 
 impl HttpSession {
@@ -61,8 +61,9 @@ impl HttpSession {
         store: Arc<dyn EventStore>,
         clock: Arc<dyn Clock>,
         preset: Option<Preset>,
+        buffer: usize,
     ) -> Arc<HttpSession> {
-        HttpSession::start_with(id, backend, store, clock, preset, true)
+        HttpSession::start_with(id, backend, store, clock, preset, true, buffer)
     }
 
     /// Start the throwaway session of one sessionless request. Nothing can resume its stream
@@ -74,8 +75,9 @@ impl HttpSession {
         store: Arc<dyn EventStore>,
         clock: Arc<dyn Clock>,
         preset: Option<Preset>,
+        buffer: usize,
     ) -> Arc<HttpSession> {
-        HttpSession::start_with(id, backend, store, clock, preset, false)
+        HttpSession::start_with(id, backend, store, clock, preset, false, buffer)
     }
 
     fn start_with(
@@ -85,8 +87,9 @@ impl HttpSession {
         clock: Arc<dyn Clock>,
         preset: Option<Preset>,
         resumable: bool,
+        buffer: usize,
     ) -> Arc<HttpSession> {
-        let routes = Arc::new(Mutex::new(Routes::new(id.clone(), store, clock)));
+        let routes = Arc::new(Mutex::new(Routes::new(id.clone(), store, clock, buffer)));
         let engine = match backend {
             Backend::Server(server) => {
                 let sink_routes = routes.clone();
@@ -130,12 +133,12 @@ impl HttpSession {
     /// is not recorded until it becomes SSE ([`HttpSession::prime`]). `None` when `id` is already
     /// in flight on this session (checked and registered under one lock, so two concurrent POSTs
     /// with the same id cannot both pass).
-    pub(super) fn open_request(&self, id: RequestId) -> Option<(mpsc::UnboundedReceiver<Event>, u64)> {
-        let (tx, rx) = mpsc::unbounded_channel();
+    pub(super) fn open_request(&self, id: RequestId) -> Option<(mpsc::Receiver<Event>, u64)> {
         let mut r = lock(&self.routes);
         if r.requests.contains_key(&id) {
             return None;
         }
+        let (tx, rx) = r.channel();
         let stream = r.next_stream;
         r.next_stream += 1;
         r.requests.insert(id, RequestStream { stream, sink: Some(tx) });
@@ -166,17 +169,18 @@ impl HttpSession {
     }
 
     /// Open the standalone stream. `None` when one is already open.
-    pub(super) fn open_standalone(&self) -> Option<(mpsc::UnboundedReceiver<Event>, Event)> {
+    pub(super) fn open_standalone(&self) -> Option<(mpsc::Receiver<Event>, Event)> {
         let mut r = lock(&self.routes);
         if r.standalone.as_ref().is_some_and(|s| !s.is_closed()) {
             return None;
         }
-        let (tx, rx) = mpsc::unbounded_channel();
+        let (tx, rx) = r.channel();
         let prime = r.record(STANDALONE, Bytes::new(), false);
-        for event in r.undelivered.drain(..) {
-            let _ = tx.send(event);
-        }
-        r.standalone = Some(tx);
+        let held: Vec<Event> = r.undelivered.drain(..).collect();
+        // More held events than the buffer takes: this stream ends after what fits, and the
+        // client resumes the rest from the log.
+        let fits = held.into_iter().all(|event| tx.try_send(event).is_ok());
+        r.standalone = fits.then_some(tx);
         Some((rx, prime))
     }
 
@@ -202,7 +206,7 @@ impl HttpSession {
             })
             .collect();
         let live = if stream == STANDALONE {
-            let (tx, rx) = mpsc::unbounded_channel();
+            let (tx, rx) = r.channel();
             r.standalone = Some(tx);
             // The replay already covers what was held back for the next GET.
             r.undelivered.clear();
@@ -210,7 +214,7 @@ impl HttpSession {
         } else if finished {
             None
         } else {
-            let (tx, rx) = mpsc::unbounded_channel();
+            let (tx, rx) = r.channel();
             let slot = r.requests.values_mut().find(|s| s.stream == stream)?;
             slot.sink = Some(tx);
             Some(rx)

@@ -51,7 +51,7 @@ impl Drop for CancelOnDrop {
 /// `live` delivers until it closes. Streams that may idle get a comment every 15 s.
 pub(super) fn sse(
     head: Vec<Event>,
-    live: Option<mpsc::UnboundedReceiver<Event>>,
+    live: Option<mpsc::Receiver<Event>>,
     retry: Option<Duration>,
     keep_alive: bool,
     stop: &CancellationToken,
@@ -63,7 +63,7 @@ pub(super) fn sse(
 /// the stream ends or the client goes away.
 pub(super) fn sse_stream<G: Send + 'static>(
     head: Vec<Event>,
-    live: Option<mpsc::UnboundedReceiver<Event>>,
+    live: Option<mpsc::Receiver<Event>>,
     retry: Option<Duration>,
     keep_alive: bool,
     stop: &CancellationToken,

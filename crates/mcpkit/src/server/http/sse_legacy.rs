@@ -17,6 +17,7 @@ use bytes::Bytes;
 use futures_util::stream::{self, StreamExt};
 use mcpkit_types::jsonrpc::{self, FrameError};
 use tokio::sync::mpsc;
+use tokio::sync::mpsc::error::TrySendError;
 use tokio_util::sync::CancellationToken;
 
 use super::config::HttpConfig;
@@ -84,7 +85,7 @@ async fn open(State(state): State<Arc<LegacyState>>, request: Request) -> Respon
     };
     let id = id.to_string();
     let (in_tx, in_rx) = channel::channel();
-    let (out_tx, out_rx) = mpsc::unbounded_channel::<Vec<u8>>();
+    let (out_tx, out_rx) = mpsc::channel::<Vec<u8>>(state.config.stream_buffer.max(1));
     let connection = state.server.start(LegacyTransport { rx: in_rx, tx: out_tx });
     lock(&state.sessions).insert(
         id.clone(),
@@ -188,24 +189,35 @@ async fn message(State(state): State<Arc<LegacyState>>, request: Request) -> Res
 
 struct LegacyTransport {
     rx: ChannelReader,
-    tx: mpsc::UnboundedSender<Vec<u8>>,
+    tx: mpsc::Sender<Vec<u8>>,
 }
 
-struct LegacyWriter(mpsc::UnboundedSender<Vec<u8>>);
+/// Writes the session's frames to its SSE stream; `None` once the stream is closed.
+struct LegacyWriter(Option<mpsc::Sender<Vec<u8>>>);
 
 impl Transport for LegacyTransport {
     type Reader = ChannelReader;
     type Writer = LegacyWriter;
     fn split(self) -> (ChannelReader, LegacyWriter) {
-        (self.rx, LegacyWriter(self.tx))
+        (self.rx, LegacyWriter(Some(self.tx)))
     }
 }
 
 impl FrameWriter for LegacyWriter {
     async fn write_frame(&mut self, frame: &[u8]) -> io::Result<()> {
-        self.0
-            .send(frame.to_vec())
-            .map_err(|_| io::Error::new(io::ErrorKind::BrokenPipe, "SSE stream closed"))
+        let closed = || io::Error::new(io::ErrorKind::BrokenPipe, "SSE stream closed");
+        let tx = self.0.as_ref().ok_or_else(closed)?;
+        match tx.try_send(frame.to_vec()) {
+            Ok(()) => Ok(()),
+            Err(TrySendError::Full(_)) => {
+                // The client stopped reading a whole buffer ago: end its stream (and with it
+                // the session, which nothing can resume) instead of buffering without limit.
+                self.0 = None;
+                tracing::debug!("legacy SSE stream closed: its client is not reading");
+                Err(closed())
+            }
+            Err(TrySendError::Closed(_)) => Err(closed()),
+        }
     }
     async fn flush(&mut self) -> io::Result<()> {
         Ok(())

@@ -235,14 +235,16 @@ pub(super) async fn post(
             _ = tokio::time::sleep(state.config.json_wait) => None,
         }
     };
-    let (tx, rx) = mpsc::unbounded_channel::<Event>();
+    // Bounded: a client that stops reading loses its stream (and with it the request, which
+    // nothing can resume on this wire) instead of growing the server's memory.
+    let (tx, rx) = mpsc::channel::<Event>(state.config.stream_buffer.max(1));
     let event = |frame: Vec<u8>| Event {
         id: String::new(),
         data: Bytes::from(frame),
         is_reply: false,
     };
     if let Some((frame, _)) = first.filter(|(f, _)| !f.is_empty()) {
-        let _ = tx.send(event(frame));
+        let _ = tx.try_send(event(frame));
     }
     let stop = cancel.clone();
     tokio::spawn(async move {
@@ -252,7 +254,7 @@ pub(super) async fn post(
                 _ = stop.cancelled() => break,
                 note = sent.recv() => match note {
                     Some((frame, _)) if !frame.is_empty() => {
-                        if tx.send(event(frame)).is_err() {
+                        if tx.try_send(event(frame)).is_err() {
                             break;
                         }
                     }
@@ -260,7 +262,7 @@ pub(super) async fn post(
                     // Every sender is gone: only the reply can still come.
                     None => {
                         if let Some((frame, _)) = (&mut reply).await {
-                            let _ = tx.send(event(frame));
+                            let _ = tx.try_send(event(frame));
                         }
                         break;
                     }
@@ -268,11 +270,11 @@ pub(super) async fn post(
                 r = &mut reply => {
                     while let Ok((frame, _)) = sent.try_recv() {
                         if !frame.is_empty() {
-                            let _ = tx.send(event(frame));
+                            let _ = tx.try_send(event(frame));
                         }
                     }
                     if let Some((frame, _)) = r {
-                        let _ = tx.send(event(frame));
+                        let _ = tx.try_send(event(frame));
                     }
                     break;
                 }
