@@ -24,24 +24,10 @@ use axum::http::Method;
 use axum::middleware::{self, Next};
 use axum::response::Response;
 use common::within;
-use mcpkit::server::{Args, ToolDef};
 use mcpkit::transport::http_client::HttpClientTransport;
-use mcpkit::{Client, HttpServer, Server};
-use serde::Deserialize;
+use mcpkit::{Client, HttpServer};
 use tokio::net::TcpListener;
 use tokio::sync::Notify;
-
-#[derive(Deserialize, schemars::JsonSchema)]
-struct EchoArgs {
-    text: String,
-}
-
-fn echo_server() -> Server {
-    Server::builder()
-        .name("expiring", "1.0.0")
-        .tool(ToolDef::new("echo", |Args(a): Args<EchoArgs>| async move { a.text }))
-        .build()
-}
 
 /// One POST as it reached the server: its JSON-RPC method, the `text` argument of a
 /// `tools/call`, and its session id.
@@ -99,7 +85,7 @@ async fn record_and_hold(State(gate): State<Gate>, request: Request, next: Next)
 #[tokio::test]
 async fn a_request_sent_during_a_new_session_start_waits_for_the_new_session_id() {
     let gate = Gate::default();
-    let app = HttpServer::new(echo_server())
+    let app = HttpServer::new(common::http::test_server())
         .router()
         .layer(middleware::from_fn_with_state(gate.clone(), record_and_hold));
     let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();

@@ -26,23 +26,9 @@ use axum::response::Response;
 use axum::routing::{post_service, MethodRouter};
 use axum::Router;
 use common::within;
-use mcpkit::server::{Args, ToolDef};
 use mcpkit::transport::http_client::HttpClientTransport;
-use mcpkit::{Client, HttpServer, Server};
-use serde::Deserialize;
+use mcpkit::{Client, HttpServer};
 use tokio::net::TcpListener;
-
-#[derive(Deserialize, schemars::JsonSchema)]
-struct EchoArgs {
-    text: String,
-}
-
-fn echo_server() -> Server {
-    Server::builder()
-        .name("post-only", "1.0.0")
-        .tool(ToolDef::new("echo", |Args(a): Args<EchoArgs>| async move { a.text }))
-        .build()
-}
 
 /// One POST as it reached the server: its JSON-RPC method (none for a response) and session id.
 #[derive(Debug, Clone)]
@@ -93,7 +79,7 @@ async fn record(State(seen): State<Seen>, request: Request, next: Next) -> Respo
 /// Serve mcpkit's endpoint as the only POST route of `/mcp`; GET answers `get_status` (404 from
 /// a handler of its own, 405 from axum itself when GET is not routed at all).
 async fn serve_post_only(get_status: StatusCode) -> (String, Seen, tokio::task::JoinHandle<()>) {
-    let mcp = HttpServer::new(echo_server()).router();
+    let mcp = HttpServer::new(common::http::test_server()).router();
     let mut route: MethodRouter = post_service(mcp);
     if get_status == StatusCode::NOT_FOUND {
         route = route.get(|| async { StatusCode::NOT_FOUND });
