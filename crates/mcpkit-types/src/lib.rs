@@ -5,8 +5,10 @@
 //! - [`version`]: [`ProtocolVersion`], ordered, with its [`Era`].
 //! - [`schema`]: every type of the schema (tools, resources, prompts, sampling, elicitation, …).
 //! - [`method`]: one descriptor type per method, for typed requests and routing.
+//! - [`ext`]: the official extensions (identifiers, negotiation, their wire types and methods).
 #![forbid(unsafe_code)]
 
+pub mod ext;
 pub mod headers;
 pub mod jsonrpc;
 pub mod method;

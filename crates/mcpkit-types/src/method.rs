@@ -3,7 +3,8 @@
 //! `server/discover`, `subscriptions/listen` and `notifications/subscriptions/acknowledged`),
 //! binding the method name to its params and result types. Method names are written only here:
 //! typed requests (`peer.request::<CallTool>(p)`), the server's method tables
-//! (`router.request::<CallTool>(…)`) and instrumentation all use `M::NAME`.
+//! (`router.request::<CallTool>(…)`) and instrumentation all use `M::NAME`. The methods of an
+//! extension are declared the same way, in that extension's module of [`crate::ext`].
 
 use serde::de::DeserializeOwned;
 use serde::Serialize;
@@ -60,6 +61,10 @@ macro_rules! notification {
         }
     };
 }
+
+// The extensions' modules (`crate::ext`) declare their methods with the same two macros.
+#[allow(unused_imports, reason = "used by the extension modules as their methods land")]
+pub(crate) use {notification, request};
 
 request!(
     /// `initialize` (client → server; spec: `basic/lifecycle`).

@@ -96,7 +96,11 @@ pub struct ClientCapabilities {
     /// Task-augmented requests (2025-11-25).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tasks: Option<TasksCapability>,
-    /// Every other member (e.g. 2026 `extensions`).
+    /// Extensions, by identifier, each with its settings object (spec: 2026-07-28
+    /// `basic/versioning` "Extension negotiation"). Read them with `extension(id)`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub extensions: Option<JsonObject>,
+    /// Every other member.
     #[serde(flatten)]
     pub extra: JsonObject,
 }
@@ -199,7 +203,11 @@ pub struct ServerCapabilities {
     /// Task-augmented requests (2025-11-25).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tasks: Option<TasksCapability>,
-    /// Every other member (e.g. 2026 `extensions`).
+    /// Extensions, by identifier, each with its settings object (spec: 2026-07-28
+    /// `basic/versioning` "Extension negotiation"). Read them with `extension(id)`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub extensions: Option<JsonObject>,
+    /// Every other member.
     #[serde(flatten)]
     pub extra: JsonObject,
 }
@@ -241,4 +249,42 @@ pub struct ResourcesCapability {
     /// Every other member.
     #[serde(flatten)]
     pub extra: JsonObject,
+}
+
+/// The settings object declared for extension `id` in an `extensions` map; a member whose value
+/// is not an object declares nothing.
+fn extension_in<'a>(map: Option<&'a JsonObject>, id: &str) -> Option<&'a JsonObject> {
+    map?.get(id)?.as_object()
+}
+
+/// `map` with extension `id` declared with `settings`.
+fn with_extension_in(map: &mut Option<JsonObject>, id: &str, settings: JsonObject) {
+    map.get_or_insert_with(JsonObject::new)
+        .insert(id.to_owned(), serde_json::Value::Object(settings));
+}
+
+impl ClientCapabilities {
+    /// The settings the client declared for extension `id`, if it declared it.
+    pub fn extension(&self, id: &str) -> Option<&JsonObject> {
+        extension_in(self.extensions.as_ref(), id)
+    }
+
+    /// Declare extension `id` with `settings` (an empty object: support without settings).
+    pub fn with_extension(mut self, id: &str, settings: JsonObject) -> Self {
+        with_extension_in(&mut self.extensions, id, settings);
+        self
+    }
+}
+
+impl ServerCapabilities {
+    /// The settings the server declared for extension `id`, if it declared it.
+    pub fn extension(&self, id: &str) -> Option<&JsonObject> {
+        extension_in(self.extensions.as_ref(), id)
+    }
+
+    /// Declare extension `id` with `settings` (an empty object: support without settings).
+    pub fn with_extension(mut self, id: &str, settings: JsonObject) -> Self {
+        with_extension_in(&mut self.extensions, id, settings);
+        self
+    }
 }

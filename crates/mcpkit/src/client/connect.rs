@@ -11,7 +11,7 @@ use std::time::Duration;
 use mcpkit_types::method::{Discover, Initialize, Initialized, Method, NotificationMethod};
 use mcpkit_types::schema::{
     ClientCapabilities, CreateMessageParams, CreateMessageResult, DiscoverResult, ElicitParams, ElicitResult,
-    ElicitationCapability, Implementation, InitializeParams, InitializeResult, Root, RootsCapability,
+    ElicitationCapability, Implementation, InitializeParams, InitializeResult, JsonObject, Root, RootsCapability,
     SamplingCapability,
 };
 use mcpkit_types::{ErrorCode, ErrorObject, ProtocolVersion};
@@ -161,6 +161,14 @@ impl ClientBuilder {
         self
     }
 
+    /// Declare extension `id` with `settings` (`{}`: support without settings) in the client
+    /// capabilities (spec: 2026-07-28 `basic/versioning` "Extension negotiation"). See
+    /// [`Client::uses_extension`](super::Client::uses_extension) for what the server declared.
+    pub fn extension(mut self, id: &str, settings: JsonObject) -> Self {
+        self.capabilities = std::mem::take(&mut self.capabilities).with_extension(id, settings);
+        self
+    }
+
     /// Connection limits and the default request timeout.
     pub fn peer_options(mut self, options: PeerOptions) -> Self {
         self.peer_options = options;
@@ -199,6 +207,7 @@ impl ClientBuilder {
             handlers: handlers.clone(),
             cache: response_cache.clone(),
             listening: tokio::sync::Mutex::new(()),
+            capabilities: self.capabilities.clone(),
         };
         match self.discover(&peer).await {
             Ok(Some((stateless, init))) => {

@@ -26,12 +26,12 @@ use mcpkit_types::method::{
     NotificationMethod, Ping, ReadResource, RootsListChanged, SetLevel, Subscribe, Unsubscribe,
 };
 use mcpkit_types::schema::{
-    CallToolParams, CallToolResult, CompleteParams, CompleteResult, CompletionArgument, CompletionReference,
-    CreateMessageParams, CreateMessageResult, DiscoverResult, ElicitParams, ElicitResult, GetPromptParams,
-    GetPromptResult, Implementation, InitializeResult, ListPromptsResult, ListResourceTemplatesResult,
-    ListResourcesResult, ListToolsResult, LoggingLevel, PaginatedParams, ProgressParams, ProgressToken, Prompt,
-    ReadResourceParams, ReadResourceResult, RequestMeta, Resource, ResourceTemplate, Root, ServerCapabilities,
-    SetLevelParams, SubscribeParams, Tool, UnsubscribeParams,
+    CallToolParams, CallToolResult, ClientCapabilities, CompleteParams, CompleteResult, CompletionArgument,
+    CompletionReference, CreateMessageParams, CreateMessageResult, DiscoverResult, ElicitParams, ElicitResult,
+    GetPromptParams, GetPromptResult, Implementation, InitializeResult, JsonObject, ListPromptsResult,
+    ListResourceTemplatesResult, ListResourcesResult, ListToolsResult, LoggingLevel, PaginatedParams, ProgressParams,
+    ProgressToken, Prompt, ReadResourceParams, ReadResourceResult, RequestMeta, Resource, ResourceTemplate, Root,
+    ServerCapabilities, SetLevelParams, SubscribeParams, Tool, UnsubscribeParams,
 };
 use mcpkit_types::{ErrorObject, ProtocolVersion};
 use serde::Serialize;
@@ -72,6 +72,8 @@ struct ClientInner {
     /// One `subscriptions/listen` opening at a time, so each acknowledgement is matched to its
     /// request.
     listening: tokio::sync::Mutex<()>,
+    /// What this client declared.
+    capabilities: ClientCapabilities,
 }
 
 impl std::fmt::Debug for Client {
@@ -113,6 +115,21 @@ impl Client {
     /// What the server said it can do.
     pub fn server_capabilities(&self) -> &ServerCapabilities {
         &self.inner.init.capabilities
+    }
+
+    /// The settings the server declared for extension `id` (`capabilities.extensions[id]`),
+    /// if it declared it.
+    pub fn server_extension(&self, id: &str) -> Option<&JsonObject> {
+        self.inner.init.capabilities.extension(id)
+    }
+
+    /// Whether extension `id` is in use on this connection: this client declared it
+    /// ([`ClientBuilder::extension`]) and the server declared it, at the same revision.
+    pub fn uses_extension(&self, id: &str) -> bool {
+        match self.inner.capabilities.extension(id) {
+            Some(ours) => mcpkit_types::ext::negotiated(ours, self.server_extension(id)),
+            None => false,
+        }
     }
 
     /// The server's instructions for the model, if any.

@@ -7,6 +7,7 @@
 mod call;
 mod completion;
 mod context;
+pub mod extensions;
 mod extract;
 mod handshake;
 #[cfg(feature = "http-server")]
@@ -75,6 +76,7 @@ pub struct ServerBuilder {
     on_roots_changed: Option<RootsChanged>,
     cache: CacheHints,
     state_keys: Option<RequestStateKeys>,
+    extensions: extensions::ExtensionSet,
 }
 
 /// Caching hints put on cacheable stateless-era results that do not set their own
@@ -144,6 +146,8 @@ struct Inner {
     state_keys: RequestStateKeys,
     /// The method tables, one per era.
     routers: router::Routers,
+    /// The extensions declared in each era.
+    extensions: extensions::Declared,
     /// Catalogue changes, for `subscriptions/listen` streams.
     changes: tokio::sync::broadcast::Sender<Change>,
     /// Fires when the server ends its subscriptions (shutdown).
@@ -307,6 +311,7 @@ impl Default for ServerBuilder {
             on_roots_changed: None,
             cache: CacheHints::default(),
             state_keys: None,
+            extensions: extensions::ExtensionSet::default(),
         }
     }
 }
@@ -407,6 +412,16 @@ impl ServerBuilder {
         self
     }
 
+    /// Serve `extension` (see [`extensions`]): it adds what it serves through the core methods
+    /// now, registers its own methods when the server is built, and is declared in
+    /// `capabilities.extensions`. Adding an extension with the same identifier again replaces it.
+    pub fn extension(self, extension: impl extensions::Extension) -> Self {
+        let extension = Arc::new(extension);
+        let mut builder = extension.extend(self);
+        builder.extensions.add(extension);
+        builder
+    }
+
     /// Finish.
     pub fn build(self) -> Server {
         let snapshot = Snapshot::build(self.catalog, self.page_size);
@@ -430,7 +445,8 @@ impl ServerBuilder {
                         RequestStateKeys::unusable()
                     })
                 }),
-                routers: router::Routers::standard(),
+                routers: router::Routers::build(&self.extensions),
+                extensions: self.extensions.declared(),
                 changes: tokio::sync::broadcast::channel(256).0,
                 ending: CancellationToken::new(),
             }),
@@ -527,11 +543,17 @@ impl Server {
         &self.inner.info
     }
 
-    /// The capabilities, derived from what is registered.
+    /// The capabilities declared in the handshake era, derived from what is registered.
     pub fn capabilities(&self) -> ServerCapabilities {
+        self.capabilities_in(mcpkit_types::Era::Handshake)
+    }
+
+    /// The capabilities declared in `era`: what is registered, and the extensions served there.
+    pub fn capabilities_in(&self, era: mcpkit_types::Era) -> ServerCapabilities {
         let snap = self.snapshot();
         let mut caps = ServerCapabilities {
             logging: Some(JsonObject::new()),
+            extensions: self.inner.extensions.of(era).cloned(),
             ..Default::default()
         };
         if self.offers_tools(&snap) {

@@ -17,6 +17,7 @@ use serde_json::value::RawValue;
 use tokio_util::sync::CancellationToken;
 
 use super::context::RequestContext;
+use super::extensions::ExtensionSet;
 use super::session::Session;
 use super::stateless::{self, CacheHint, InputState};
 use super::{handshake, routes, Server, Snapshot};
@@ -264,11 +265,11 @@ impl Router {
         self
     }
 
-    /// Wrap every request entry (telemetry, extensions that watch requests): `layer` gets each
-    /// method name and its entry and returns the entry to use instead.
+    /// Wrap every request entry (telemetry, extensions that decorate results): `layer` gets
+    /// each method name and its entry and returns the entry to use instead.
     #[allow(
         dead_code,
-        reason = "the hook for telemetry and extensions; used by tests until they land"
+        reason = "the hook for telemetry and the extensions that decorate results"
     )]
     pub(crate) fn wrap(&mut self, layer: impl Fn(&'static str, RequestEntry) -> RequestEntry) -> &mut Self {
         self.requests = std::mem::take(&mut self.requests)
@@ -309,13 +310,15 @@ pub(crate) struct Routers {
 }
 
 impl Routers {
-    /// The tables of every server: the catalogue in both eras, the handshake's own methods in
-    /// one, `server/discover` and `subscriptions/listen` in the other.
-    pub(crate) fn standard() -> Routers {
-        Routers {
-            handshake: routes::handshake(),
-            stateless: routes::stateless(),
-        }
+    /// The tables of a server: the catalogue in both eras, the handshake's own methods in one,
+    /// `server/discover` and `subscriptions/listen` in the other; then what each extension
+    /// registers (after the core entries, so that it can wrap them).
+    pub(crate) fn build(extensions: &ExtensionSet) -> Routers {
+        let mut handshake = routes::handshake();
+        let mut stateless = routes::stateless();
+        extensions.register(Era::Handshake, &mut handshake);
+        extensions.register(Era::Stateless, &mut stateless);
+        Routers { handshake, stateless }
     }
 
     /// The table of `era`.

@@ -25,7 +25,7 @@ use crate::wire::to_raw;
 pub(crate) fn discover(server: &Server) -> HandlerResult {
     let result = DiscoverResult {
         supported_versions: supported_versions().into_iter().map(str::to_owned).collect(),
-        capabilities: server.capabilities(),
+        capabilities: server.capabilities_in(mcpkit_types::Era::Stateless),
         instructions: server.inner.instructions.clone(),
         ..Default::default()
     };
