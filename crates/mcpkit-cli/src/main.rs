@@ -38,7 +38,8 @@ enum Command {
     Inspect(cmd::inspect::Args),
     /// Call a tool: `mcpkit call echo message=hi`. Values are typed by the tool's input schema
     /// and checked before the call. Exit code 0 on success, 1 when the tool reports an error
-    /// (isError), 2 on usage or protocol errors.
+    /// (isError), 2 on usage or protocol errors, 130 after Ctrl-C (which cancels the call and
+    /// ends the session).
     Call(cmd::call::Args),
     /// Read a resource: `mcpkit read test://static-text`.
     Read(cmd::read::Args),

@@ -5,6 +5,7 @@ use mcpkit::client::{CallOptions, ServerNotification};
 use mcpkit::Client;
 use serde_json::{Map, Value};
 
+use super::interrupt::{connect_or_interrupt, run_then_close, Interrupt, INTERRUPTED};
 use super::Globals;
 use crate::args::json_object;
 use crate::render::{print_json, render_result, Saver};
@@ -12,7 +13,8 @@ use crate::target::{one_line, Failure, TargetArgs};
 
 /// Call a tool: `mcpkit call echo message=hi`. Values are typed by the tool's input schema
 /// and checked before the call. Exit code 0 on success, 1 when the tool reports an error
-/// (isError), 2 on usage or protocol errors.
+/// (isError), 2 on usage or protocol errors, 130 after Ctrl-C (which cancels the call and
+/// ends the session).
 #[derive(clap::Args, Debug)]
 pub struct Args {
     /// The tool.
@@ -35,7 +37,8 @@ pub struct Args {
 
 impl Args {
     /// Connect (answering the server's sampling and elicitation requests, see
-    /// [`crate::interact`]), call the tool, print the result, disconnect.
+    /// [`crate::interact`]), call the tool, print the result, disconnect. Ctrl-C cancels the
+    /// call and disconnects (exit code 130, see [`super::interrupt`]).
     pub async fn run(self, globals: &Globals) -> Result<u8, Failure> {
         let base = self.args.as_deref().map(json_object).transpose()?.unwrap_or_default();
         let t = self.target.resolve()?;
@@ -45,9 +48,15 @@ impl Args {
             crate::interact::interactive(),
             bar.clone(),
         );
-        let client = t.connect(builder, globals.connect_options(&self.target)).await?;
-        let outcome = self.call(&client, base, &bar).await;
-        let _ = client.close().await;
+        let mut interrupt = Interrupt::listen();
+        let connecting = t.connect(builder, globals.connect_options(&self.target));
+        let client = match connect_or_interrupt(&mut interrupt, connecting).await {
+            Ok(c) => c,
+            Err(Some(failure)) => return Err(failure),
+            Err(None) => return Ok(INTERRUPTED),
+        };
+        let outcome = run_then_close("call", &client, &mut interrupt, self.call(&client, base, &bar)).await;
+        bar.finish_and_clear();
         outcome
     }
 

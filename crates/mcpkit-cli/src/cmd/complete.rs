@@ -42,7 +42,7 @@ impl Args {
             (None, None) => return Err(Failure::usage("give --prompt NAME or --resource TEMPLATE")),
         };
         let target = self.target.clone();
-        with_client(&target, globals, |c| self.complete(c, reference)).await
+        with_client("complete", &target, globals, |c| self.complete(c, reference)).await
     }
 
     async fn complete(self, client: Client, reference: CompletionReference) -> Result<u8, Failure> {

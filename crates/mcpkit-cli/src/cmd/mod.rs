@@ -5,6 +5,7 @@ pub mod bench;
 pub mod call;
 pub mod complete;
 pub mod inspect;
+pub mod interrupt;
 pub mod ping;
 pub mod prompt;
 pub mod proxy;
@@ -17,6 +18,7 @@ use std::io::IsTerminal as _;
 use mcpkit::Client;
 
 use crate::target::{ConnectOptions, Failure, TargetArgs};
+use interrupt::{connect_or_interrupt, run_then_close, Interrupt, INTERRUPTED};
 
 /// The top-level flags a command needs (`--verbose` is handled before any command runs).
 #[derive(Debug, Clone, Copy, Default)]
@@ -37,22 +39,25 @@ impl Globals {
     }
 }
 
-/// Connect to `target`, run `f`, disconnect.
-async fn with_client<F, Fut>(target: &TargetArgs, globals: &Globals, f: F) -> Result<u8, Failure>
+/// Connect to `target`, run `f`, disconnect; Ctrl-C cancels what runs and disconnects (see
+/// [`interrupt`]).
+async fn with_client<F, Fut>(command: &str, target: &TargetArgs, globals: &Globals, f: F) -> Result<u8, Failure>
 where
     F: FnOnce(Client) -> Fut,
     Fut: Future<Output = Result<u8, Failure>>,
 {
     let t = target.resolve()?;
-    let client = t
-        .connect(
-            Client::builder().name("mcpkit", env!("CARGO_PKG_VERSION")),
-            globals.connect_options(target),
-        )
-        .await?;
-    let outcome = f(client.clone()).await;
-    let _ = client.close().await;
-    outcome
+    let mut interrupt = Interrupt::listen();
+    let connecting = t.connect(
+        Client::builder().name("mcpkit", env!("CARGO_PKG_VERSION")),
+        globals.connect_options(target),
+    );
+    let client = match connect_or_interrupt(&mut interrupt, connecting).await {
+        Ok(c) => c,
+        Err(Some(failure)) => return Err(failure),
+        Err(None) => return Ok(INTERRUPTED),
+    };
+    run_then_close(command, &client, &mut interrupt, f(client.clone())).await
 }
 
 /// Whether to draw a progress bar: only when stderr is a terminal.

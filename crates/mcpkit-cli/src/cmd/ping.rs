@@ -15,7 +15,7 @@ pub struct Args {
 impl Args {
     /// Connect, ping, print `ok` on stdout and the round-trip time on stderr, disconnect.
     pub async fn run(self, globals: &Globals) -> Result<u8, Failure> {
-        with_client(&self.target, globals, ping).await
+        with_client("ping", &self.target, globals, ping).await
     }
 }
 

@@ -31,7 +31,7 @@ impl Args {
     /// Connect, get the prompt, print it, disconnect.
     pub async fn run(self, globals: &Globals) -> Result<u8, Failure> {
         let target = self.target.clone();
-        with_client(&target, globals, |c| self.prompt(c)).await
+        with_client("prompt", &target, globals, |c| self.prompt(c)).await
     }
 
     async fn prompt(self, client: Client) -> Result<u8, Failure> {

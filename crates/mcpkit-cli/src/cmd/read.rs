@@ -25,7 +25,7 @@ impl Args {
     /// Connect, read the resource, print it, disconnect.
     pub async fn run(self, globals: &Globals) -> Result<u8, Failure> {
         let target = self.target.clone();
-        with_client(&target, globals, |c| self.read(c)).await
+        with_client("read", &target, globals, |c| self.read(c)).await
     }
 
     async fn read(self, client: Client) -> Result<u8, Failure> {

@@ -177,6 +177,7 @@ impl HttpClientBuilder {
             state,
             session_gate: tokio::sync::RwLock::new(()),
             shutdown: CancellationToken::new(),
+            notes: tokio_util::task::TaskTracker::new(),
         });
         Ok(HttpClientTransport { inner, rx })
     }

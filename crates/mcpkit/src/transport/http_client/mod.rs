@@ -33,7 +33,9 @@
 //!   Messages sent meanwhile wait for the new session and carry its id.
 //! - An HTTP error for a request becomes that request's JSON-RPC error (the server's JSON-RPC
 //!   error body when it sent one, else -32603 naming the status), so no caller waits forever.
-//! - Closing sends `DELETE` with the session id (a `405` is fine) and ends every stream.
+//! - Closing first lets notifications already sent finish their POSTs (a
+//!   `notifications/cancelled` just before closing still arrives), then sends `DELETE` with the
+//!   session id (a `405` is fine) and ends every stream.
 //! - When the `initialize` POST gets `400`, `404` or `405`, the transport GETs the URL; if that
 //!   opens an SSE stream whose first event is `endpoint`, it speaks the 2024-11-05 HTTP+SSE
 //!   transport from then on: messages are POSTed to the endpoint, and every server message
@@ -70,6 +72,7 @@ use mcpkit_types::{ErrorObject, RequestId};
 use reqwest::header::{self, HeaderMap, HeaderValue};
 use reqwest::Url;
 use tokio_util::sync::CancellationToken;
+use tokio_util::task::TaskTracker;
 
 use crate::sync::lock;
 use crate::transport::channel::{ChannelReader, Inbound, InboundSender};
@@ -318,6 +321,9 @@ struct Inner {
     /// id, or with the expired one, while the new session is on its way.
     session_gate: tokio::sync::RwLock<()>,
     shutdown: CancellationToken,
+    /// The POSTs of notifications and responses still on their way: closing waits for them
+    /// (within a bound), so a `notifications/cancelled` sent just before closing still arrives.
+    notes: TaskTracker,
 }
 
 fn other(message: impl Into<String>) -> io::Error {
@@ -332,6 +338,19 @@ impl Inner {
                 biased;
                 _ = token.cancelled() => {}
                 _ = fut => {}
+            }
+        });
+    }
+
+    /// POST a notification or response, tracked so that closing waits for it.
+    fn spawn_note(self: &Arc<Self>, frame: Bytes) {
+        let this = self.clone();
+        self.notes.spawn(async move {
+            let stop = this.shutdown.clone();
+            tokio::select! {
+                biased;
+                _ = stop.cancelled() => {}
+                _ = this.post(frame, None) => {}
             }
         });
     }

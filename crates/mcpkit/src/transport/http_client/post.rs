@@ -155,13 +155,9 @@ impl Inner {
                 if let Some(token) = id.and_then(|id| lock(&self.state).requests.remove(&id)) {
                     token.cancel();
                 }
-                let this = self.clone();
-                self.spawn(self.shutdown.clone(), async move { this.post(frame, None).await });
+                self.spawn_note(frame);
             }
-            Kind::Other => {
-                let this = self.clone();
-                self.spawn(self.shutdown.clone(), async move { this.post(frame, None).await });
-            }
+            Kind::Other => self.spawn_note(frame),
         }
     }
 

@@ -21,6 +21,9 @@ use crate::sync::lock;
 /// How long `close` waits for the server to acknowledge `DELETE`.
 const DELETE_TIMEOUT: Duration = Duration::from_secs(5);
 
+/// How long `close` waits for the POSTs of notifications already sent.
+const NOTES_TIMEOUT: Duration = Duration::from_secs(2);
+
 /// The version in an `initialize` result.
 #[derive(Deserialize)]
 struct InitializeVersion {
@@ -124,6 +127,9 @@ impl Inner {
         if self.shutdown.is_cancelled() {
             return;
         }
+        // Notifications already sent (a cancellation, say) go out before the session ends.
+        self.notes.close();
+        let _ = tokio::time::timeout(NOTES_TIMEOUT, self.notes.wait()).await;
         self.shutdown.cancel();
         let (mode, session, version) = {
             let s = lock(&self.state);
