@@ -45,35 +45,69 @@ pub(crate) struct PeerServer {
 }
 
 impl PeerServer {
-    /// Run `program args… PORT` (the port appended) and wait until it accepts connections.
+    /// Run `program args… 0` and wait until it says where it listens: the first line on its
+    /// stdout or stderr naming `http://127.0.0.1:PORT` (the TypeScript peers print `listening
+    /// on …`, uvicorn `Uvicorn running on …`, both once the socket accepts). Readiness is that
+    /// line, not an open port: a port picked here and released could be taken by another
+    /// process before the peer binds it, and a probe would then connect to the wrong one.
     pub(crate) fn start(program: &std::path::Path, args: &[&str]) -> PeerServer {
-        let port = std::net::TcpListener::bind("127.0.0.1:0")
-            .unwrap()
-            .local_addr()
-            .unwrap()
-            .port();
-        let child = Command::new(program)
+        let mut child = Command::new(program)
             .args(args)
-            .arg(port.to_string())
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
+            .arg("0")
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
             .spawn()
             .expect("start the peer server");
-        let server = PeerServer {
+        let (lines_tx, lines) = std::sync::mpsc::channel::<String>();
+        let stdout = child.stdout.take().unwrap();
+        let stderr = child.stderr.take().unwrap();
+        drain_lines(stdout, lines_tx.clone());
+        drain_lines(stderr, lines_tx);
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+        let mut seen = Vec::new();
+        let port = loop {
+            let left = deadline.saturating_duration_since(std::time::Instant::now());
+            match lines.recv_timeout(left) {
+                Ok(line) => {
+                    if let Some(port) = announced_port(&line) {
+                        break port;
+                    }
+                    seen.push(line);
+                }
+                Err(e) => {
+                    let status = child.try_wait().ok().flatten();
+                    let _ = child.kill();
+                    panic!(
+                        "{} did not say it listens ({e}; exit status {status:?}); its output:\n{}",
+                        program.display(),
+                        seen.join("\n")
+                    );
+                }
+            }
+        };
+        PeerServer {
             child,
             base: format!("http://127.0.0.1:{port}"),
-        };
-        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
-        while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
-            assert!(
-                std::time::Instant::now() < deadline,
-                "{} did not start listening",
-                program.display()
-            );
-            std::thread::sleep(std::time::Duration::from_millis(50));
         }
-        server
     }
+}
+
+/// Forward `pipe`'s lines to `to`, and keep draining it after the receiver is gone (a peer
+/// that logs must never block on a full pipe).
+fn drain_lines(pipe: impl std::io::Read + Send + 'static, to: std::sync::mpsc::Sender<String>) {
+    std::thread::spawn(move || {
+        for line in BufReader::new(pipe).lines() {
+            let Ok(line) = line else { break };
+            let _ = to.send(line);
+        }
+    });
+}
+
+/// The port in a banner naming `http://127.0.0.1:PORT` (and not port 0).
+fn announced_port(line: &str) -> Option<u16> {
+    let (_, rest) = line.split_once("http://127.0.0.1:")?;
+    let digits: String = rest.chars().take_while(char::is_ascii_digit).collect();
+    digits.parse().ok().filter(|&p| p != 0)
 }
 
 impl Drop for PeerServer {
