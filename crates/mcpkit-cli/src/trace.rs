@@ -1,5 +1,6 @@
 //! `--trace-wire`: every JSON-RPC message, in and out, printed to stderr with a UTC timestamp,
-//! through [`mcpkit::transport::inspect`].
+//! through [`mcpkit::transport::inspect`] (a client, or a server on stdio) or
+//! [`HttpServer::inspect`](mcpkit::server::http::HttpServer::inspect) (`serve --http`).
 //!
 //! ```text
 //! 21:30:01.123 -> server {"jsonrpc":"2.0","id":1,"method":"initialize",…}
@@ -17,7 +18,12 @@ pub fn traced<T: Transport>(
     transport: T,
     peer: &'static str,
 ) -> Inspect<T, impl Fn(Direction, Observed<'_>) + Send + Sync + 'static> {
-    inspect(transport, move |direction, observed| {
+    inspect(transport, printer(peer))
+}
+
+/// The callback that prints each observed frame; `peer` names the other side in each line.
+pub fn printer(peer: &'static str) -> impl Fn(Direction, Observed<'_>) + Send + Sync + 'static {
+    move |direction, observed| {
         let arrow = match direction {
             Direction::Outgoing => "->",
             Direction::Incoming => "<-",
@@ -30,7 +36,7 @@ pub fn traced<T: Transport>(
                 format!("(a frame of {n} bytes, over the limit, dropped)").as_bytes(),
             ),
         }
-    })
+    }
 }
 
 /// `HH:MM:SS.mmm` in UTC.

@@ -11,7 +11,7 @@ use tokio_util::sync::CancellationToken;
 
 use super::{shutdown_signal, Globals};
 use crate::target::Failure;
-use crate::trace::traced;
+use crate::trace::{printer, traced};
 
 /// Run the built-in reference server (every conformance fixture, plus `echo` and `add`):
 /// on stdio, or with `--http ADDR` over Streamable HTTP at `http://ADDR/mcp`.
@@ -62,7 +62,9 @@ impl Args {
             });
         };
         let config = self.http_config();
-        serve_http(addr, config, &self.auth).await.map(|()| 0)
+        serve_http(addr, config, &self.auth, globals.trace_wire)
+            .await
+            .map(|()| 0)
     }
 
     /// The HTTP endpoint's configuration these flags describe.
@@ -164,7 +166,9 @@ impl AuthArgs {
     }
 }
 
-async fn serve_http(addr: SocketAddr, config: HttpConfig, auth: &AuthArgs) -> Result<(), Failure> {
+/// Serve HTTP on `addr`; with `trace_wire`, every JSON-RPC message in and out (both eras, the
+/// legacy endpoints too) is printed to stderr.
+async fn serve_http(addr: SocketAddr, config: HttpConfig, auth: &AuthArgs, trace_wire: bool) -> Result<(), Failure> {
     let io = |e: std::io::Error| Failure {
         code: 1,
         message: e.to_string(),
@@ -176,6 +180,11 @@ async fn serve_http(addr: SocketAddr, config: HttpConfig, auth: &AuthArgs) -> Re
         .config(config)
         .sse_legacy(true)
         .shutdown(stop.clone());
+    let http = if trace_wire {
+        http.inspect(printer("client"))
+    } else {
+        http
+    };
     // Every route (Streamable HTTP and the legacy HTTP+SSE endpoints) behind the layer.
     let http = match auth.protection(&endpoint)? {
         Some(protection) => {

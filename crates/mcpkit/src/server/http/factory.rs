@@ -9,6 +9,7 @@ use bytes::Bytes;
 use tokio_util::sync::CancellationToken;
 
 use super::routes::{route_frame, Routes};
+use super::tap::WireTap;
 use crate::transport::channel::ChannelReader;
 use crate::transport::{FrameWriter, Route, Transport};
 
@@ -35,13 +36,14 @@ pub trait SessionFactory: Send + Sync + 'static {
 pub struct SessionTransport {
     rx: ChannelReader,
     routes: Arc<Mutex<Routes>>,
+    tap: WireTap,
 }
 
 impl SessionTransport {
     /// The transport of a session whose POSTed frames arrive on `rx` and whose frames are
-    /// routed by `routes`.
-    pub(super) fn new(rx: ChannelReader, routes: Arc<Mutex<Routes>>) -> Self {
-        SessionTransport { rx, routes }
+    /// routed by `routes`, each shown to `tap`.
+    pub(super) fn new(rx: ChannelReader, routes: Arc<Mutex<Routes>>, tap: WireTap) -> Self {
+        SessionTransport { rx, routes, tap }
     }
 }
 
@@ -52,6 +54,7 @@ pub type SessionReader = ChannelReader;
 /// Writing half of a [`SessionTransport`]: routes each frame to its response stream.
 pub struct SessionWriter {
     routes: Arc<Mutex<Routes>>,
+    tap: WireTap,
 }
 
 impl std::fmt::Debug for SessionTransport {
@@ -70,16 +73,24 @@ impl Transport for SessionTransport {
     type Reader = SessionReader;
     type Writer = SessionWriter;
     fn split(self) -> (SessionReader, SessionWriter) {
-        (self.rx, SessionWriter { routes: self.routes })
+        (
+            self.rx,
+            SessionWriter {
+                routes: self.routes,
+                tap: self.tap,
+            },
+        )
     }
 }
 
 impl FrameWriter for SessionWriter {
     async fn write_frame(&mut self, frame: &[u8]) -> io::Result<()> {
+        self.tap.outgoing(frame);
         route_frame(&self.routes, Bytes::copy_from_slice(frame), &Route::Standalone);
         Ok(())
     }
     async fn write_routed(&mut self, frame: &[u8], route: &Route) -> io::Result<()> {
+        self.tap.outgoing(frame);
         route_frame(&self.routes, Bytes::copy_from_slice(frame), route);
         Ok(())
     }

@@ -65,5 +65,6 @@ pub(super) fn delete(state: &HttpState, headers: &HeaderMap) -> Response {
         Err(r) => return r,
     };
     state.sessions.remove(&session);
+    tracing::debug!("MCP session {} ended by its client (DELETE)", session.id);
     StatusCode::OK.into_response()
 }

@@ -32,6 +32,7 @@ mod state;
 mod stateless;
 mod streamable;
 mod table;
+mod tap;
 
 use std::sync::Arc;
 
@@ -49,6 +50,7 @@ pub(crate) use reply::{read_capped, BodyError};
 
 use crate::server::Server;
 use session::Backend;
+use tap::WireTap;
 
 /// The paths of the 2024-11-05 HTTP+SSE endpoints when [`HttpServer::sse_legacy`] is on.
 const SSE_LEGACY_PATHS: (&str, &str) = ("/sse", "/messages");
@@ -73,6 +75,7 @@ pub struct HttpServer {
     sse_legacy: Option<(String, String)>,
     shutdown: CancellationToken,
     layers: Vec<Wrap>,
+    tap: WireTap,
 }
 
 impl std::fmt::Debug for HttpServer {
@@ -106,6 +109,7 @@ impl HttpServer {
             sse_legacy: None,
             shutdown: CancellationToken::new(),
             layers: Vec::new(),
+            tap: WireTap::default(),
         }
     }
 
@@ -141,6 +145,19 @@ impl HttpServer {
         self
     }
 
+    /// Show `observe` every JSON-RPC message the endpoint reads from its clients
+    /// ([`Direction::Incoming`](crate::transport::inspect::Direction), a POST body) and writes
+    /// to them (`Outgoing`, a JSON reply or an SSE event), in both eras and on the legacy
+    /// HTTP+SSE endpoints: the HTTP counterpart of [`crate::transport::inspect`], for wire
+    /// tracing. It is called on the request's task: keep it quick.
+    pub fn inspect<F>(mut self, observe: F) -> HttpServer
+    where
+        F: Fn(crate::transport::inspect::Direction, crate::transport::inspect::Observed<'_>) + Send + Sync + 'static,
+    {
+        self.tap = WireTap::new(observe);
+        self
+    }
+
     /// Wrap every route (the legacy ones too) in a tower layer: tracing, CORS, the OAuth
     /// resource layer… Layers added later wrap the earlier ones.
     pub fn layer<L>(mut self, layer: L) -> HttpServer
@@ -165,6 +182,7 @@ impl HttpServer {
                 sse_path,
                 messages_path,
                 self.shutdown.clone(),
+                self.tap.clone(),
             ),
             _ => Router::new(),
         };
@@ -172,7 +190,13 @@ impl HttpServer {
         if matches!(self.backend, Backend::Factory(_)) {
             config.sessionless = false;
         }
-        router = router.merge(streamable::router(self.backend, config, &self.path, self.shutdown));
+        router = router.merge(streamable::router(
+            self.backend,
+            config,
+            &self.path,
+            self.shutdown,
+            self.tap,
+        ));
         for wrap in self.layers {
             router = wrap(router);
         }

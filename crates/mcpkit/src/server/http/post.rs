@@ -50,6 +50,7 @@ pub(super) async fn post(state: &HttpState, headers: &HeaderMap, body: Body, ext
         Err(e) => return e.reply(limit),
     };
     let frame = &bytes[..];
+    state.tap.incoming(frame);
     let message = match jsonrpc::parse(frame) {
         Ok(m) => m,
         Err(FrameError::Parse(e)) => {
@@ -150,16 +151,7 @@ async fn initialize(
             None,
         );
     };
-    let start = || {
-        HttpSession::start(
-            id,
-            &state.backend,
-            state.config.event_store.clone(),
-            state.config.clock.clone(),
-            None,
-            state.config.stream_buffer,
-        )
-    };
+    let start = || HttpSession::start(id, state, None);
     let session = match state.sessions.insert_with(start) {
         Ok(s) => s,
         Err(table::Full) => {
@@ -171,6 +163,7 @@ async fn initialize(
             )
         }
     };
+    tracing::debug!("MCP session {} started", session.id);
     let Some(rid) = request_id else {
         return StatusCode::ACCEPTED.into_response();
     };
@@ -208,14 +201,7 @@ async fn sessionless(
             None,
         );
     };
-    let session = HttpSession::start_sessionless(
-        id,
-        &state.backend,
-        state.config.event_store.clone(),
-        state.config.clock.clone(),
-        preset,
-        state.config.stream_buffer,
-    );
+    let session = HttpSession::start_sessionless(id, state, preset);
     // The session ends with its response: at once for JSON, with the stream for SSE (ending it
     // after the first event lost the result, as nothing can resume without a session).
     let until_done = CloseOnDrop(session.clone());

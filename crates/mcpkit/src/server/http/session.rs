@@ -10,10 +10,9 @@ use mcpkit_types::jsonrpc::MessageRef;
 use mcpkit_types::RequestId;
 use tokio::sync::mpsc;
 
-use super::config::Clock;
-use super::event_store::EventStore;
 use super::factory::{SessionFactory, SessionTransport};
 use super::routes::{parse_event_id, route_frame, Event, RequestStream, Routes, STANDALONE};
+use super::state::HttpState;
 use crate::engine::Dispatcher;
 use crate::server::{Preset, Server};
 use crate::transport::channel::{self, Inbound, InboundSender};
@@ -53,57 +52,43 @@ pub(super) struct Resumed {
 }
 
 impl HttpSession {
-    /// Start a session: the engine serving `server` (already negotiated when `preset` is
-    /// given), or the factory's backend.
-    pub(super) fn start(
-        id: Arc<str>,
-        backend: &Backend,
-        store: Arc<dyn EventStore>,
-        clock: Arc<dyn Clock>,
-        preset: Option<Preset>,
-        buffer: usize,
-    ) -> Arc<HttpSession> {
-        HttpSession::start_with(id, backend, store, clock, preset, true, buffer)
+    /// Start a session of the endpoint `state`: the engine serving its server (already
+    /// negotiated when `preset` is given), or its factory's backend.
+    pub(super) fn start(id: Arc<str>, state: &HttpState, preset: Option<Preset>) -> Arc<HttpSession> {
+        HttpSession::start_with(id, state, preset, true)
     }
 
     /// Start the throwaway session of one sessionless request. Nothing can resume its stream
     /// (there is no session to GET on), so a handler's wish to close the stream early is
     /// ignored: the stream stays open until the result.
-    pub(super) fn start_sessionless(
-        id: Arc<str>,
-        backend: &Backend,
-        store: Arc<dyn EventStore>,
-        clock: Arc<dyn Clock>,
-        preset: Option<Preset>,
-        buffer: usize,
-    ) -> Arc<HttpSession> {
-        HttpSession::start_with(id, backend, store, clock, preset, false, buffer)
+    pub(super) fn start_sessionless(id: Arc<str>, state: &HttpState, preset: Option<Preset>) -> Arc<HttpSession> {
+        HttpSession::start_with(id, state, preset, false)
     }
 
-    fn start_with(
-        id: Arc<str>,
-        backend: &Backend,
-        store: Arc<dyn EventStore>,
-        clock: Arc<dyn Clock>,
-        preset: Option<Preset>,
-        resumable: bool,
-        buffer: usize,
-    ) -> Arc<HttpSession> {
-        let routes = Arc::new(Mutex::new(Routes::new(id.clone(), store, clock, buffer)));
-        let engine = match backend {
+    fn start_with(id: Arc<str>, state: &HttpState, preset: Option<Preset>, resumable: bool) -> Arc<HttpSession> {
+        let config = &state.config;
+        let routes = Arc::new(Mutex::new(Routes::new(
+            id.clone(),
+            config.event_store.clone(),
+            config.clock.clone(),
+            config.stream_buffer,
+        )));
+        let tap = state.tap.clone();
+        let engine = match &state.backend {
             Backend::Server(server) => {
                 let sink_routes = routes.clone();
                 let sink = Box::new(move |frame: Vec<u8>, route: Route| {
                     if !resumable && matches!(route, Route::CloseStream(_)) {
                         return;
                     }
+                    tap.outgoing(&frame);
                     route_frame(&sink_routes, frame.into(), &route)
                 });
                 Engine::Direct(server.start_direct(sink, preset))
             }
             Backend::Factory(factory) => {
                 let (inbound, rx) = channel::channel();
-                let transport = SessionTransport::new(rx, routes.clone());
+                let transport = SessionTransport::new(rx, routes.clone(), tap);
                 Engine::Factory {
                     inbound,
                     stop: factory.start(&id, transport),

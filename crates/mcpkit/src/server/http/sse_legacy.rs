@@ -24,9 +24,11 @@ use super::config::HttpConfig;
 use super::reply::{extensions_of, read_capped, BodyError};
 use super::security::{self, Refusal};
 use super::table::new_session_id;
+use super::tap::WireTap;
 use crate::engine::Peer;
 use crate::server::Server;
 use crate::transport::channel::{self, ChannelReader, Inbound, InboundSender};
+use crate::transport::inspect::inspect;
 use crate::transport::{Frame, FrameWriter, Transport};
 
 struct LegacyState {
@@ -35,6 +37,7 @@ struct LegacyState {
     config: HttpConfig,
     messages_path: String,
     sessions: Mutex<HashMap<String, LegacySession>>,
+    tap: WireTap,
 }
 
 struct LegacySession {
@@ -50,6 +53,7 @@ pub(super) fn router(
     sse_path: &str,
     messages_path: &str,
     shutdown: CancellationToken,
+    tap: WireTap,
 ) -> Router {
     let state = Arc::new(LegacyState {
         shutdown,
@@ -57,6 +61,7 @@ pub(super) fn router(
         config,
         messages_path: messages_path.to_owned(),
         sessions: Mutex::new(HashMap::new()),
+        tap,
     });
     Router::new()
         .route(sse_path, axum::routing::get(open))
@@ -86,7 +91,11 @@ async fn open(State(state): State<Arc<LegacyState>>, request: Request) -> Respon
     let id = id.to_string();
     let (in_tx, in_rx) = channel::channel();
     let (out_tx, out_rx) = mpsc::channel::<Vec<u8>>(state.config.stream_buffer.max(1));
-    let connection = state.server.start(LegacyTransport { rx: in_rx, tx: out_tx });
+    let transport = LegacyTransport { rx: in_rx, tx: out_tx };
+    let connection = match state.tap.observer() {
+        Some(observe) => state.server.start(inspect(transport, move |d, o| observe(d, o))),
+        None => state.server.start(transport),
+    };
     lock(&state.sessions).insert(
         id.clone(),
         LegacySession {
@@ -94,6 +103,7 @@ async fn open(State(state): State<Arc<LegacyState>>, request: Request) -> Respon
             peer: connection.peer().clone(),
         },
     );
+    tracing::debug!("legacy HTTP+SSE session {id} opened");
     let endpoint = Bytes::from(format!(
         "event: endpoint\ndata: {}?sessionId={id}\n\n",
         state.messages_path
@@ -138,6 +148,7 @@ impl Drop for SessionGuard {
     fn drop(&mut self) {
         if let Some(s) = lock(&self.state.sessions).remove(&self.id) {
             s.peer.close();
+            tracing::debug!("legacy HTTP+SSE session {} closed", self.id);
         }
     }
 }

@@ -12,6 +12,7 @@ use super::config::HttpConfig;
 use super::reply::{header_str, rpc_error};
 use super::session::{Backend, HttpSession};
 use super::table::SessionTable;
+use super::tap::WireTap;
 use crate::engine::Role;
 use crate::server::Server;
 
@@ -24,6 +25,8 @@ pub(super) struct HttpState {
     /// Serves stateless-era POSTs directly (no engine per request); only a [`Server`] backend
     /// speaks 2026-07-28.
     pub(super) stateless: Option<StatelessBackend>,
+    /// Shown every message read and written ([`super::HttpServer::inspect`]).
+    pub(super) tap: WireTap,
 }
 
 /// The server behind stateless-era requests, and its handler table for them.
@@ -33,7 +36,7 @@ pub(super) struct StatelessBackend {
 }
 
 impl HttpState {
-    pub(super) fn new(backend: Backend, config: HttpConfig, shutdown: CancellationToken) -> HttpState {
+    pub(super) fn new(backend: Backend, config: HttpConfig, shutdown: CancellationToken, tap: WireTap) -> HttpState {
         let stateless = match &backend {
             Backend::Server(s) => Some(StatelessBackend {
                 server: s.clone(),
@@ -47,6 +50,7 @@ impl HttpState {
             config,
             shutdown,
             stateless,
+            tap,
         }
     }
 

@@ -201,6 +201,7 @@ pub(super) async fn post(
 ) -> Response {
     if let Err(e) = check_headers(headers, &request.method, request.params, &backend.server) {
         let body = serde_json::to_vec(&OutgoingError::new(Some(&request.id), &e)).unwrap_or_default();
+        state.tap.outgoing(&body);
         return (
             StatusCode::BAD_REQUEST,
             [(header::CONTENT_TYPE, "application/json")],
@@ -230,6 +231,7 @@ pub(super) async fn post(
                     return StatusCode::ACCEPTED.into_response();
                 };
                 let status = status_of(error);
+                state.tap.outgoing(&frame);
                 return (status, [(header::CONTENT_TYPE, "application/json")], frame).into_response();
             }
             _ = tokio::time::sleep(state.config.json_wait) => None,
@@ -238,10 +240,14 @@ pub(super) async fn post(
     // Bounded: a client that stops reading loses its stream (and with it the request, which
     // nothing can resume on this wire) instead of growing the server's memory.
     let (tx, rx) = mpsc::channel::<Event>(state.config.stream_buffer.max(1));
-    let event = |frame: Vec<u8>| Event {
-        id: String::new(),
-        data: Bytes::from(frame),
-        is_reply: false,
+    let tap = state.tap.clone();
+    let event = move |frame: Vec<u8>| {
+        tap.outgoing(&frame);
+        Event {
+            id: String::new(),
+            data: Bytes::from(frame),
+            is_reply: false,
+        }
     };
     if let Some((frame, _)) = first.filter(|(f, _)| !f.is_empty()) {
         let _ = tx.try_send(event(frame));

@@ -3,25 +3,35 @@
 
 use std::sync::{Arc, Weak};
 
+use axum::body::Body;
 use axum::extract::{Request, State};
+use axum::http::request::Parts;
 use axum::http::{Method, StatusCode};
 use axum::response::Response;
 use axum::Router;
+use mcpkit_types::headers::SESSION_ID;
 use mcpkit_types::ErrorCode;
 use tokio_util::sync::CancellationToken;
 
 use super::config::HttpConfig;
 use super::get_delete::{delete, get};
 use super::post::post;
-use super::reply::{extensions_of, method_not_allowed, rpc_error};
+use super::reply::{extensions_of, header_str, method_not_allowed, rpc_error};
 use super::security::{self, Refusal};
 use super::session::Backend;
 use super::state::HttpState;
+use super::tap::WireTap;
 
 /// The endpoint serving `path`. Inside a tokio runtime it also starts the idle-session reaper,
 /// which ends when the router is dropped.
-pub(super) fn router(backend: Backend, config: HttpConfig, path: &str, shutdown: CancellationToken) -> Router {
-    let state = Arc::new(HttpState::new(backend, config, shutdown));
+pub(super) fn router(
+    backend: Backend,
+    config: HttpConfig,
+    path: &str,
+    shutdown: CancellationToken,
+    tap: WireTap,
+) -> Router {
+    let state = Arc::new(HttpState::new(backend, config, shutdown, tap));
     if tokio::runtime::Handle::try_current().is_ok() && !state.config.sessionless {
         tokio::spawn(reap(Arc::downgrade(&state)));
     }
@@ -41,6 +51,19 @@ async fn reap(state: Weak<HttpState>) {
 
 async fn handle(State(state): State<Arc<HttpState>>, request: Request) -> Response {
     let (parts, body) = request.into_parts();
+    let response = respond(&state, &parts, body).await;
+    // `-vv` in mcpkit: one line per HTTP request (the messages are `HttpServer::inspect`'s).
+    tracing::debug!(
+        "{} {} -> {}{}",
+        parts.method,
+        parts.uri.path(),
+        response.status(),
+        header_str(&parts.headers, SESSION_ID).map_or(String::new(), |s| format!(" (session {s})"))
+    );
+    response
+}
+
+async fn respond(state: &HttpState, parts: &Parts, body: Body) -> Response {
     match security::check(
         &parts.headers,
         &state.config.allowed_hosts,
@@ -65,9 +88,9 @@ async fn handle(State(state): State<Arc<HttpState>>, request: Request) -> Respon
         }
     }
     match parts.method {
-        Method::POST => post(&state, &parts.headers, body, extensions_of(&parts)).await,
-        Method::GET => get(&state, &parts.headers),
-        Method::DELETE => delete(&state, &parts.headers),
+        Method::POST => post(state, &parts.headers, body, extensions_of(parts)).await,
+        Method::GET => get(state, &parts.headers),
+        Method::DELETE => delete(state, &parts.headers),
         _ => method_not_allowed(state.allowed_methods()),
     }
 }
