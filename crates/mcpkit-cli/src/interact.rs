@@ -1,6 +1,7 @@
 //! Answering the server's own requests during `mcpkit call`: sampling and elicitation.
 //!
-//! On a terminal (stdin and stderr both) the user is asked on stderr and answers on stdin.
+//! On a terminal (stdin and stderr both) the user is asked on stderr and answers on stdin; an
+//! enum field lists its options with their titles (see [`crate::choices`]).
 //! Otherwise the request is refused with a line on stderr saying why: sampling gets an error
 //! (there is no model here), elicitation is declined.
 
@@ -14,6 +15,8 @@ use mcpkit::types::{ErrorCode, ErrorObject};
 use mcpkit::ClientBuilder;
 use serde_json::Value;
 use tokio::sync::Mutex;
+
+use crate::choices::{choices_of, Choices};
 
 /// Whether the user can be asked: stdin and stderr are terminals.
 pub fn interactive() -> bool {
@@ -133,8 +136,16 @@ fn ask_elicitation(p: &ElicitParams) -> ElicitResult {
             let empty = JsonObject::new();
             let props = f.requested_schema.properties().unwrap_or(&empty);
             for (name, prop) in props {
+                let choices = choices_of(prop);
+                if let Some(c) = &choices {
+                    eprintln!("  {name}:");
+                    for option in c.listing() {
+                        eprintln!("{option}");
+                    }
+                }
+                let question = field_question(name, prop, required.contains(&name.as_str()), choices.as_ref());
                 loop {
-                    let Some(line) = prompt_line(&field_question(name, prop, required.contains(&name.as_str()))) else {
+                    let Some(line) = prompt_line(&question) else {
                         return cancel();
                     };
                     if line.is_empty() {
@@ -148,7 +159,11 @@ fn ask_elicitation(p: &ElicitParams) -> ElicitResult {
                         eprintln!("  {name} is required");
                         continue;
                     }
-                    match field_value(&line, prop) {
+                    let answer = match &choices {
+                        Some(c) => c.answer(&line),
+                        None => field_value(&line, prop),
+                    };
+                    match answer {
                         Ok(v) => {
                             content.insert(name.clone(), v);
                             break;
@@ -168,15 +183,12 @@ fn cancel() -> ElicitResult {
     r
 }
 
-fn field_question(name: &str, prop: &Value, required: bool) -> String {
+/// The question for one field: `  name (type[: how to pick][, required]) description [default]: `.
+fn field_question(name: &str, prop: &Value, required: bool, choices: Option<&Choices>) -> String {
     let ty = prop.get("type").and_then(Value::as_str).unwrap_or("string");
     let mut q = format!("  {name} ({ty}");
-    if let Some(choices) = prop.get("enum").and_then(Value::as_array) {
-        let c: Vec<String> = choices
-            .iter()
-            .map(|v| v.as_str().map_or(v.to_string(), str::to_owned))
-            .collect();
-        q.push_str(&format!(": {}", c.join("|")));
+    if let Some(c) = choices {
+        q.push_str(&format!(": {}", c.hint()));
     }
     if required {
         q.push_str(", required");

@@ -1,11 +1,13 @@
 //! The `mcpkit` command-line tool's library part, shared by the binary and the tests: the
 //! subcommands ([`cmd`], one module each), how a command finds and connects to its server
 //! ([`target`]), `key=value` arguments ([`args`]), result printing ([`render`]), answering the
-//! server's sampling and elicitation requests ([`interact`]), `--trace-wire` ([`trace`]), and
+//! server's sampling and elicitation requests ([`interact`], with the choices of enum fields in
+//! [`choices`]), `--trace-wire` ([`trace`]), and
 //! the reference server that `mcpkit serve` runs and the tests use ([`reference`]).
 #![forbid(unsafe_code)]
 
 pub mod args;
+pub mod choices;
 pub mod cmd;
 pub mod interact;
 pub mod reference;
