@@ -3,6 +3,7 @@
 
 use std::net::SocketAddr;
 use std::sync::Arc;
+use std::time::Duration;
 
 use mcpkit::auth::resource::{IntrospectionVerifier, JwtVerifier, ProtectedResource, TokenVerifier};
 use mcpkit::server::http::{HttpConfig, HttpServer};
@@ -38,7 +39,53 @@ pub struct Args {
     #[arg(long, alias = "stateless", requires = "http")]
     sessionless: bool,
     #[command(flatten)]
+    limits: ConnectionArgs,
+    #[command(flatten)]
     auth: AuthArgs,
+}
+
+/// How `mcpkit serve --http` treats slow, stalled and idle connections, and how long it gives
+/// them at shutdown (durations such as 500ms, 10s, 2m; a bare number is seconds).
+#[derive(clap::Args, Debug, Clone, Default)]
+struct ConnectionArgs {
+    /// How long a request's headers may take once its first byte arrived; then 408 and the
+    /// connection is closed. Default: 10s.
+    #[arg(long, requires = "http", value_name = "DURATION", value_parser = crate::target::parse_duration)]
+    header_timeout: Option<Duration>,
+    /// How long a request's body may take once its headers arrived; then 408 with a JSON-RPC
+    /// error and the connection is closed. Default: 30s.
+    #[arg(long, requires = "http", value_name = "DURATION", value_parser = crate::target::parse_duration)]
+    body_timeout: Option<Duration>,
+    /// How long a connection may sit without a request (after opening, or between requests)
+    /// before it is closed. Default: 60s.
+    #[arg(long, requires = "http", value_name = "DURATION", value_parser = crate::target::parse_duration)]
+    idle_timeout: Option<Duration>,
+    /// Serve at most this many connections at once; more wait, unaccepted, until one closes.
+    /// Default: 512.
+    #[arg(long, requires = "http", value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
+    max_connections: Option<u32>,
+    /// On SIGTERM or Ctrl-C, how long open connections may take to finish before they are
+    /// closed and the process exits (code 0). Default: 5s.
+    #[arg(long, requires = "http", value_name = "DURATION", value_parser = crate::target::parse_duration)]
+    shutdown_timeout: Option<Duration>,
+}
+
+impl ConnectionArgs {
+    /// Set what was given on `config`, leaving its defaults elsewhere.
+    fn apply(&self, config: &mut HttpConfig) {
+        let set = |field: &mut Duration, flag: Option<Duration>| {
+            if let Some(d) = flag {
+                *field = d;
+            }
+        };
+        set(&mut config.header_read_timeout, self.header_timeout);
+        set(&mut config.body_read_timeout, self.body_timeout);
+        set(&mut config.idle_timeout, self.idle_timeout);
+        set(&mut config.shutdown_timeout, self.shutdown_timeout);
+        if let Some(n) = self.max_connections {
+            config.max_connections = n as usize;
+        }
+    }
 }
 
 impl Args {
@@ -74,6 +121,7 @@ impl Args {
             ..HttpConfig::default()
         };
         super::allow_hosts_and_origins(&mut config, self.allow_any_host, &self.allow_host, &self.allow_origin);
+        self.limits.apply(&mut config);
         config
     }
 }

@@ -599,6 +599,7 @@ async fn admit(rs: &ProtectedResource, request: Request) -> Result<Request, Resp
             Err(BodyError::Broken(why)) => {
                 return Err((StatusCode::BAD_REQUEST, format!("malformed request body: {why}")).into_response())
             }
+            Err(e @ BodyError::TimedOut(_)) => return Err(e.reply(rs.max_body)),
         };
         if let Ok(MethodOnly { method: Some(m) }) = serde_json::from_slice::<MethodOnly>(&bytes) {
             if let Some(extra) = rs.per_method.get(&m) {

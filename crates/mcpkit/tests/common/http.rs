@@ -655,6 +655,25 @@ pub async fn raw_exchange(addr: SocketAddr, bytes: &[u8]) -> RawReply {
     .await
 }
 
+/// Read from `tcp` until the server closes the connection (a reset counts as the close); what
+/// it wrote before closing: `None` for nothing, else its response. Fails the test if the server
+/// keeps the connection open for [`super::STEP_TIMEOUT`].
+pub async fn read_until_closed(tcp: &mut tokio::net::TcpStream) -> Option<RawReply> {
+    use tokio::io::AsyncReadExt;
+    let mut all = Vec::new();
+    within("the server to close the connection", async {
+        let mut buf = [0u8; 4096];
+        loop {
+            match tcp.read(&mut buf).await {
+                Ok(0) | Err(_) => break,
+                Ok(n) => all.extend_from_slice(&buf[..n]),
+            }
+        }
+    })
+    .await;
+    (!all.is_empty()).then(|| parse_raw_reply(&all))
+}
+
 fn parse_raw_reply(all: &[u8]) -> RawReply {
     let end = all
         .windows(4)

@@ -47,6 +47,32 @@ pub struct HttpConfig {
     /// event log with `Last-Event-ID`; a stream nothing can resume (legacy, sessionless,
     /// 2026-07-28) ends its request or session.
     pub stream_buffer: usize,
+    /// How long [`HttpServer::serve`](super::HttpServer::serve) waits for a request's headers
+    /// once its first byte has arrived (default 10 s). A client that stalls part-way gets 408
+    /// and its connection is closed (slowloris protection).
+    pub header_read_timeout: Duration,
+    /// How long [`HttpServer::serve`](super::HttpServer::serve) waits for a whole request body
+    /// once its headers have arrived (default 30 s; ample for the 4 MiB cap). A body that is not
+    /// complete by then gets 408 with a JSON-RPC error, and its connection is closed.
+    pub body_read_timeout: Duration,
+    /// How long a connection served by [`HttpServer::serve`](super::HttpServer::serve) may sit
+    /// without a request: from its opening, or from the end of its last response, until the
+    /// first byte of the next request (default 60 s). Then it is closed, without a reply (an
+    /// unasked 408 could be mistaken for the answer to a request already on its way).
+    pub idle_timeout: Duration,
+    /// At most this many connections are served at once by
+    /// [`HttpServer::serve`](super::HttpServer::serve) (default 512). Further connections are
+    /// not refused: they wait in the listener's backlog, using no file descriptor of the
+    /// process, and are served as soon as one closes. The timeouts above make sure stalled
+    /// connections do close, so a client queued behind them waits at most about that long,
+    /// where a refusal would have turned it away while an attacker held the slots.
+    pub max_connections: usize,
+    /// When [`HttpServer::shutdown`](super::HttpServer::shutdown) fires, how long
+    /// [`HttpServer::serve`](super::HttpServer::serve) lets open connections finish (default
+    /// 5 s). It stops accepting at once and ends every SSE stream; connections still open at the
+    /// deadline (a client half-way through its request, a slow handler) are closed and `serve`
+    /// returns.
+    pub shutdown_timeout: Duration,
     /// Where SSE events are kept for `Last-Event-ID` replay (default: a bounded
     /// [`MemoryEventStore`]).
     pub event_store: Arc<dyn EventStore>,
@@ -70,6 +96,11 @@ impl Default for HttpConfig {
             sse_retry: Duration::from_secs(1),
             json_wait: Duration::from_secs(1),
             stream_buffer: 1024,
+            header_read_timeout: Duration::from_secs(10),
+            body_read_timeout: Duration::from_secs(30),
+            idle_timeout: Duration::from_secs(60),
+            max_connections: 512,
+            shutdown_timeout: Duration::from_secs(5),
             event_store: Arc::new(MemoryEventStore::default()),
             clock: Arc::new(SystemClock),
         }

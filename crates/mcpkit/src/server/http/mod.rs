@@ -2,8 +2,9 @@
 //! and, beside it on request, the deprecated 2024-11-05 HTTP+SSE transport (`sse_legacy`).
 //!
 //! One entry point, [`HttpServer`]: `.router()` gives an axum `Router` to mount in your own
-//! app, `.serve(listener)` serves it (with `TCP_NODELAY` on every connection and a graceful
-//! shutdown on the [`HttpServer::shutdown`] token), `.layer(l)` wraps it in tower layers (such
+//! app, `.serve(listener)` serves it (with `TCP_NODELAY` on every connection, a connection
+//! limit, idle, header and body timeouts, and a graceful shutdown with a deadline on the
+//! [`HttpServer::shutdown`] token), `.layer(l)` wraps it in tower layers (such
 //! as the OAuth resource layer, `auth::resource::ProtectedResource`).
 //!
 //! One endpoint. POST carries one message: a request is answered with `application/json`, or
@@ -17,7 +18,9 @@
 //! ids come from the OS's CSPRNG, and [`HttpServer::serve`] serves where you bound (use
 //! 127.0.0.1).
 
+mod accept;
 mod config;
+mod deadlines;
 pub mod event_store;
 mod factory;
 mod get_delete;
@@ -204,25 +207,21 @@ impl HttpServer {
     }
 
     /// Serve on `listener` until the [`HttpServer::shutdown`] token fires, with `TCP_NODELAY`
-    /// on every connection; open streams end at shutdown, and the call returns once the
-    /// connections have closed.
+    /// on every connection and the connection limits of [`HttpConfig`]: at most
+    /// `max_connections` at once, and a connection closed when it stays idle
+    /// (`idle_timeout`) or a request's headers or body stall (`header_read_timeout`,
+    /// `body_read_timeout`; 408). Requests carry the caller's address as axum's
+    /// `ConnectInfo<SocketAddr>`. At shutdown it stops accepting, open streams end, and the call
+    /// returns once the connections have closed, or at `shutdown_timeout`, closing those left.
     /// Refuses to start (an error at once) if the server has no `requestState` key because the
     /// OS random source failed.
     pub async fn serve(self, listener: tokio::net::TcpListener) -> std::io::Result<()> {
-        use axum::serve::ListenerExt;
         if let Backend::Server(server) = &self.backend {
             server.check_keys().map_err(std::io::Error::other)?;
         }
         let stop = self.shutdown.clone();
+        let limits = accept::ConnLimits::of(&self.config);
         let app = self.router();
-        let listener = listener.tap_io(|tcp| {
-            // Without it a reply written in two parts waits ~40 ms for a delayed ACK.
-            if let Err(e) = tcp.set_nodelay(true) {
-                tracing::debug!("TCP_NODELAY not set: {e}");
-            }
-        });
-        axum::serve(listener, app)
-            .with_graceful_shutdown(stop.cancelled_owned())
-            .await
+        accept::serve(listener, app, limits, stop).await
     }
 }

@@ -8,6 +8,7 @@ use bytes::Bytes;
 use mcpkit_types::jsonrpc::OutgoingError;
 use mcpkit_types::{ErrorCode, ErrorObject, RequestId};
 
+use super::deadlines::BodyTimedOut;
 use crate::transport::Extensions;
 
 /// A JSON-RPC error as an HTTP response (the id only when the request's id was read).
@@ -55,11 +56,14 @@ pub(crate) enum BodyError {
     /// The body itself is broken (a malformed chunked encoding, or the connection ended before
     /// `Content-Length` bytes arrived): 400. The text names the problem.
     Broken(String),
+    /// The body did not arrive within the body-read timeout of `HttpServer::serve`: 408, and
+    /// the connection is closed (the rest of the body is never read). The text says so.
+    TimedOut(String),
 }
 
 impl BodyError {
     /// The JSON-RPC error reply for this body error (`limit` is the cap that was applied).
-    pub(super) fn reply(&self, limit: usize) -> Response {
+    pub(crate) fn reply(&self, limit: usize) -> Response {
         match self {
             BodyError::TooLarge => rpc_error(
                 StatusCode::PAYLOAD_TOO_LARGE,
@@ -73,6 +77,12 @@ impl BodyError {
                 &format!("Malformed request body: {why}"),
                 None,
             ),
+            BodyError::TimedOut(why) => {
+                let mut r = rpc_error(StatusCode::REQUEST_TIMEOUT, ErrorCode::INVALID_REQUEST, why, None);
+                r.headers_mut()
+                    .insert(header::CONNECTION, HeaderValue::from_static("close"));
+                r
+            }
         }
     }
 }
@@ -92,9 +102,22 @@ fn error_chain(e: &dyn std::error::Error) -> String {
     parts.join(": ")
 }
 
+/// The body deadline's error, if that is what `e` is (or wraps).
+fn timed_out<'a>(e: &'a (dyn std::error::Error + 'static)) -> Option<&'a BodyTimedOut> {
+    let mut next = Some(e);
+    while let Some(err) = next {
+        if let Some(t) = err.downcast_ref::<BodyTimedOut>() {
+            return Some(t);
+        }
+        next = err.source();
+    }
+    None
+}
+
 /// Read a request body of at most `limit` bytes: refused at once when `Content-Length`
 /// already says more, otherwise as soon as the bytes read pass the limit. A read error of the
-/// body itself is [`BodyError::Broken`], never mistaken for the limit.
+/// body itself is [`BodyError::Broken`], never mistaken for the limit; a body that stalled past
+/// its deadline is [`BodyError::TimedOut`].
 pub(crate) async fn read_capped(headers: &HeaderMap, body: Body, limit: usize) -> Result<Bytes, BodyError> {
     use futures_util::StreamExt as _;
     let declared = header_str(headers, header::CONTENT_LENGTH.as_str()).and_then(|v| v.parse::<usize>().ok());
@@ -104,7 +127,10 @@ pub(crate) async fn read_capped(headers: &HeaderMap, body: Body, limit: usize) -
     let mut stream = body.into_data_stream();
     let mut read = bytes::BytesMut::with_capacity(declared.unwrap_or(0));
     while let Some(chunk) = stream.next().await {
-        let chunk = chunk.map_err(|e| BodyError::Broken(error_chain(&e)))?;
+        let chunk = chunk.map_err(|e| match timed_out(&e) {
+            Some(t) => BodyError::TimedOut(t.to_string()),
+            None => BodyError::Broken(error_chain(&e)),
+        })?;
         if read.len() + chunk.len() > limit {
             return Err(BodyError::TooLarge);
         }

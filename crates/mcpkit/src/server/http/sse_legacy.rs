@@ -181,6 +181,7 @@ async fn message(State(state): State<Arc<LegacyState>>, request: Request) -> Res
         Err(BodyError::Broken(why)) => {
             return (StatusCode::BAD_REQUEST, format!("Malformed request body: {why}")).into_response()
         }
+        Err(e @ BodyError::TimedOut(_)) => return e.reply(state.config.max_body_bytes),
     };
     // Malformed frames are still delivered: the engine answers them on the stream with the
     // right JSON-RPC error. Only unparseable JSON also gets a 400 here.

@@ -1,0 +1,115 @@
+//! SIGTERM to `mcpkit serve --http` while clients are half-way through a request (its headers,
+//! or its body) still ends the process, with exit code 0, once the graceful-shutdown deadline
+//! has passed; the connections left are closed. A real process and raw sockets; the only time
+//! bound is a generous one for the exit.
+#![cfg(unix)]
+#![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
+
+use std::process::Stdio;
+use std::time::Duration;
+
+use mcpkit_test_support::within;
+use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader};
+use tokio::net::TcpStream;
+use tokio::process::Child;
+
+const BIN: &str = env!("CARGO_BIN_EXE_mcpkit");
+
+/// `mcpkit serve --http 127.0.0.1:0 ARGS`, killed on drop; with its bound address.
+async fn serve(args: &[&str]) -> (Child, String) {
+    let mut child = tokio::process::Command::new(BIN)
+        .args(["serve", "--http", "127.0.0.1:0"])
+        .args(args)
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .kill_on_drop(true)
+        .spawn()
+        .expect("spawn mcpkit serve --http");
+    let mut stderr = BufReader::new(child.stderr.take().unwrap());
+    let mut line = String::new();
+    let addr = loop {
+        line.clear();
+        let n = within("the listening line", stderr.read_line(&mut line)).await.unwrap();
+        assert!(n > 0, "mcpkit serve exited before listening");
+        if let Some(rest) = line.trim().strip_prefix("mcpkit serve: listening on http://") {
+            break rest.trim_end_matches("/mcp").to_owned();
+        }
+    };
+    // Keep draining stderr so the child never blocks on it.
+    tokio::spawn(async move {
+        let mut sink = String::new();
+        let _ = stderr.read_to_string(&mut sink).await;
+    });
+    (child, addr)
+}
+
+/// Connections half-way through a request: one in its headers, one in its body.
+async fn half_sent_requests(addr: &str) -> Vec<TcpStream> {
+    let mut headers = TcpStream::connect(addr).await.unwrap();
+    headers
+        .write_all(format!("POST /mcp HTTP/1.1\r\nHost: {addr}\r\nContent-Type: application/json\r\n").as_bytes())
+        .await
+        .unwrap();
+    let mut body = TcpStream::connect(addr).await.unwrap();
+    body.write_all(
+        format!(
+            "POST /mcp HTTP/1.1\r\nHost: {addr}\r\nContent-Type: application/json\r\n\
+             Accept: application/json, text/event-stream\r\nContent-Length: 100\r\n\r\n{{\"jsonrpc\":"
+        )
+        .as_bytes(),
+    )
+    .await
+    .unwrap();
+    // Let the server read both before the signal.
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    vec![headers, body]
+}
+
+/// SIGTERM `child`; it must exit with code 0, and the `held` connections must be closed.
+async fn assert_sigterm_exits_0(mut child: Child, held: Vec<TcpStream>) {
+    let pid = nix::unistd::Pid::from_raw(child.id().expect("a running child") as i32);
+    nix::sys::signal::kill(pid, nix::sys::signal::Signal::SIGTERM).unwrap();
+    let status = within("mcpkit serve to exit after SIGTERM", child.wait())
+        .await
+        .unwrap();
+    assert_eq!(status.code(), Some(0), "{status:?}");
+    for mut tcp in held {
+        let mut buf = [0u8; 1024];
+        // Closed (end of stream, or a reset), whatever it said before.
+        loop {
+            match within("the connection to be closed", tcp.read(&mut buf)).await {
+                Ok(0) | Err(_) => break,
+                Ok(_) => {}
+            }
+        }
+    }
+}
+
+#[tokio::test]
+async fn sigterm_with_half_sent_requests_exits_0_after_the_default_deadline() {
+    // The default shutdown deadline (a few seconds) is shorter than the default header and body
+    // timeouts, so it is the deadline that ends these connections.
+    let (child, addr) = serve(&[]).await;
+    let held = half_sent_requests(&addr).await;
+    assert_sigterm_exits_0(child, held).await;
+}
+
+#[tokio::test]
+async fn sigterm_with_half_sent_requests_exits_0_after_a_configured_deadline() {
+    let (child, addr) = serve(&[
+        "--shutdown-timeout",
+        "300ms",
+        "--header-timeout",
+        "10m",
+        "--body-timeout",
+        "10m",
+        "--idle-timeout",
+        "10m",
+        "--max-connections",
+        "16",
+    ])
+    .await;
+    let held = half_sent_requests(&addr).await;
+    assert_sigterm_exits_0(child, held).await;
+}

@@ -1,0 +1,209 @@
+//! `HttpServer::serve`'s accept loop: the connection limit, each connection's HTTP/1.1 service
+//! with its read deadlines (`deadlines`), and the graceful shutdown with its deadline.
+
+use std::convert::Infallible;
+use std::future::Future;
+use std::net::SocketAddr;
+use std::pin::Pin;
+use std::sync::Arc;
+use std::task::{Context, Poll};
+use std::time::Duration;
+
+use axum::body::Body as AxumBody;
+use axum::extract::{ConnectInfo, Request};
+use axum::response::Response;
+use axum::Router;
+use bytes::Bytes;
+use hyper::body::{Body, Frame, Incoming, SizeHint};
+use hyper_util::rt::TokioIo;
+use tokio::net::{TcpListener, TcpStream};
+use tokio::sync::{OwnedSemaphorePermit, Semaphore};
+use tokio::task::JoinSet;
+use tokio_util::sync::CancellationToken;
+
+use super::config::HttpConfig;
+use super::deadlines::{ConnPhase, TimedBody, WatchedStream};
+
+/// The connection-level limits of [`HttpConfig`].
+#[derive(Debug, Clone, Copy)]
+pub(super) struct ConnLimits {
+    header_read_timeout: Duration,
+    body_read_timeout: Duration,
+    idle_timeout: Duration,
+    max_connections: usize,
+    shutdown_timeout: Duration,
+}
+
+impl ConnLimits {
+    pub(super) fn of(config: &HttpConfig) -> ConnLimits {
+        ConnLimits {
+            header_read_timeout: config.header_read_timeout,
+            body_read_timeout: config.body_read_timeout,
+            idle_timeout: config.idle_timeout,
+            max_connections: config.max_connections.max(1),
+            shutdown_timeout: config.shutdown_timeout,
+        }
+    }
+}
+
+/// Serve `app` on `listener` until `stop` fires, then give open connections
+/// `limits.shutdown_timeout` to finish and close the rest.
+pub(super) async fn serve(
+    listener: TcpListener,
+    app: Router,
+    limits: ConnLimits,
+    stop: CancellationToken,
+) -> std::io::Result<()> {
+    // Over the limit a connection waits, unaccepted, in the listener's backlog (see
+    // `HttpConfig::max_connections` for why not refuse it).
+    let slots = Arc::new(Semaphore::new(limits.max_connections));
+    let mut open = JoinSet::new();
+    loop {
+        while open.try_join_next().is_some() {}
+        let permit = tokio::select! {
+            biased;
+            () = stop.cancelled() => break,
+            permit = slots.clone().acquire_owned() => match permit {
+                Ok(permit) => permit,
+                Err(_) => break,
+            },
+        };
+        let accepted = tokio::select! {
+            biased;
+            () = stop.cancelled() => break,
+            accepted = listener.accept() => accepted,
+        };
+        let (tcp, peer) = match accepted {
+            Ok(accepted) => accepted,
+            Err(e) if is_this_connection(&e) => continue,
+            Err(e) => {
+                // Out of file descriptors, most often: pause rather than spin.
+                tracing::warn!("accepting a connection failed: {e}");
+                tokio::select! {
+                    () = stop.cancelled() => break,
+                    () = tokio::time::sleep(Duration::from_secs(1)) => continue,
+                }
+            }
+        };
+        // Without it a reply written in two parts waits ~40 ms for a delayed ACK.
+        if let Err(e) = tcp.set_nodelay(true) {
+            tracing::debug!("TCP_NODELAY not set: {e}");
+        }
+        open.spawn(connection(tcp, peer, app.clone(), limits, stop.clone(), permit));
+    }
+    drop(listener);
+    let drained = tokio::time::timeout(limits.shutdown_timeout, async {
+        while open.join_next().await.is_some() {}
+    })
+    .await;
+    if drained.is_err() {
+        tracing::info!(
+            "closing {} connection(s) still open at the shutdown deadline ({:?})",
+            open.len(),
+            limits.shutdown_timeout
+        );
+        open.shutdown().await;
+    }
+    Ok(())
+}
+
+/// An accept error that concerns only the connection being accepted.
+fn is_this_connection(e: &std::io::Error) -> bool {
+    use std::io::ErrorKind::{ConnectionAborted, ConnectionRefused, ConnectionReset};
+    matches!(e.kind(), ConnectionAborted | ConnectionRefused | ConnectionReset)
+}
+
+/// Serve one connection until it closes, or gracefully once `stop` fires (the accept loop
+/// aborts it at the shutdown deadline). Its slot is freed when this returns.
+async fn connection(
+    tcp: TcpStream,
+    peer: SocketAddr,
+    app: Router,
+    limits: ConnLimits,
+    stop: CancellationToken,
+    _slot: OwnedSemaphorePermit,
+) {
+    let phase = ConnPhase::new();
+    let io = WatchedStream::new(tcp, phase.clone(), limits.idle_timeout, limits.header_read_timeout);
+    let service = ConnService {
+        app,
+        phase,
+        peer,
+        body_read_timeout: limits.body_read_timeout,
+    };
+    // The header deadline is the socket's (it also answers 408), so none from hyper.
+    let conn = hyper::server::conn::http1::Builder::new()
+        .header_read_timeout(None)
+        .serve_connection(TokioIo::new(io), service);
+    let mut conn = std::pin::pin!(conn);
+    let outcome = tokio::select! {
+        outcome = conn.as_mut() => outcome,
+        () = stop.cancelled() => {
+            conn.as_mut().graceful_shutdown();
+            conn.await
+        }
+    };
+    if let Err(e) = outcome {
+        tracing::debug!("connection from {peer} ended: {e}");
+    }
+}
+
+/// The service of one connection: the app, with the request's deadlines and the caller's
+/// address (`ConnectInfo<SocketAddr>`, as axum's own `serve` would give it).
+#[derive(Clone)]
+struct ConnService {
+    app: Router,
+    phase: ConnPhase,
+    peer: SocketAddr,
+    body_read_timeout: Duration,
+}
+
+impl hyper::service::Service<hyper::Request<Incoming>> for ConnService {
+    type Response = Response<SentBody>;
+    type Error = Infallible;
+    type Future = Pin<Box<dyn Future<Output = Result<Self::Response, Infallible>> + Send>>;
+
+    fn call(&self, request: hyper::Request<Incoming>) -> Self::Future {
+        self.phase.request_started();
+        let timeout = self.body_read_timeout;
+        let mut request: Request = request.map(|body| AxumBody::new(TimedBody::new(body, timeout)));
+        request.extensions_mut().insert(ConnectInfo(self.peer));
+        let mut app = self.app.clone();
+        let phase = self.phase.clone();
+        Box::pin(async move {
+            use tower_service::Service;
+            std::future::poll_fn(|cx| Service::<Request>::poll_ready(&mut app, cx)).await?;
+            let response = Service::<Request>::call(&mut app, request).await?;
+            Ok(response.map(|body| SentBody { body, phase }))
+        })
+    }
+}
+
+/// A response body that marks its connection idle once it has been sent (or dropped).
+struct SentBody {
+    body: AxumBody,
+    phase: ConnPhase,
+}
+
+impl Drop for SentBody {
+    fn drop(&mut self) {
+        self.phase.response_done();
+    }
+}
+
+impl Body for SentBody {
+    type Data = Bytes;
+    type Error = axum::Error;
+
+    fn poll_frame(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Result<Frame<Bytes>, axum::Error>>> {
+        Pin::new(&mut self.get_mut().body).poll_frame(cx)
+    }
+
+    fn is_end_stream(&self) -> bool {
+        self.body.is_end_stream()
+    }
+
+    fn size_hint(&self) -> SizeHint {
+        self.body.size_hint()
+    }
+}
