@@ -61,7 +61,7 @@ struct ConnectionArgs {
     #[arg(long, requires = "http", value_name = "DURATION", value_parser = crate::target::parse_duration)]
     idle_timeout: Option<Duration>,
     /// Serve at most this many connections at once; more wait, unaccepted, until one closes.
-    /// Default: 512.
+    /// Default: 1024 (keep it under the open-file limit, ulimit -n).
     #[arg(long, requires = "http", value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
     max_connections: Option<u32>,
     /// On SIGTERM or Ctrl-C, how long open connections may take to finish before they are

@@ -61,11 +61,13 @@ pub struct HttpConfig {
     /// unasked 408 could be mistaken for the answer to a request already on its way).
     pub idle_timeout: Duration,
     /// At most this many connections are served at once by
-    /// [`HttpServer::serve`](super::HttpServer::serve) (default 512). Further connections are
-    /// not refused: they wait in the listener's backlog, using no file descriptor of the
-    /// process, and are served as soon as one closes. The timeouts above make sure stalled
-    /// connections do close, so a client queued behind them waits at most about that long,
-    /// where a refusal would have turned it away while an attacker held the slots.
+    /// [`HttpServer::serve`](super::HttpServer::serve) (default 1024; keep it under the
+    /// process's open-file limit). Further connections are not refused: they wait in the
+    /// listener's backlog, using no file descriptor of the process, and are served as soon as
+    /// one closes. The timeouts above make sure stalled connections do close, so a client
+    /// queued behind them waits at most about that long, where a refusal would have turned it
+    /// away while an attacker held the slots. Idle keep-alive connections count too: a client
+    /// pool holding more than this many waits for the idle timeout.
     pub max_connections: usize,
     /// When [`HttpServer::shutdown`](super::HttpServer::shutdown) fires, how long
     /// [`HttpServer::serve`](super::HttpServer::serve) lets open connections finish (default
@@ -99,7 +101,7 @@ impl Default for HttpConfig {
             header_read_timeout: Duration::from_secs(10),
             body_read_timeout: Duration::from_secs(30),
             idle_timeout: Duration::from_secs(60),
-            max_connections: 512,
+            max_connections: 1024,
             shutdown_timeout: Duration::from_secs(5),
             event_store: Arc::new(MemoryEventStore::default()),
             clock: Arc::new(SystemClock),
