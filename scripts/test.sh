@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The whole test suite: installs the pinned interop peers (official Python and TypeScript
 # SDKs), runs every test of the workspace (unit, integration, real-process stdio and HTTP,
-# interop, doctests), type-checks the Windows build when that target is installed, then the
+# interop, doctests), type-checks the Windows build when that target is installed, smoke-runs
+# the fuzz targets when nightly and cargo-fuzz are there, then the
 # official conformance suite's server leg at both eras and its client leg, both at both eras.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
@@ -28,6 +29,14 @@ if command -v rustup >/dev/null && rustup target list --installed | grep -x "$wi
 else
     echo "notice: skipped cargo check --target $windows: its standard library is not installed" \
         "(rustup target add $windows)" >&2
+fi
+# Fuzz smoke run (fuzz/README.md): each target for 25 s on its corpus, when a nightly toolchain
+# and cargo-fuzz are installed (CI machines may have neither: a notice then). A crash fails.
+if cargo +nightly --version >/dev/null 2>&1 && cargo +nightly fuzz --version >/dev/null 2>&1; then
+    fuzz/run.sh 25
+else
+    echo "notice: skipped the fuzz smoke run: it needs a nightly toolchain and cargo-fuzz" \
+        "(rustup toolchain install nightly; cargo install cargo-fuzz --locked)" >&2
 fi
 scripts/conformance.sh server 2025-11-25 2026-07-28
 scripts/conformance.sh client 2025-11-25 2026-07-28

@@ -58,6 +58,8 @@ pub use auth::{AuthChallenge, AuthFuture, HttpAuth, MAX_AUTH_RETRIES};
 pub use builder::HttpClientBuilder;
 #[cfg(feature = "auth")]
 pub(crate) use post::read_response;
+#[doc(hidden)]
+pub use sse::sse_frames_for_fuzzing;
 
 use std::collections::{HashMap, HashSet};
 use std::future::Future;

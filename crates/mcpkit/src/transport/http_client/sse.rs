@@ -50,6 +50,46 @@ impl Default for Cursor {
     }
 }
 
+impl Cursor {
+    /// Takes in one SSE block: moves the cursor by its `id` and `retry`, and returns whether it
+    /// moved the stream on (a new id or a message) and the JSON-RPC frame it carries, if any.
+    fn absorb(&mut self, event: Sse) -> (bool, Option<Vec<u8>>) {
+        let mut progressed = false;
+        if let Some(id) = event.id {
+            progressed = true;
+            self.last_id = (!id.is_empty()).then_some(id);
+        }
+        if let Some(ms) = event.retry {
+            self.retry = Duration::from_millis(ms);
+        }
+        let Some(data) = event.data else {
+            return (progressed, None);
+        };
+        if !is_message_event(event.event.as_deref()) || data.trim().is_empty() {
+            // Priming events carry no message.
+            return (progressed, None);
+        }
+        (true, Some(data.into_bytes()))
+    }
+}
+
+/// Decodes an SSE body delivered in `chunks` the way the client reads a response stream, and
+/// returns the frames it would hand on, with the resume cursor (last event id, retry delay) at
+/// the end. For the fuzz targets in `fuzz/` only: not part of the API.
+#[doc(hidden)]
+pub async fn sse_frames_for_fuzzing(chunks: Vec<bytes::Bytes>) -> (Vec<Vec<u8>>, Option<String>, Duration) {
+    let body = futures_util::stream::iter(chunks.into_iter().map(Ok::<_, std::convert::Infallible>));
+    let mut events = Box::pin(SseByteStream::new(body));
+    let mut cursor = Cursor::default();
+    let mut frames = Vec::new();
+    while let Some(Ok(event)) = events.next().await {
+        if let (_, Some(frame)) = cursor.absorb(event) {
+            frames.push(frame);
+        }
+    }
+    (frames, cursor.last_id, cursor.retry)
+}
+
 /// How reading one SSE connection ended.
 #[derive(Debug, Default)]
 struct Pumped {
@@ -154,20 +194,9 @@ impl Inner {
                     break;
                 }
             };
-            if let Some(id) = event.id {
-                out.progressed = true;
-                cursor.last_id = (!id.is_empty()).then_some(id);
-            }
-            if let Some(ms) = event.retry {
-                cursor.retry = Duration::from_millis(ms);
-            }
-            let Some(data) = event.data else { continue };
-            if !is_message_event(event.event.as_deref()) || data.trim().is_empty() {
-                // Priming events carry no message.
-                continue;
-            }
-            out.progressed = true;
-            let frame = data.into_bytes();
+            let (moved, frame) = cursor.absorb(event);
+            out.progressed |= moved;
+            let Some(frame) = frame else { continue };
             let answer = self.inspect(&frame, wanted);
             if answer.is_none() || delivery == Delivery::Forward {
                 self.forward(frame, if answer.is_some() { wanted } else { None });
