@@ -35,6 +35,17 @@ impl UriTemplate {
             template: source.to_owned(),
             reason: reason.to_owned(),
         };
+        // RFC 6570 allows `%` only as `%` HEXDIG HEXDIG. Checked here first: iri-string 0.7
+        // panics on `%X` followed by a multi-byte character (found by fuzzing).
+        let bytes = source.as_bytes();
+        for (i, _) in source.match_indices('%') {
+            if !bytes
+                .get(i + 1..i + 3)
+                .is_some_and(|h| h.iter().all(u8::is_ascii_hexdigit))
+            {
+                return Err(err("`%` must start a percent-encoding (`%` and two hex digits)"));
+            }
+        }
         iri_string::template::UriTemplateStr::new(source).map_err(|e| err(&e.to_string()))?;
         let mut parts = Vec::new();
         let mut rest = source;
