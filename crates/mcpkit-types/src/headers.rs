@@ -148,7 +148,8 @@ pub fn param_text(value: &Value, kind: ParamKind) -> Option<String> {
             let i = n
                 .as_i64()
                 .or_else(|| n.as_f64().filter(|f| f.fract() == 0.0).map(|f| f as i64))?;
-            (i.abs() <= MAX_SAFE_INTEGER).then(|| i.to_string())
+            // `unsigned_abs`: `i64::MIN.abs()` overflows.
+            (i.unsigned_abs() <= MAX_SAFE_INTEGER.unsigned_abs()).then(|| i.to_string())
         }
         (ParamKind::Boolean, Value::Bool(b)) => Some(b.to_string()),
         _ => None,
