@@ -22,6 +22,7 @@
 //! | `client` | yes | the [`client`] module |
 //! | `http-server` | yes | Streamable HTTP and legacy HTTP+SSE server endpoints (axum) |
 //! | `http-client` | yes | the Streamable HTTP client transport with legacy fallback (reqwest, rustls) |
+//! | `macros` | yes | `#[mcpkit::tools]`, `#[tool]`, `#[prompt]`, `#[resource]` (the `mcpkit-macros` crate) |
 //! | `auth` | no | the `auth` module: OAuth 2.1 client and resource-server layer (adds jsonwebtoken) |
 //!
 //! The stream transports (stdio, child process, in-memory) are always built: they need nothing
@@ -61,3 +62,16 @@ pub use transport::child::ChildTransport;
 #[cfg(feature = "http-client")]
 pub use transport::http_client::HttpClientTransport;
 pub use transport::stdio::stdio;
+
+/// The attribute macros (feature `macros`, on by default): `#[mcpkit::tools]` on an impl block,
+/// `#[tool]`, `#[prompt]` and `#[resource("uri")]` on its methods or on free functions. Sugar
+/// over [`ToolDef`], [`server::PromptDef`] and [`server::ResourceDef`]; see `guide/macros.md`.
+#[cfg(feature = "macros")]
+pub use mcpkit_macros::{prompt, resource, tool, tools};
+
+/// What the code the macros generate names (serde, for its derive). Not an API.
+#[cfg(feature = "macros")]
+#[doc(hidden)]
+pub mod __private {
+    pub use serde;
+}

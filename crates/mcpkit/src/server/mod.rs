@@ -4,6 +4,9 @@
 //! Capabilities are derived from what is registered. Lists are paginated with opaque cursors,
 //! and each list page is serialized once when the catalogue changes, not per request.
 
+#[doc(hidden)]
+#[path = "macro_support.rs"]
+pub mod __macro_support;
 mod call;
 mod completion;
 mod context;
@@ -20,6 +23,7 @@ mod routes;
 mod session;
 mod stateless;
 mod tool;
+mod toolbox;
 pub mod uri_template;
 
 use crate::sync::lock;
@@ -42,11 +46,13 @@ pub use prompt::{IntoPromptResult, PromptDef, PromptHandler, PromptRequest};
 pub use request_state::{RequestStateKeys, StateError};
 pub use resource::{IntoResourceResult, ResourceDef, ResourceHandler, ResourceRequest, ResourceTemplateDef};
 pub use stateless::CacheHint;
+/// The cancellation extractor: fires when the client cancels the request.
+pub use tokio_util::sync::CancellationToken;
 pub use tool::{IntoToolResult, Json, ToolCall, ToolDef, ToolHandler};
+pub use toolbox::ToolBox;
 
 use mcpkit_types::schema::CacheScope;
 use stateless::Change;
-use tokio_util::sync::CancellationToken;
 
 use crate::engine::{self, Connection, PeerOptions};
 use crate::error::Result;

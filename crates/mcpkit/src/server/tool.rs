@@ -69,8 +69,8 @@ pub struct Json<T>(pub T);
 /// What a tool handler may return.
 #[diagnostic::on_unimplemented(
     message = "`{Self}` cannot be returned from a tool handler",
-    note = "a tool handler returns `String`, `&'static str`, `Json<T>` (structured output), \
-            `ContentBlock`, `Vec<ContentBlock>`, `CallToolResult`, or a `Result` of one of these \
+    note = "a tool handler returns `String`, `&'static str`, a number or `bool` (as text), `Json<T>` \
+            (structured output, for a `T: Serialize + JsonSchema`), `ContentBlock`, `Vec<ContentBlock>`, `CallToolResult`, or a `Result` of one of these \
             whose error implements `Display` (reported as `isError: true`)"
 )]
 pub trait IntoToolResult: Send + 'static {
@@ -99,6 +99,19 @@ impl IntoToolResult for &'static str {
         CallToolResult::text(self)
     }
 }
+
+/// Numbers and booleans: their text (`structuredContent` must be an object; wrap one in a
+/// struct and return `Json<T>` for structured output).
+macro_rules! impl_tool_result_as_text {
+    ($($t:ty),*) => {$(
+        impl IntoToolResult for $t {
+            fn into_tool_result(self) -> CallToolResult {
+                CallToolResult::text(self.to_string())
+            }
+        }
+    )*};
+}
+impl_tool_result_as_text!(i8, i16, i32, i64, i128, isize, u8, u16, u32, u64, u128, usize, f32, f64, bool);
 
 impl IntoToolResult for ContentBlock {
     fn into_tool_result(self) -> CallToolResult {

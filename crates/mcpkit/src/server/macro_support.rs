@@ -1,0 +1,61 @@
+//! What the code `mcpkit-macros` generates calls: one check per parameter and return type,
+//! spanned on the user's code, so a type that does not fit is reported where it is written,
+//! with a note saying what to write instead. Not an API: hidden, and may change.
+#![allow(missing_docs)]
+
+use schemars::JsonSchema;
+use serde::de::DeserializeOwned;
+
+use super::extract::FromRequest;
+use super::prompt::{IntoPromptResult, PromptRequest};
+use super::resource::{IntoResourceResult, ResourceHandler, ResourceRequest, ResourceTemplateDef};
+use super::tool::{IntoToolResult, ToolCall};
+
+/// A plain parameter of a `#[tool]`: a field of its input schema.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be a tool argument: it has no JSON Schema or cannot be deserialized",
+    label = "this parameter's type needs `Deserialize` and `JsonSchema`",
+    note = "derive both on your type: `#[derive(serde::Deserialize, schemars::JsonSchema)]`; for a \
+            type of another crate, take a type of your own or `serde_json::Value`"
+)]
+pub trait ToolArgument {}
+impl<T: DeserializeOwned + JsonSchema> ToolArgument for T {}
+
+/// A plain parameter of a `#[prompt]`: an argument, which is a string on the wire.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be a prompt argument: prompt arguments are strings",
+    label = "write `String` (required) or `Option<String>` (optional)",
+    note = "parse the string in the function body if you need another type"
+)]
+pub trait PromptArgument {}
+impl PromptArgument for String {}
+impl PromptArgument for Option<String> {}
+
+/// A plain parameter of a `#[resource]` template: a variable, matched as a string.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be a template variable: the variables of a URI are strings",
+    label = "write `String` (or `Option<String>`)",
+    note = "parse the string in the function body if you need another type"
+)]
+pub trait TemplateVariable {}
+impl TemplateVariable for String {}
+impl TemplateVariable for Option<String> {}
+
+pub fn tool_argument<T: ToolArgument>() {}
+pub fn prompt_argument<T: PromptArgument>() {}
+pub fn template_variable<T: TemplateVariable>() {}
+pub fn tool_extractor<T: FromRequest<ToolCall>>() {}
+pub fn prompt_extractor<T: FromRequest<PromptRequest>>() {}
+pub fn resource_extractor<T: FromRequest<ResourceRequest>>() {}
+pub fn tool_result<T: IntoToolResult>() {}
+pub fn prompt_result<T: IntoPromptResult>() {}
+pub fn resource_result<T: IntoResourceResult>() {}
+
+/// A template the macro has already checked at compile time, with the same RFC 6570 parser,
+/// so this cannot fail; if it ever did, it would be a bug in mcpkit, said as such.
+pub fn template<H: ResourceHandler<T>, T>(uri: &str, name: &str, handler: H) -> ResourceTemplateDef {
+    match ResourceTemplateDef::new(uri, name, handler) {
+        Ok(def) => def,
+        Err(e) => panic!("mcpkit bug: #[resource] accepted a template the server refuses: {e}"),
+    }
+}
