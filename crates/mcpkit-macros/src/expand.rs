@@ -25,7 +25,7 @@ pub(crate) struct Item {
     pub(crate) fn_ident: Ident,
     pub(crate) handler: Handler,
     /// The attribute, for errors about the item as a whole.
-    pub(crate) span: Span,
+    pub(crate) mark: syn::Attribute,
 }
 
 /// How the generated handler reaches the user's function.
@@ -87,7 +87,7 @@ impl Item {
     /// The span to blame for a duplicate name.
     pub(crate) fn name_span(&self) -> Span {
         match self.kind {
-            Kind::Resource => self.attrs.uri.as_ref().map_or(self.span, |u| u.span()),
+            Kind::Resource => self.attrs.uri.as_ref().map_or(self.mark.span(), |u| u.span()),
             _ => self.attrs.name.as_ref().map_or(self.fn_ident.span(), |n| n.span()),
         }
     }
@@ -227,8 +227,8 @@ impl Item {
             Kind::Prompt => Ok(Registration::Prompt),
             Kind::Resource => {
                 let Some(uri) = &self.attrs.uri else {
-                    return Err(syn::Error::new(
-                        self.span,
+                    return Err(syn::Error::new_spanned(
+                        &self.mark,
                         "a `#[resource]` needs its URI: write `#[resource(\"file:///notes.txt\")]`, or a template such as `#[resource(\"notes://{id}\")]`",
                     ));
                 };

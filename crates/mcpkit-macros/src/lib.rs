@@ -99,8 +99,8 @@ pub fn tools(attr: TokenStream, item: TokenStream) -> TokenStream {
         Err(_) => {
             let item = TokenStream2::from(item);
             return error_with(
-                syn::Error::new(
-                    item.span(),
+                syn::Error::new_spanned(
+                    &item,
                     "`#[mcpkit::tools]` goes on an impl block: `#[mcpkit::tools] impl MyServer { … }`; \
                      on a single function write `#[mcpkit::tool]`",
                 ),
@@ -208,8 +208,9 @@ fn expand_impl(mut imp: ItemImpl) -> TokenStream2 {
     }
 
     if items.is_empty() && errors.is_none() {
-        fail(&mut errors, syn::Error::new(
-            imp.impl_token.span(),
+        let (impl_token, self_ty) = (&imp.impl_token, &imp.self_ty);
+        fail(&mut errors, syn::Error::new_spanned(
+            quote!(#impl_token #self_ty),
             "this impl has no `#[tool]`, `#[prompt]` or `#[resource(\"uri\")]` method: mark the methods to serve, or remove `#[mcpkit::tools]`",
         ));
     }
@@ -263,7 +264,7 @@ fn read_item(
         doc: doc_text(fn_attrs),
         fn_ident: sig.ident.clone(),
         handler,
-        span: mark.span(),
+        mark: mark.clone(),
     })
 }
 
@@ -373,7 +374,7 @@ fn free(kind: Kind, attr: TokenStream2, item: TokenStream2) -> TokenStream2 {
                  `#[mcpkit::tools]` on the impl and `#[{0}]` on each method",
                 kind.attr()
             );
-            return error_with(syn::Error::new(item.span(), message), item);
+            return error_with(syn::Error::new_spanned(&item, message), item);
         }
     };
     let mark: syn::Attribute = syn::parse_quote!(#[mcpkit::placeholder(#attr)]);

@@ -2,7 +2,6 @@
 //! schema) and which are extractors (left out of it), and its return type. Every shape the
 //! expansion cannot serve is refused here, on the offending span, saying what to write.
 
-use syn::spanned::Spanned;
 use syn::{FnArg, Ident, Pat, ReturnType, Signature, Type};
 
 use crate::attrs::{ArgAttrs, Kind};
@@ -50,8 +49,9 @@ impl Handler {
     }
 }
 
-fn err<T>(span: proc_macro2::Span, message: impl Into<String>) -> syn::Result<T> {
-    Err(syn::Error::new(span, message.into()))
+/// An error over all of `tokens` (a whole type or receiver, not only its first token).
+fn err<T>(tokens: impl quote::ToTokens, message: impl Into<String>) -> syn::Result<T> {
+    Err(syn::Error::new_spanned(tokens, message.into()))
 }
 
 /// Check `sig` and sort its parameters; takes the `#[arg]` attributes off them.
@@ -60,22 +60,21 @@ pub(crate) fn read(kind: Kind, place: Place, sig: &mut Signature) -> syn::Result
     let name = sig.ident.to_string();
     if sig.asyncness.is_none() {
         return err(
-            sig.fn_token.span(),
+            sig.fn_token,
             format!("a `#[{what}]` function must be async: write `async fn {name}(…)`"),
         );
     }
     if !sig.generics.params.is_empty() || sig.generics.where_clause.is_some() {
         return err(
-            sig.generics.span(),
+            &sig.generics,
             format!(
                 "a `#[{what}]` function cannot be generic: its schema is built from concrete types; \
-                 write the concrete types instead of `{}`",
-                quote::ToTokens::to_token_stream(&sig.generics)
+                 write the concrete types in place of the type parameters"
             ),
         );
     }
     if let Some(v) = &sig.variadic {
-        return err(v.span(), format!("a `#[{what}]` function cannot be variadic"));
+        return err(v, format!("a `#[{what}]` function cannot be variadic"));
     }
     let output = match &sig.output {
         ReturnType::Type(_, ty) => (**ty).clone(),
@@ -86,7 +85,7 @@ pub(crate) fn read(kind: Kind, place: Place, sig: &mut Signature) -> syn::Result
                 Kind::Resource => "`-> String` (the text at the URI) or `-> ResourceContents`",
             };
             return err(
-                sig.ident.span(),
+                &sig.ident,
                 format!(
                     "`{name}` returns nothing, but a {what} answers with a result: add a return type such as {hint}"
                 ),
@@ -95,7 +94,7 @@ pub(crate) fn read(kind: Kind, place: Place, sig: &mut Signature) -> syn::Result
     };
     if let Type::ImplTrait(t) = &output {
         return err(
-            t.span(),
+            t,
             format!("a `#[{what}]` function must name its return type (the schema and the conversion come from it): write the concrete type instead of `impl …`"),
         );
     }
@@ -109,7 +108,7 @@ pub(crate) fn read(kind: Kind, place: Place, sig: &mut Signature) -> syn::Result
             FnArg::Receiver(r) => {
                 if place == Place::Free {
                     return err(
-                        r.span(),
+                        &*r,
                         format!(
                             "`#[{what}]` on a method needs `#[mcpkit::tools]` on its impl block: write \
                              `#[mcpkit::tools]` above the `impl`, and `#[{what}]` on each method it serves"
@@ -118,19 +117,19 @@ pub(crate) fn read(kind: Kind, place: Place, sig: &mut Signature) -> syn::Result
                 }
                 if r.colon_token.is_some() {
                     return err(
-                        r.span(),
+                        &*r,
                         format!("write `&self`: a `#[{what}]` method borrows the shared value"),
                     );
                 }
                 if r.reference.is_none() {
                     return err(
-                        r.span(),
+                        &*r,
                         format!("`{name}` takes `self` by value, but the methods of one `#[tools]` impl share one value (behind an `Arc`): write `&self`"),
                     );
                 }
                 if r.mutability.is_some() {
                     return err(
-                        r.span(),
+                        &*r,
                         format!("`{name}` takes `&mut self`, but requests run concurrently: write `&self` and keep what changes behind a lock or an atomic"),
                     );
                 }
@@ -141,13 +140,13 @@ pub(crate) fn read(kind: Kind, place: Place, sig: &mut Signature) -> syn::Result
                 let ty = (*pt.ty).clone();
                 if is_extractor(&ty) {
                     if let Some(span) = attrs.span {
-                        return err(
+                        return Err(syn::Error::new(
                             span,
                             "`#[arg]` describes an argument of the schema, but this parameter is an extractor (not in the schema): remove the `#[arg]`",
-                        );
+                        ));
                     }
                     if is_named(&ty, &["Args", "RawArgs"]) {
-                        uses_args_extractor = Some(ty.span());
+                        uses_args_extractor = Some(ty.clone());
                     }
                     extractor_count += 1;
                     params.push(Param::Extractor { ty });
@@ -157,7 +156,7 @@ pub(crate) fn read(kind: Kind, place: Place, sig: &mut Signature) -> syn::Result
                     Pat::Ident(p) if p.subpat.is_none() => p.ident.clone(),
                     other => {
                         return err(
-                            other.span(),
+                            other,
                             format!(
                             "name this parameter (`value: T`): the name of a {what} argument is its name on the wire"
                         ),
@@ -174,9 +173,9 @@ pub(crate) fn read(kind: Kind, place: Place, sig: &mut Signature) -> syn::Result
         }
     }
     let arguments = params.iter().filter(|p| matches!(p, Param::Argument { .. })).count();
-    if let (Some(span), true) = (uses_args_extractor, arguments > 0) {
+    if let (Some(ty), true) = (uses_args_extractor, arguments > 0) {
         return err(
-            span,
+            ty,
             format!(
                 "`{name}` takes its arguments both as an `Args`/`RawArgs` parameter and as plain parameters: \
                  move the plain ones into that struct, or drop it and list every argument as a parameter"
@@ -186,7 +185,7 @@ pub(crate) fn read(kind: Kind, place: Place, sig: &mut Signature) -> syn::Result
     let slots = extractor_count + usize::from(arguments > 0);
     if slots > 6 {
         return err(
-            sig.inputs.span(),
+            &sig.inputs,
             format!("a `#[{what}]` function takes at most six extractors (the plain arguments count as one): group some into a `State<S>`"),
         );
     }
@@ -207,12 +206,12 @@ fn check_argument_type(kind: Kind, ty: &Type) -> syn::Result<()> {
                 other => quote::ToTokens::to_token_stream(other).to_string(),
             };
             err(
-                r.span(),
+                r,
                 format!("{what} arguments are decoded into owned values: write `{owned}` instead of a reference"),
             )
         }
         Type::ImplTrait(t) => err(
-            t.span(),
+            t,
             format!("a {what} argument needs a concrete type (its schema comes from it): write the type instead of `impl …`"),
         ),
         _ => Ok(()),

@@ -69,6 +69,11 @@ pub use transport::stdio::stdio;
 #[cfg(feature = "macros")]
 pub use mcpkit_macros::{prompt, resource, tool, tools};
 
+/// The macros chapter of the guide, compiled as a doctest so its examples stay true.
+#[cfg(all(doctest, feature = "macros"))]
+#[doc = include_str!("../../../guide/macros.md")]
+pub struct GuideMacros;
+
 /// What the code the macros generate names (serde, for its derive). Not an API.
 #[cfg(feature = "macros")]
 #[doc(hidden)]

@@ -1,0 +1,7 @@
+/// Logs a line.
+#[mcpkit::tool]
+async fn log(line: String) {
+    println!("{line}");
+}
+
+fn main() {}

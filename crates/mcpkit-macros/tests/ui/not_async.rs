@@ -1,0 +1,12 @@
+struct Calc;
+
+#[mcpkit::tools]
+impl Calc {
+    /// Adds.
+    #[tool]
+    fn add(&self, a: i64, b: i64) -> i64 {
+        a + b
+    }
+}
+
+fn main() {}

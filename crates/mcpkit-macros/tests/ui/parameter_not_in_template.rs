@@ -1,0 +1,7 @@
+/// A note.
+#[mcpkit::resource("notes://{id}")]
+async fn note(name: String) -> String {
+    name
+}
+
+fn main() {}

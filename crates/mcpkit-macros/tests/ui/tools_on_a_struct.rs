@@ -1,0 +1,6 @@
+#[mcpkit::tools]
+struct Calc {
+    offset: i64,
+}
+
+fn main() {}

@@ -1,0 +1,10 @@
+struct Calc;
+
+#[mcpkit::tools]
+impl Calc {
+    async fn add(&self, a: i64, b: i64) -> i64 {
+        a + b
+    }
+}
+
+fn main() {}
