@@ -176,6 +176,8 @@ fn expand_impl(mut imp: ItemImpl) -> TokenStream2 {
             );
             continue;
         }
+        // The macro requires `async` (handlers are futures), so a body without `.await` is fine.
+        f.attrs.push(syn::parse_quote!(#[allow(clippy::unused_async)]));
         match read_item(kind, &mark, Place::Impl, &f.attrs, &mut f.sig) {
             Ok(item) => items.push(item),
             Err(e) => fail(&mut errors, e),
@@ -389,6 +391,7 @@ fn free(kind: Kind, attr: TokenStream2, item: TokenStream2) -> TokenStream2 {
         Ok(d) => d,
         Err(e) => return error_with(e, f.into_token_stream()),
     };
+    f.attrs.push(syn::parse_quote!(#[allow(clippy::unused_async)]));
     let vis = &f.vis;
     let maker = format_ident!("{}_{}", f.sig.ident, kind.attr());
     let def_type = how.def_type();
