@@ -1,0 +1,7 @@
+/// A note.
+#[mcpkit::resource("notes://{id}/%aé")]
+async fn note(id: String) -> String {
+    id
+}
+
+fn main() {}
