@@ -16,7 +16,7 @@
 //! - [`channel`]: the reader of transports fed by other tasks (the HTTP endpoints and client).
 //! - `http_client` (feature `http-client`): Streamable HTTP as a client, falling back to the
 //!   legacy HTTP+SSE transport.
-//! - [`inspect`]: a wrapper that shows every frame to a callback (wire tracing, recording).
+//! - [`inspect`](mod@inspect): a wrapper that shows every frame to a callback (wire tracing, recording).
 //!
 //! [`BoxTransport`] (from [`Transport::boxed`]) erases a transport's type, for code that picks
 //! one of several kinds at run time.
