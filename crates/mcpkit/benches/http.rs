@@ -10,7 +10,7 @@
 use std::time::Duration;
 
 use criterion::{BenchmarkId, Criterion, Throughput};
-use mcpkit::server::http::HttpServer;
+use mcpkit::server::http::{HttpConfig, HttpServer};
 use mcpkit::server::{Args, ToolDef};
 use mcpkit::transport::http_client::HttpClientTransport;
 use mcpkit::types::ProtocolVersion;
@@ -46,7 +46,15 @@ fn start(rt: &Runtime) -> (String, oneshot::Sender<()>) {
         let addr = listener.local_addr().unwrap();
         let (stop, stopped) = oneshot::channel::<()>();
         let token = tokio_util::sync::CancellationToken::new();
-        let http = HttpServer::new(echo_server()).sse_legacy(true).shutdown(token.clone());
+        // One client opens every session here: lift the per-client cap (1,000 by default).
+        let config = HttpConfig {
+            max_sessions_per_client: usize::MAX,
+            ..HttpConfig::default()
+        };
+        let http = HttpServer::new(echo_server())
+            .config(config)
+            .sse_legacy(true)
+            .shutdown(token.clone());
         tokio::spawn(async move {
             let _ = stopped.await;
             token.cancel();

@@ -5,7 +5,8 @@
 //!
 //! - `--listen ADDR -- CMD ARGS…`: a Streamable HTTP endpoint at `http://ADDR/mcp`; each
 //!   session gets its own child process (started at `initialize`, stopped when the session ends
-//!   by DELETE, idle expiry or shutdown). Frames from the child are routed back by kind: a
+//!   by DELETE, idle expiry or shutdown; at most `--max-sessions`, `--max-sessions-per-client`
+//!   per client address). Frames from the child are routed back by kind: a
 //!   response answers its request's POST; progress goes on the stream of the request that asked
 //!   for it; other messages from the child go on the stream of the newest request in flight, or
 //!   the GET stream when none is.
@@ -67,6 +68,12 @@ pub struct Args {
     /// End (and stop the child of) sessions idle this long.
     #[arg(long, value_name = "DURATION", default_value = "30m", value_parser = crate::target::parse_duration)]
     session_timeout: std::time::Duration,
+    /// At most this many sessions (each one child process); more get 503.
+    #[arg(long, requires = "listen", value_name = "N", default_value_t = 100)]
+    max_sessions: usize,
+    /// At most this many sessions (children) per client IP address; more get 503.
+    #[arg(long, requires = "listen", value_name = "N", default_value_t = 20)]
+    max_sessions_per_client: usize,
     /// The stdio server to expose with --listen.
     #[arg(last = true, value_name = "CMD")]
     command: Vec<String>,
@@ -81,6 +88,9 @@ impl Args {
         };
         let mut config = HttpConfig {
             session_idle_timeout: self.session_timeout,
+            // One child process per session: caps far below an in-process server's.
+            max_sessions: self.max_sessions,
+            max_sessions_per_client: self.max_sessions_per_client,
             ..HttpConfig::default()
         };
         super::allow_hosts_and_origins(&mut config, self.allow_any_host, &self.allow_host, &self.allow_origin);

@@ -42,6 +42,9 @@ pub struct Args {
     limits: ConnectionArgs,
     #[command(flatten)]
     auth: AuthArgs,
+    // Boxed: the command enum's variants stay of similar size.
+    #[command(flatten)]
+    session_limits: Box<SessionLimitArgs>,
 }
 
 /// How `mcpkit serve --http` treats slow, stalled and idle connections, and how long it gives
@@ -122,7 +125,58 @@ impl Args {
         };
         super::allow_hosts_and_origins(&mut config, self.allow_any_host, &self.allow_host, &self.allow_origin);
         self.limits.apply(&mut config);
+        self.session_limits.apply(&mut config);
         config
+    }
+}
+
+/// The session and stream limits of `mcpkit serve --http`, each an `HttpConfig` field of the
+/// same name (unset: the library's default, given in each help line).
+#[derive(clap::Args, Debug, Clone, Default)]
+struct SessionLimitArgs {
+    /// At most this many live sessions, Streamable HTTP and legacy /sse together; more get
+    /// 503 [default: 10000].
+    #[arg(long, requires = "http", value_name = "N")]
+    max_sessions: Option<usize>,
+    /// At most this many live sessions per client (its verified token subject with
+    /// --auth-issuer, else its IP address); more get 503 [default: 1000].
+    #[arg(long, requires = "http", value_name = "N")]
+    max_sessions_per_client: Option<usize>,
+    /// End sessions idle this long (e.g. 30m, 90s) [default: 30m].
+    #[arg(long, requires = "http", value_name = "DURATION", value_parser = crate::target::parse_duration)]
+    session_idle_timeout: Option<std::time::Duration>,
+    /// Largest accepted request body, in bytes; larger gets 413 [default: 4194304].
+    #[arg(long, requires = "http", value_name = "BYTES")]
+    max_body_bytes: Option<usize>,
+    /// SSE streams kept resumable (Last-Event-ID) per session [default: 64].
+    #[arg(long, requires = "http", value_name = "N")]
+    streams_per_session: Option<usize>,
+    /// Events kept per SSE stream for Last-Event-ID replay [default: 256].
+    #[arg(long, requires = "http", value_name = "N")]
+    event_log_length: Option<usize>,
+    /// Events queued on one SSE stream for a client that is not reading; a stream further
+    /// behind is closed (the client resumes it from the event log) [default: 1024].
+    #[arg(long, requires = "http", value_name = "N")]
+    stream_buffer: Option<usize>,
+}
+
+impl SessionLimitArgs {
+    /// Put the limits given into `config`.
+    fn apply(&self, config: &mut HttpConfig) {
+        let set = |field: &mut usize, value: Option<usize>| {
+            if let Some(v) = value {
+                *field = v;
+            }
+        };
+        set(&mut config.max_sessions, self.max_sessions);
+        set(&mut config.max_sessions_per_client, self.max_sessions_per_client);
+        set(&mut config.max_body_bytes, self.max_body_bytes);
+        set(&mut config.streams_per_session, self.streams_per_session);
+        set(&mut config.event_log_length, self.event_log_length);
+        set(&mut config.stream_buffer, self.stream_buffer);
+        if let Some(idle) = self.session_idle_timeout {
+            config.session_idle_timeout = idle;
+        }
     }
 }
 

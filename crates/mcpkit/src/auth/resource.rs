@@ -5,7 +5,8 @@
 //! cached JWKS, or [`IntrospectionVerifier`] for RFC 7662), check that the token was issued for
 //! this resource (audience) and carries the needed scopes (`403 insufficient_scope` otherwise),
 //! and hand the verified [`AuthInfo`] to the application as a request extension (and to the
-//! MCP handler, in `RequestContext::extensions`).
+//! MCP handler, in `RequestContext::extensions`), with the [`VerifiedCaller`] it names: the
+//! endpoint binds each session and `requestState` to it.
 //!
 //! [`ProtectedResource`] is a tower layer: give it to `HttpServer::layer` (or any axum
 //! `Router::layer`); it serves the metadata at its well-known path itself.
@@ -59,7 +60,7 @@ use super::post::{form_component, oauth_post, Body as PostBody};
 use super::{AuthError, AuthFuture};
 use crate::server::http::{read_capped, BodyError};
 use crate::transport::http_client::read_response;
-use crate::transport::Extensions;
+use crate::transport::{Extensions, VerifiedCaller};
 
 /// Who a verified token speaks for.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
@@ -622,9 +623,13 @@ async fn admit(rs: &ProtectedResource, request: Request) -> Result<Request, Resp
     // Never pass the client's token on.
     parts.headers.remove(header::AUTHORIZATION);
     // For the MCP handler (the HTTP endpoint hands these to the engine) and for axum handlers.
+    // The verified caller, too: what the endpoint binds sessions and `requestState` to.
+    let caller = VerifiedCaller::new(info.subject.clone(), info.client_id.clone());
     let mut extensions = parts.extensions.get::<Extensions>().cloned().unwrap_or_default();
     extensions.insert(info.clone());
+    extensions.insert(caller.clone());
     parts.extensions.insert(extensions);
     parts.extensions.insert(info);
+    parts.extensions.insert(caller);
     Ok(Request::from_parts(parts, body))
 }

@@ -3,8 +3,8 @@
 //! so any server instance holding the keys can continue the request.
 //!
 //! The state is attacker-controlled input, so it is sealed: HMAC-SHA-256 over the payload with
-//! a key from a [`RequestStateKeys`] ring, bound to the method and a digest of the request's
-//! salient params, with an expiry. Wire form: `v1.{key id}.{base64url payload}.{base64url tag}`.
+//! a key from a [`RequestStateKeys`] ring, bound to the method, a digest of the request's
+//! salient params and the verified caller (when authorization is on), with an expiry. Wire form: `v1.{key id}.{base64url payload}.{base64url tag}`.
 
 use std::fmt;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
@@ -56,7 +56,7 @@ pub enum StateError {
     /// Past its lifetime.
     #[error("requestState has expired")]
     Expired,
-    /// Issued for a different method or different params.
+    /// Issued for a different method, different params, or another verified caller.
     #[error("requestState was issued for a different request")]
     WrongRequest,
     /// The OS random source failed, so no sealing key could be made.
@@ -83,6 +83,10 @@ pub(crate) struct StatePayload {
     /// Absent in a state sealed by an earlier mcpkit, which then accepts any unsealed key.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub(crate) q: Option<Vec<String>>,
+    /// Digest of the verified caller it was issued to (see `VerifiedCaller::binding`); absent
+    /// when the request had none (no authorization).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) c: Option<String>,
 }
 
 impl RequestStateKeys {
@@ -149,8 +153,16 @@ impl RequestStateKeys {
         Some(format!("{signed}.{}", B64.encode(tag)))
     }
 
-    /// Open `state` issued for `method` with params digest `digest`.
-    pub(crate) fn open(&self, state: &str, method: &str, digest: &str) -> Result<StatePayload, StateError> {
+    /// Open `state` issued for `method` with params digest `digest`, to the caller whose
+    /// [`caller_digest`] is `caller`: a state sealed for another caller (or for none, or one
+    /// sealed without a caller presented by one) is a different request.
+    pub(crate) fn open(
+        &self,
+        state: &str,
+        method: &str,
+        digest: &str,
+        caller: Option<&str>,
+    ) -> Result<StatePayload, StateError> {
         let mut parts = state.split('.');
         let (Some("v1"), Some(kid), Some(body), Some(tag), None) =
             (parts.next(), parts.next(), parts.next(), parts.next(), parts.next())
@@ -178,7 +190,7 @@ impl RequestStateKeys {
         if payload.exp <= now_secs() {
             return Err(StateError::Expired);
         }
-        if payload.m != method || payload.d != digest {
+        if payload.m != method || payload.d != digest || payload.c.as_deref() != caller {
             return Err(StateError::WrongRequest);
         }
         Ok(payload)
@@ -187,6 +199,11 @@ impl RequestStateKeys {
 
 fn now_secs() -> u64 {
     SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| d.as_secs())
+}
+
+/// The digest of a verified caller sealed into a state: the state names no user in clear.
+pub(crate) fn caller_digest(caller: &crate::transport::VerifiedCaller) -> String {
+    digest(&[&caller.binding()], None)
 }
 
 /// A digest of the params that identify a request (tool name and arguments, prompt name and
@@ -287,10 +304,13 @@ mod tests {
         let keys = RequestStateKeys::new("k1", vec![7u8; 32]);
         let p = payload();
         let state = keys.seal(p.clone()).unwrap();
-        assert_eq!(keys.open(&state, CallTool::NAME, &p.d).unwrap().m, CallTool::NAME);
-        assert_eq!(keys.open(&state, GetPrompt::NAME, &p.d), Err(StateError::WrongRequest));
+        assert_eq!(keys.open(&state, CallTool::NAME, &p.d, None).unwrap().m, CallTool::NAME);
         assert_eq!(
-            keys.open(&state, CallTool::NAME, "other"),
+            keys.open(&state, GetPrompt::NAME, &p.d, None),
+            Err(StateError::WrongRequest)
+        );
+        assert_eq!(
+            keys.open(&state, CallTool::NAME, "other", None),
             Err(StateError::WrongRequest)
         );
     }
@@ -309,7 +329,7 @@ mod tests {
         let p = payload();
         let state = keys.seal(p.clone()).unwrap();
         let tampered = format!("{state}-TAMPERED");
-        assert!(keys.open(&tampered, CallTool::NAME, &p.d).is_err());
+        assert!(keys.open(&tampered, CallTool::NAME, &p.d, None).is_err());
         // Flip one character of the payload.
         let mut parts: Vec<String> = state.split('.').map(str::to_owned).collect();
         let body = parts[2].clone();
@@ -330,10 +350,13 @@ mod tests {
             .collect();
         parts[2] = flipped;
         assert_eq!(
-            keys.open(&parts.join("."), CallTool::NAME, &p.d),
+            keys.open(&parts.join("."), CallTool::NAME, &p.d, None),
             Err(StateError::Tampered)
         );
-        assert_eq!(keys.open("garbage", CallTool::NAME, &p.d), Err(StateError::Malformed));
+        assert_eq!(
+            keys.open("garbage", CallTool::NAME, &p.d, None),
+            Err(StateError::Malformed)
+        );
     }
 
     #[test]
@@ -341,7 +364,7 @@ mod tests {
         let keys = RequestStateKeys::new("k1", vec![7u8; 32]).with_lifetime(Duration::ZERO);
         let p = payload();
         let state = keys.seal(p.clone()).unwrap();
-        assert_eq!(keys.open(&state, CallTool::NAME, &p.d), Err(StateError::Expired));
+        assert_eq!(keys.open(&state, CallTool::NAME, &p.d, None), Err(StateError::Expired));
     }
 
     #[test]
@@ -350,12 +373,18 @@ mod tests {
         let p = payload();
         let state = old.seal(p.clone()).unwrap();
         let rotated = RequestStateKeys::new("new", vec![2u8; 32]).with_previous("old", vec![1u8; 32]);
-        assert!(rotated.open(&state, CallTool::NAME, &p.d).is_ok());
+        assert!(rotated.open(&state, CallTool::NAME, &p.d, None).is_ok());
         assert!(rotated.seal(p.clone()).unwrap().starts_with("v1.new."));
         let dropped = RequestStateKeys::new("new", vec![2u8; 32]);
-        assert_eq!(dropped.open(&state, CallTool::NAME, &p.d), Err(StateError::UnknownKey));
+        assert_eq!(
+            dropped.open(&state, CallTool::NAME, &p.d, None),
+            Err(StateError::UnknownKey)
+        );
         // Same id, different key material: the tag does not verify.
         let forged = RequestStateKeys::new("old", vec![3u8; 32]);
-        assert_eq!(forged.open(&state, CallTool::NAME, &p.d), Err(StateError::Tampered));
+        assert_eq!(
+            forged.open(&state, CallTool::NAME, &p.d, None),
+            Err(StateError::Tampered)
+        );
     }
 }

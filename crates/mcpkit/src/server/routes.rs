@@ -30,6 +30,7 @@ use super::stateless::{self, CacheHint, InputState, Settled};
 use super::tool::ToolCall;
 use super::{Server, Snapshot};
 use crate::engine::HandlerResult;
+use crate::transport::VerifiedCaller;
 use crate::wire::to_raw;
 
 /// The handshake era's table (2024-11-05 … 2025-11-25).
@@ -104,6 +105,8 @@ struct Round<'a> {
     method: &'static str,
     /// Digest of the request's salient params, computed only when a state is opened or sealed.
     digest: &'a (dyn Fn() -> String + Sync),
+    /// Digest of the verified caller (authorization on): a sealed state is bound to it.
+    caller: Option<String>,
     input: Option<Arc<InputState>>,
 }
 
@@ -117,11 +120,19 @@ impl Call {
         responses: Option<JsonObject>,
         digest: &'a (dyn Fn() -> String + Sync),
     ) -> Result<(RequestContext, Round<'a>), ErrorObject> {
+        let caller = match self.era {
+            Era::Handshake => None,
+            Era::Stateless => self
+                .extensions
+                .get::<VerifiedCaller>()
+                .map(request_state::caller_digest),
+        };
         let input = match self.era {
             Era::Handshake => None,
             Era::Stateless => {
                 let keys = &self.server.inner.state_keys;
-                Some(Arc::new(InputState::open(keys, M::NAME, digest, state, responses)?))
+                let opened = InputState::open(keys, M::NAME, digest, caller.as_deref(), state, responses)?;
+                Some(Arc::new(opened))
             }
         };
         let round = Round {
@@ -129,6 +140,7 @@ impl Call {
             era: self.era,
             method: M::NAME,
             digest,
+            caller,
             input: input.clone(),
         };
         Ok((self.into_context(M::NAME, meta, input), round))
@@ -146,6 +158,7 @@ impl Round<'_> {
                 &self.server.inner.state_keys,
                 self.method,
                 self.digest,
+                self.caller.as_deref(),
                 &self.server.inner.info_json,
             )?,
             None => Settled::Complete(outcome?),

@@ -30,6 +30,7 @@ use std::sync::Arc;
 
 use mcpkit_types::RequestId;
 
+mod caller;
 #[cfg(any(feature = "http-server", feature = "http-client"))]
 pub mod channel;
 pub mod child;
@@ -39,6 +40,7 @@ pub mod inspect;
 pub mod memory;
 pub mod stdio;
 
+pub use caller::VerifiedCaller;
 pub use inspect::inspect;
 
 /// One unit read from a transport.

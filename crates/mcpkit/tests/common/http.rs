@@ -225,6 +225,8 @@ pub struct Req {
     host: Option<String>,
     headers: Vec<(String, String)>,
     body: Option<ReqBody>,
+    /// The peer address the router sees (`ConnectInfo`); a socket has its own.
+    peer: Option<SocketAddr>,
 }
 
 impl Req {
@@ -240,6 +242,13 @@ impl Req {
 
     pub fn body(mut self, body: impl Into<ReqBody>) -> Req {
         self.body = Some(body.into());
+        self
+    }
+
+    /// Into the router: as if sent from `addr` (axum's `ConnectInfo`, as `HttpServer::serve`
+    /// provides it). Ignored over a socket.
+    pub fn sent_from(mut self, addr: &str) -> Req {
+        self.peer = Some(addr.parse().expect("an IP:port"));
         self
     }
 }
@@ -289,6 +298,7 @@ impl Mcp {
             host: None,
             headers: Vec::new(),
             body: None,
+            peer: None,
         }
     }
 
@@ -458,6 +468,9 @@ async fn send_untimed(req: Req) -> Reply {
                     chunks.into_iter().map(Ok::<_, std::io::Error>),
                 )),
             };
+            if let Some(peer) = req.peer {
+                b = b.extension(axum::extract::ConnectInfo(peer));
+            }
             let r = router.oneshot(b.body(body).unwrap()).await.unwrap();
             let (parts, body) = r.into_parts();
             Reply {

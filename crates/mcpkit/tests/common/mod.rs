@@ -10,6 +10,8 @@
     unreachable_pub
 )]
 
+#[cfg(feature = "auth")]
+pub mod callers;
 #[cfg(all(feature = "http-server", feature = "http-client"))]
 pub mod http;
 

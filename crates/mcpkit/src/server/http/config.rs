@@ -24,8 +24,23 @@ pub struct HttpConfig {
     pub max_body_bytes: usize,
     /// Sessions idle this long are ended (default 30 minutes).
     pub session_idle_timeout: Duration,
-    /// At most this many live sessions (default 10,000); more get 503.
+    /// At most this many live sessions (default 10,000), Streamable HTTP and legacy `/sse`
+    /// together; more get 503. Checked in constant time: sessions past their idle timeout are
+    /// ended by the reaper (every quarter of the timeout, at most 30 s), not by the check.
     pub max_sessions: usize,
+    /// At most this many live sessions per client (default 1,000), within `max_sessions`; more
+    /// get the same 503. A client is its verified subject (or, without one, client id) when
+    /// an authorization layer attached a [`crate::transport::VerifiedCaller`], else its peer
+    /// address (when served by [`super::HttpServer::serve`], or with axum's
+    /// `ConnectInfo<SocketAddr>`); a request identifying neither is only held to
+    /// `max_sessions`.
+    pub max_sessions_per_client: usize,
+    /// Events kept per SSE stream for `Last-Event-ID` replay (default 256), by the default
+    /// event store; a client that falls further behind misses the oldest.
+    pub event_log_length: usize,
+    /// SSE streams kept resumable per session (default 64; older finished streams are
+    /// forgotten first), by the session and the default event store.
+    pub streams_per_session: usize,
     /// Handshake-era requests without sessions: each POST is served on its own, without
     /// `Mcp-Session-Id` (for plain load balancers). Server→client requests and GET streams are
     /// then unavailable, and a request answered with an SSE stream keeps it open until its
@@ -75,9 +90,9 @@ pub struct HttpConfig {
     /// deadline (a client half-way through its request, a slow handler) are closed and `serve`
     /// returns.
     pub shutdown_timeout: Duration,
-    /// Where SSE events are kept for `Last-Event-ID` replay (default: a bounded
-    /// [`MemoryEventStore`]).
-    pub event_store: Arc<dyn EventStore>,
+    /// Where SSE events are kept for `Last-Event-ID` replay (default `None`: a
+    /// [`MemoryEventStore`] bounded by `event_log_length` and `streams_per_session`).
+    pub event_store: Option<Arc<dyn EventStore>>,
     /// What session idleness is measured with (default [`SystemClock`]); tests put a clock
     /// they move by hand here instead of sleeping past the timeout.
     pub clock: Arc<dyn Clock>,
@@ -92,6 +107,9 @@ impl Default for HttpConfig {
             max_body_bytes: 4 * 1024 * 1024,
             session_idle_timeout: Duration::from_secs(30 * 60),
             max_sessions: 10_000,
+            max_sessions_per_client: 1_000,
+            event_log_length: 256,
+            streams_per_session: 64,
             sessionless: false,
             always_sse: false,
             enable_get_stream: true,
@@ -103,8 +121,19 @@ impl Default for HttpConfig {
             idle_timeout: Duration::from_secs(60),
             max_connections: 1024,
             shutdown_timeout: Duration::from_secs(5),
-            event_store: Arc::new(MemoryEventStore::default()),
+            event_store: None,
             clock: Arc::new(SystemClock),
+        }
+    }
+}
+
+impl HttpConfig {
+    /// The event store these settings describe: the configured one, or a new bounded
+    /// [`MemoryEventStore`].
+    pub(super) fn make_event_store(&self) -> Arc<dyn EventStore> {
+        match &self.event_store {
+            Some(store) => store.clone(),
+            None => Arc::new(MemoryEventStore::new(self.event_log_length, self.streams_per_session)),
         }
     }
 }

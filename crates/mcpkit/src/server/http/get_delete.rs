@@ -11,12 +11,13 @@ use axum::response::{IntoResponse, Response};
 use mcpkit_types::headers::{LAST_EVENT_ID, SESSION_ID};
 use mcpkit_types::ErrorCode;
 
+use super::admission::Client;
 use super::reply::{accepts, header_str, method_not_allowed, rpc_error};
 use super::sse::sse;
 use super::state::HttpState;
 use super::stateless::is_stateless_era;
 
-pub(super) fn get(state: &HttpState, headers: &HeaderMap) -> Response {
+pub(super) fn get(state: &HttpState, headers: &HeaderMap, client: &Client) -> Response {
     // Spec: 2026-07-28 has no GET stream.
     let stateless_era = is_stateless_era(headers, headers.contains_key(SESSION_ID));
     if stateless_era || state.config.sessionless || !state.config.enable_get_stream {
@@ -30,7 +31,7 @@ pub(super) fn get(state: &HttpState, headers: &HeaderMap) -> Response {
             None,
         );
     }
-    let session = match state.session_of(headers) {
+    let session = match state.session_of(headers, client) {
         Ok(s) => s,
         Err(r) => return r,
     };
@@ -56,11 +57,11 @@ pub(super) fn get(state: &HttpState, headers: &HeaderMap) -> Response {
     }
 }
 
-pub(super) fn delete(state: &HttpState, headers: &HeaderMap) -> Response {
+pub(super) fn delete(state: &HttpState, headers: &HeaderMap, client: &Client) -> Response {
     if state.config.sessionless || is_stateless_era(headers, headers.contains_key(SESSION_ID)) {
         return method_not_allowed(state.allowed_methods());
     }
-    let session = match state.session_of(headers) {
+    let session = match state.session_of(headers, client) {
         Ok(s) => s,
         Err(r) => return r,
     };

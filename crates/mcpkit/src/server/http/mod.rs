@@ -19,6 +19,7 @@
 //! 127.0.0.1).
 
 mod accept;
+mod admission;
 mod config;
 mod deadlines;
 pub mod event_store;
@@ -52,6 +53,7 @@ pub use factory::{SessionFactory, SessionReader, SessionTransport, SessionWriter
 pub(crate) use reply::{read_capped, BodyError};
 
 use crate::server::Server;
+use admission::Admission;
 use session::Backend;
 use tap::WireTap;
 
@@ -178,10 +180,13 @@ impl HttpServer {
     /// The endpoint as an axum `Router`, with its layers: merge it into your app, or serve it
     /// as it is. Built inside a tokio runtime, it also starts the idle-session reaper.
     pub fn router(self) -> Router {
+        // One count for both transports: legacy sessions take from the same caps.
+        let admission = Admission::new(self.config.max_sessions, self.config.max_sessions_per_client);
         let mut router = match (&self.backend, &self.sse_legacy) {
             (Backend::Server(server), Some((sse_path, messages_path))) => sse_legacy::router(
                 server.clone(),
                 self.config.clone(),
+                admission.clone(),
                 sse_path,
                 messages_path,
                 self.shutdown.clone(),
@@ -196,6 +201,7 @@ impl HttpServer {
         router = router.merge(streamable::router(
             self.backend,
             config,
+            admission,
             &self.path,
             self.shutdown,
             self.tap,

@@ -12,17 +12,24 @@ use mcpkit_types::jsonrpc::{self, FrameError, MessageRef};
 use mcpkit_types::method::{Initialize, Method};
 use mcpkit_types::{ErrorCode, ProtocolVersion, RequestId};
 
+use super::admission::Client;
 use super::reply::{accepts, header_str, read_capped, rpc_error};
 use super::routes::Event;
 use super::session::{CloseOnDrop, HttpSession};
 use super::sse::sse_stream;
 use super::state::HttpState;
+use super::stateless;
 use super::table::new_session_id;
-use super::{stateless, table};
 use crate::server::Preset;
 use crate::transport::Extensions;
 
-pub(super) async fn post(state: &HttpState, headers: &HeaderMap, body: Body, extensions: Extensions) -> Response {
+pub(super) async fn post(
+    state: &HttpState,
+    headers: &HeaderMap,
+    body: Body,
+    extensions: Extensions,
+    client: &Client,
+) -> Response {
     if !(accepts(headers, "application/json") && accepts(headers, "text/event-stream")) {
         return rpc_error(
             StatusCode::NOT_ACCEPTABLE,
@@ -93,9 +100,9 @@ pub(super) async fn post(state: &HttpState, headers: &HeaderMap, body: Body, ext
         return sessionless(state, frame, message, request_id, version, is_initialize, extensions).await;
     }
     if is_initialize {
-        return initialize(state, headers, frame, message, request_id, extensions).await;
+        return initialize(state, headers, frame, message, request_id, extensions, client).await;
     }
-    let session = match state.session_of(headers) {
+    let session = match state.session_of(headers, client) {
         Ok(s) => s,
         Err(r) => return r,
     };
@@ -127,6 +134,7 @@ fn protocol_version(headers: &HeaderMap, id: Option<&RequestId>) -> Result<Proto
 }
 
 /// `initialize` opens a session: a new id, a new engine, the reply carrying `Mcp-Session-Id`.
+/// The session belongs to `client`'s verified caller, and counts against its cap.
 async fn initialize(
     state: &HttpState,
     headers: &HeaderMap,
@@ -134,6 +142,7 @@ async fn initialize(
     message: MessageRef<'_>,
     request_id: Option<RequestId>,
     extensions: Extensions,
+    client: &Client,
 ) -> Response {
     if headers.contains_key(SESSION_ID) {
         return rpc_error(
@@ -151,14 +160,14 @@ async fn initialize(
             None,
         );
     };
-    let start = || HttpSession::start(id, state, None);
-    let session = match state.sessions.insert_with(start) {
+    let start = || HttpSession::start(id, state, None, client.caller.clone());
+    let session = match state.sessions.insert_with(client, start) {
         Ok(s) => s,
-        Err(table::Full) => {
+        Err(refused) => {
             return rpc_error(
                 StatusCode::SERVICE_UNAVAILABLE,
                 ErrorCode::INTERNAL_ERROR,
-                "Too many sessions",
+                refused.message(),
                 request_id.as_ref(),
             )
         }

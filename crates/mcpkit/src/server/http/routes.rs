@@ -42,14 +42,22 @@ pub(super) struct StreamLog {
     pub(super) finished: bool,
 }
 
-/// Finished streams kept resumable per session (older ones are forgotten).
-const FINISHED_STREAMS_KEPT: usize = 64;
-
 /// Standalone events held for a GET stream that is not open (older ones are dropped).
 const UNDELIVERED_KEPT: usize = 256;
 
 /// Stream 0 is the standalone (GET) stream; request streams count up from 1.
 pub(super) const STANDALONE: u64 = 0;
+
+/// How every session of an endpoint keeps its streams.
+#[derive(Clone)]
+pub(super) struct RouteSettings {
+    pub(super) store: Arc<dyn EventStore>,
+    pub(super) clock: Arc<dyn Clock>,
+    /// Events each stream's channel holds for a client that is not reading.
+    pub(super) buffer: usize,
+    /// Finished streams kept resumable per session (older ones are forgotten).
+    pub(super) streams_kept: usize,
+}
 
 pub(super) struct Routes {
     pub(super) session: Arc<str>,
@@ -64,24 +72,26 @@ pub(super) struct Routes {
     pub(super) next_stream: u64,
     /// Events each stream's channel holds for a client that is not reading.
     buffer: usize,
+    streams_kept: usize,
     /// The last request or event: idleness counts from the end of activity, not its start.
     pub(super) last_activity: Instant,
 }
 
 impl Routes {
-    pub(super) fn new(session: Arc<str>, store: Arc<dyn EventStore>, clock: Arc<dyn Clock>, buffer: usize) -> Routes {
-        let last_activity = clock.now();
+    pub(super) fn new(session: Arc<str>, settings: &RouteSettings) -> Routes {
+        let last_activity = settings.clock.now();
         Routes {
             session,
-            store,
-            clock,
+            store: settings.store.clone(),
+            clock: settings.clock.clone(),
             requests: HashMap::new(),
             standalone: None,
             undelivered: VecDeque::new(),
             logs: HashMap::new(),
             finished: VecDeque::new(),
             next_stream: 1,
-            buffer: buffer.max(1),
+            buffer: settings.buffer.max(1),
+            streams_kept: settings.streams_kept.max(1),
             last_activity,
         }
     }
@@ -145,7 +155,7 @@ impl Routes {
                 self.finished.push_back(stream);
             }
         }
-        while self.finished.len() > FINISHED_STREAMS_KEPT {
+        while self.finished.len() > self.streams_kept {
             if let Some(old) = self.finished.pop_front() {
                 self.forget(old);
             }

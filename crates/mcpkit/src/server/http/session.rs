@@ -16,10 +16,12 @@ use super::state::HttpState;
 use crate::engine::Dispatcher;
 use crate::server::{Preset, Server};
 use crate::transport::channel::{self, Inbound, InboundSender};
-use crate::transport::{Extensions, Frame, Route};
+use crate::transport::{Extensions, Frame, Route, VerifiedCaller};
 
 pub(super) struct HttpSession {
     pub(super) id: Arc<str>,
+    /// The verified caller that opened it (authorization on): no one else may use it.
+    pub(super) owner: Option<VerifiedCaller>,
     engine: Engine,
     routes: Arc<Mutex<Routes>>,
 }
@@ -52,27 +54,32 @@ pub(super) struct Resumed {
 }
 
 impl HttpSession {
-    /// Start a session of the endpoint `state`: the engine serving its server (already
-    /// negotiated when `preset` is given), or its factory's backend.
-    pub(super) fn start(id: Arc<str>, state: &HttpState, preset: Option<Preset>) -> Arc<HttpSession> {
-        HttpSession::start_with(id, state, preset, true)
+    /// Start a session of the endpoint `state`, belonging to `owner`: the engine serving its
+    /// server (already negotiated when `preset` is given), or its factory's backend.
+    pub(super) fn start(
+        id: Arc<str>,
+        state: &HttpState,
+        preset: Option<Preset>,
+        owner: Option<VerifiedCaller>,
+    ) -> Arc<HttpSession> {
+        HttpSession::start_with(id, state, preset, true, owner)
     }
 
     /// Start the throwaway session of one sessionless request. Nothing can resume its stream
     /// (there is no session to GET on), so a handler's wish to close the stream early is
     /// ignored: the stream stays open until the result.
     pub(super) fn start_sessionless(id: Arc<str>, state: &HttpState, preset: Option<Preset>) -> Arc<HttpSession> {
-        HttpSession::start_with(id, state, preset, false)
+        HttpSession::start_with(id, state, preset, false, None)
     }
 
-    fn start_with(id: Arc<str>, state: &HttpState, preset: Option<Preset>, resumable: bool) -> Arc<HttpSession> {
-        let config = &state.config;
-        let routes = Arc::new(Mutex::new(Routes::new(
-            id.clone(),
-            config.event_store.clone(),
-            config.clock.clone(),
-            config.stream_buffer,
-        )));
+    fn start_with(
+        id: Arc<str>,
+        state: &HttpState,
+        preset: Option<Preset>,
+        resumable: bool,
+        owner: Option<VerifiedCaller>,
+    ) -> Arc<HttpSession> {
+        let routes = Arc::new(Mutex::new(Routes::new(id.clone(), &state.routes)));
         let tap = state.tap.clone();
         let engine = match &state.backend {
             Backend::Server(server) => {
@@ -95,7 +102,12 @@ impl HttpSession {
                 }
             }
         };
-        Arc::new(HttpSession { id, engine, routes })
+        Arc::new(HttpSession {
+            id,
+            owner,
+            engine,
+            routes,
+        })
     }
 
     pub(super) fn touch(&self) {

@@ -20,6 +20,7 @@ use tokio::sync::mpsc;
 use tokio::sync::mpsc::error::TrySendError;
 use tokio_util::sync::CancellationToken;
 
+use super::admission::{Admission, Client, Permit};
 use super::config::HttpConfig;
 use super::reply::{extensions_of, read_capped, BodyError};
 use super::security::{self, Refusal};
@@ -29,7 +30,7 @@ use crate::engine::Peer;
 use crate::server::Server;
 use crate::transport::channel::{self, ChannelReader, Inbound, InboundSender};
 use crate::transport::inspect::inspect;
-use crate::transport::{Frame, FrameWriter, Transport};
+use crate::transport::{Frame, FrameWriter, Transport, VerifiedCaller};
 
 struct LegacyState {
     shutdown: CancellationToken,
@@ -38,18 +39,26 @@ struct LegacyState {
     messages_path: String,
     sessions: Mutex<HashMap<String, LegacySession>>,
     tap: WireTap,
+    /// The session counts, shared with the Streamable HTTP endpoint.
+    admission: Arc<Admission>,
 }
 
 struct LegacySession {
     inbound: InboundSender,
     peer: Peer,
+    /// The verified caller that opened it: only it may post messages to it.
+    owner: Option<VerifiedCaller>,
+    /// Its place in the session counts, given back when the session ends.
+    _permit: Permit,
 }
 
 /// The legacy endpoints: GET `sse_path` opens a stream, POST `messages_path?sessionId=…`
-/// delivers a message; every stream ends when `shutdown` fires.
+/// delivers a message; every stream ends when `shutdown` fires. Sessions are counted by
+/// `admission`, against the same caps as Streamable HTTP sessions.
 pub(super) fn router(
     server: Server,
     config: HttpConfig,
+    admission: Arc<Admission>,
     sse_path: &str,
     messages_path: &str,
     shutdown: CancellationToken,
@@ -62,6 +71,7 @@ pub(super) fn router(
         messages_path: messages_path.to_owned(),
         sessions: Mutex::new(HashMap::new()),
         tap,
+        admission,
     });
     Router::new()
         .route(sse_path, axum::routing::get(open))
@@ -85,6 +95,11 @@ async fn open(State(state): State<Arc<LegacyState>>, request: Request) -> Respon
     if let Some(r) = refuse(&state, &request) {
         return r;
     }
+    let client = Client::of(request.extensions());
+    let permit = match state.admission.admit(&client) {
+        Ok(p) => p,
+        Err(refused) => return (StatusCode::SERVICE_UNAVAILABLE, refused.message()).into_response(),
+    };
     let Some(id) = new_session_id() else {
         return StatusCode::INTERNAL_SERVER_ERROR.into_response();
     };
@@ -101,6 +116,8 @@ async fn open(State(state): State<Arc<LegacyState>>, request: Request) -> Respon
         LegacySession {
             inbound: in_tx,
             peer: connection.peer().clone(),
+            owner: client.caller,
+            _permit: permit,
         },
     );
     tracing::debug!("legacy HTTP+SSE session {id} opened");
@@ -170,7 +187,13 @@ async fn message(State(state): State<Arc<LegacyState>>, request: Request) -> Res
     let Some(session_id) = session_param(&request) else {
         return (StatusCode::BAD_REQUEST, "Missing sessionId").into_response();
     };
-    let Some(inbound) = lock(&state.sessions).get(&session_id).map(|s| s.inbound.clone()) else {
+    let client = Client::of(request.extensions());
+    let inbound = lock(&state.sessions)
+        .get(&session_id)
+        .filter(|s| client.owns(s.owner.as_ref()))
+        .map(|s| s.inbound.clone());
+    // Another caller's session does not exist for this one.
+    let Some(inbound) = inbound else {
         return (StatusCode::NOT_FOUND, "Session not found").into_response();
     };
     let (parts, body) = request.into_parts();

@@ -8,8 +8,10 @@ use mcpkit_types::headers::SESSION_ID;
 use mcpkit_types::ErrorCode;
 use tokio_util::sync::CancellationToken;
 
+use super::admission::{Admission, Client};
 use super::config::HttpConfig;
 use super::reply::{header_str, rpc_error};
+use super::routes::RouteSettings;
 use super::session::{Backend, HttpSession};
 use super::table::SessionTable;
 use super::tap::WireTap;
@@ -20,6 +22,8 @@ pub(super) struct HttpState {
     pub(super) backend: Backend,
     pub(super) config: HttpConfig,
     pub(super) sessions: SessionTable,
+    /// How sessions keep their streams (one event store for all of them).
+    pub(super) routes: RouteSettings,
     /// Ends every open SSE stream (graceful shutdown).
     pub(super) shutdown: CancellationToken,
     /// Serves stateless-era POSTs directly (no engine per request); only a [`Server`] backend
@@ -36,7 +40,15 @@ pub(super) struct StatelessBackend {
 }
 
 impl HttpState {
-    pub(super) fn new(backend: Backend, config: HttpConfig, shutdown: CancellationToken, tap: WireTap) -> HttpState {
+    /// The state of an endpoint whose sessions are counted by `admission` (shared with the
+    /// legacy routes, when they are on).
+    pub(super) fn new(
+        backend: Backend,
+        config: HttpConfig,
+        admission: Arc<Admission>,
+        shutdown: CancellationToken,
+        tap: WireTap,
+    ) -> HttpState {
         let stateless = match &backend {
             Backend::Server(s) => Some(StatelessBackend {
                 server: s.clone(),
@@ -45,7 +57,13 @@ impl HttpState {
             Backend::Factory(_) => None,
         };
         HttpState {
-            sessions: SessionTable::new(config.session_idle_timeout, config.max_sessions),
+            sessions: SessionTable::new(config.session_idle_timeout, admission),
+            routes: RouteSettings {
+                store: config.make_event_store(),
+                clock: config.clock.clone(),
+                buffer: config.stream_buffer,
+                streams_kept: config.streams_per_session,
+            },
             backend,
             config,
             shutdown,
@@ -64,9 +82,10 @@ impl HttpState {
     }
 
     /// The live session the request names in `Mcp-Session-Id`: 400 without one, 404 for an id
-    /// never issued, ended or expired.
+    /// never issued, ended or expired, or opened by another caller than `client`'s (spec:
+    /// security best practices, "Session Hijacking": a session is bound to its user).
     #[allow(clippy::result_large_err)]
-    pub(super) fn session_of(&self, headers: &HeaderMap) -> Result<Arc<HttpSession>, Response> {
+    pub(super) fn session_of(&self, headers: &HeaderMap, client: &Client) -> Result<Arc<HttpSession>, Response> {
         let Some(id) = header_str(headers, SESSION_ID) else {
             return Err(rpc_error(
                 StatusCode::BAD_REQUEST,
@@ -75,7 +94,7 @@ impl HttpState {
                 None,
             ));
         };
-        self.sessions.get(id).ok_or_else(|| {
+        self.sessions.get(id, client).ok_or_else(|| {
             rpc_error(
                 StatusCode::NOT_FOUND,
                 ErrorCode::INVALID_REQUEST,

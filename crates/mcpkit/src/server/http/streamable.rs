@@ -13,6 +13,7 @@ use mcpkit_types::headers::SESSION_ID;
 use mcpkit_types::ErrorCode;
 use tokio_util::sync::CancellationToken;
 
+use super::admission::{Admission, Client};
 use super::config::HttpConfig;
 use super::get_delete::{delete, get};
 use super::post::post;
@@ -27,11 +28,12 @@ use super::tap::WireTap;
 pub(super) fn router(
     backend: Backend,
     config: HttpConfig,
+    admission: Arc<Admission>,
     path: &str,
     shutdown: CancellationToken,
     tap: WireTap,
 ) -> Router {
-    let state = Arc::new(HttpState::new(backend, config, shutdown, tap));
+    let state = Arc::new(HttpState::new(backend, config, admission, shutdown, tap));
     if tokio::runtime::Handle::try_current().is_ok() && !state.config.sessionless {
         tokio::spawn(reap(Arc::downgrade(&state)));
     }
@@ -87,10 +89,18 @@ async fn respond(state: &HttpState, parts: &Parts, body: Body) -> Response {
             )
         }
     }
+    let client = Client::of(&parts.extensions);
     match parts.method {
-        Method::POST => post(state, &parts.headers, body, extensions_of(parts)).await,
-        Method::GET => get(state, &parts.headers),
-        Method::DELETE => delete(state, &parts.headers),
+        Method::POST => {
+            let mut extensions = extensions_of(parts);
+            if let Some(caller) = &client.caller {
+                // Where the engine looks for it (`requestState` is sealed for it).
+                extensions.insert(caller.clone());
+            }
+            post(state, &parts.headers, body, extensions, &client).await
+        }
+        Method::GET => get(state, &parts.headers, &client),
+        Method::DELETE => delete(state, &parts.headers, &client),
         _ => method_not_allowed(state.allowed_methods()),
     }
 }

@@ -1,28 +1,29 @@
 //! The live sessions of an endpoint, by id: created by `initialize`, found by
-//! `Mcp-Session-Id`, ended by DELETE, idle expiry or shutdown.
+//! `Mcp-Session-Id` (by their own caller only), ended by DELETE, idle expiry or shutdown.
 
 use crate::sync::lock;
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+use super::admission::{Admission, Client, Permit, Refused};
 use super::session::HttpSession;
 
+/// A live session with its place in the endpoint's session counts (given back on removal).
+type Entry = (Arc<HttpSession>, Permit);
+
 pub(super) struct SessionTable {
-    sessions: Mutex<HashMap<Arc<str>, Arc<HttpSession>>>,
+    sessions: Mutex<HashMap<Arc<str>, Entry>>,
     idle_timeout: Duration,
-    max_sessions: usize,
+    admission: Arc<Admission>,
 }
 
-/// Why a session could not be added.
-pub(super) struct Full;
-
 impl SessionTable {
-    pub(super) fn new(idle_timeout: Duration, max_sessions: usize) -> SessionTable {
+    pub(super) fn new(idle_timeout: Duration, admission: Arc<Admission>) -> SessionTable {
         SessionTable {
             sessions: Mutex::new(HashMap::new()),
             idle_timeout,
-            max_sessions,
+            admission,
         }
     }
 
@@ -33,27 +34,29 @@ impl SessionTable {
             .min(Duration::from_secs(30))
     }
 
-    /// Add the session `start` makes, unless the table is full even after expiring the idle
-    /// ones.
-    pub(super) fn insert_with(&self, start: impl FnOnce() -> Arc<HttpSession>) -> Result<Arc<HttpSession>, Full> {
-        let mut sessions = lock(&self.sessions);
-        if sessions.len() >= self.max_sessions {
-            drop(sessions);
-            self.expire_idle();
-            sessions = lock(&self.sessions);
-        }
-        if sessions.len() >= self.max_sessions {
-            return Err(Full);
-        }
+    /// Add the session `start` makes for `client`, unless the endpoint or the client is at its
+    /// session cap. The check counts; it never looks at the sessions (idle ones are ended by
+    /// the reaper), so a full table costs every `initialize` nothing.
+    pub(super) fn insert_with(
+        &self,
+        client: &Client,
+        start: impl FnOnce() -> Arc<HttpSession>,
+    ) -> Result<Arc<HttpSession>, Refused> {
+        let permit = self.admission.admit(client)?;
         let session = start();
-        sessions.insert(session.id.clone(), session.clone());
+        lock(&self.sessions).insert(session.id.clone(), (session.clone(), permit));
         Ok(session)
     }
 
-    /// The live session `id`, marked active. A session idle past the timeout is ended here
-    /// rather than served, whether or not the reaper has come by yet.
-    pub(super) fn get(&self, id: &str) -> Option<Arc<HttpSession>> {
-        let session = lock(&self.sessions).get(id).cloned()?;
+    /// The live session `id` of `client`, marked active: `None` as well when another caller
+    /// opened it (to that client it does not exist). A session idle past the timeout is ended
+    /// here rather than served, whether or not the reaper has come by yet.
+    pub(super) fn get(&self, id: &str, client: &Client) -> Option<Arc<HttpSession>> {
+        let session = lock(&self.sessions).get(id).map(|(s, _)| s.clone())?;
+        if !client.owns(session.owner.as_ref()) {
+            tracing::debug!("session {} named by another caller", session.id);
+            return None;
+        }
         if session.idle() > self.idle_timeout {
             self.remove(&session);
             tracing::debug!("session {} expired", session.id);
@@ -63,27 +66,24 @@ impl SessionTable {
         Some(session)
     }
 
-    /// End `session` and forget it.
+    /// End `session` and forget it (once: a session already removed is left alone).
     pub(super) fn remove(&self, session: &HttpSession) {
-        lock(&self.sessions).remove(&session.id);
-        session.close();
+        let removed = lock(&self.sessions).remove(&session.id);
+        if removed.is_some() {
+            session.close();
+        }
+        // Its permit goes back here, after the session has ended.
+        drop(removed);
     }
 
-    /// End every session idle longer than the timeout.
+    /// End every session idle longer than the timeout. Each session is looked at outside the
+    /// table's lock, so requests are not held up meanwhile.
     pub(super) fn expire_idle(&self) {
         let limit = self.idle_timeout;
-        let expired: Vec<Arc<HttpSession>> = {
-            let mut sessions = lock(&self.sessions);
-            let ids: Vec<Arc<str>> = sessions
-                .iter()
-                .filter(|(_, s)| s.idle() > limit)
-                .map(|(k, _)| k.clone())
-                .collect();
-            ids.iter().filter_map(|id| sessions.remove(id)).collect()
-        };
-        for s in expired {
+        let all: Vec<Arc<HttpSession>> = lock(&self.sessions).values().map(|(s, _)| s.clone()).collect();
+        for s in all.into_iter().filter(|s| s.idle() > limit) {
             tracing::debug!("session {} expired", s.id);
-            s.close();
+            self.remove(&s);
         }
     }
 }
@@ -93,4 +93,58 @@ pub(super) fn new_session_id() -> Option<Arc<str>> {
     let mut bytes = [0u8; 16];
     getrandom::fill(&mut bytes).ok()?;
     Some(bytes.iter().map(|b| format!("{b:02x}")).collect::<String>().into())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::server::http::config::{Clock, HttpConfig};
+    use crate::server::http::session::Backend;
+    use crate::server::http::state::HttpState;
+    use std::sync::atomic::{AtomicU64, Ordering};
+    use std::time::Instant;
+
+    #[derive(Debug)]
+    struct HandClock(Instant, AtomicU64);
+
+    impl Clock for HandClock {
+        fn now(&self) -> Instant {
+            self.0 + Duration::from_secs(self.1.load(Ordering::SeqCst))
+        }
+    }
+
+    /// At the cap, `initialize` is refused from the counts alone: the sessions are not looked
+    /// at (not even to expire the idle ones, the reaper's job), so a full table costs nothing.
+    #[tokio::test]
+    async fn the_cap_check_looks_at_no_session() {
+        let clock = Arc::new(HandClock(Instant::now(), AtomicU64::new(0)));
+        let config = HttpConfig {
+            session_idle_timeout: Duration::from_secs(60),
+            clock: clock.clone(),
+            ..HttpConfig::default()
+        };
+        let state = HttpState::new(
+            Backend::Server(crate::Server::builder().build()),
+            config,
+            Admission::new(2, 2),
+            Default::default(),
+            Default::default(),
+        );
+        let table = &state.sessions;
+        let client = Client::default();
+        let start = |n: &str| {
+            let (id, state): (Arc<str>, _) = (n.into(), &state);
+            move || HttpSession::start(id, state, None, None)
+        };
+        assert!(table.insert_with(&client, start("a")).is_ok());
+        assert!(table.insert_with(&client, start("b")).is_ok());
+        // Both are now idle past the timeout; only looking at them would find that out.
+        clock.1.store(120, Ordering::SeqCst);
+        assert!(matches!(table.insert_with(&client, start("c")), Err(Refused::Full)));
+        assert_eq!(lock(&table.sessions).len(), 2, "the refused check expired nothing");
+        table.expire_idle();
+        assert_eq!(lock(&table.sessions).len(), 0);
+        assert_eq!(table.admission.count(), 0, "expiry gave the places back");
+        assert!(table.insert_with(&client, start("c")).is_ok());
+    }
 }

@@ -34,18 +34,20 @@ pub(crate) struct InputState {
 }
 
 impl InputState {
-    /// The state of a request: open its `requestState` (if any) and merge `inputResponses`.
+    /// The state of a request: open its `requestState` (if any; sealed for `caller`, the
+    /// verified caller's digest) and merge `inputResponses`.
     pub(crate) fn open(
         keys: &RequestStateKeys,
         method: &str,
         digest: &dyn Fn() -> String,
+        caller: Option<&str>,
         state: Option<&str>,
         responses: Option<JsonObject>,
     ) -> Result<InputState, ErrorObject> {
         let mut s = InputState::default();
         let mut asked = None;
         if let Some(state) = state {
-            let payload = keys.open(state, method, &digest()).map_err(|e| {
+            let payload = keys.open(state, method, &digest(), caller).map_err(|e| {
                 ErrorObject::invalid_params(format!("Invalid requestState: {e}"))
                     .with_data(json!({ "path": "requestState" }))
             })?;
@@ -98,7 +100,9 @@ impl InputState {
     /// with `input_required`, whatever the handler made of the missing answer (its result was
     /// computed without it). Otherwise a handler that failed after an input call failed (missing
     /// capability, malformed answer) gets that call's error; any other outcome stands.
-    /// `Ok(Settled::Complete)` still needs [`finish`].
+    /// `Ok(Settled::Complete)` still needs [`finish`]. A new `requestState` is sealed for
+    /// `caller` (the verified caller's digest), so no other caller can continue the request.
+    #[allow(clippy::too_many_arguments)]
     pub(crate) fn settle(
         &self,
         outcome: HandlerResult,
@@ -106,6 +110,7 @@ impl InputState {
         keys: &RequestStateKeys,
         method: &str,
         digest: &dyn Fn() -> String,
+        caller: Option<&str>,
         server_info: &RawValue,
     ) -> Result<Settled, ErrorObject> {
         let pending = std::mem::take(&mut *lock(&self.pending));
@@ -123,6 +128,7 @@ impl InputState {
             a: std::mem::take(&mut *lock(&self.used)),
             s: self.handler_state(),
             q: Some(pending.keys().cloned().collect()),
+            c: caller.map(str::to_owned),
             ..Default::default()
         };
         let request_state = keys

@@ -1,0 +1,214 @@
+//! Who may open a session: the endpoint's session cap and each client's share of it, counted
+//! in O(1) (an atomic total beside a map of per-client counts; no session is looked at), for
+//! Streamable HTTP and legacy `/sse` sessions alike.
+
+use crate::sync::lock;
+use std::collections::HashMap;
+use std::net::{IpAddr, SocketAddr};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+
+use axum::extract::ConnectInfo;
+
+use crate::transport::{Extensions, VerifiedCaller};
+
+/// Who sent a request, as far as the endpoint can tell: the verified caller (authorization
+/// on) and the peer's address (when served with `ConnectInfo`, as [`super::HttpServer::serve`]
+/// does).
+#[derive(Debug, Clone, Default)]
+pub(super) struct Client {
+    pub(super) caller: Option<VerifiedCaller>,
+    peer: Option<IpAddr>,
+}
+
+/// What a client's sessions are counted under: its verified identity when there is one, else
+/// its address.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+enum ClientKey {
+    Caller(String),
+    Peer(IpAddr),
+}
+
+impl Client {
+    /// The client of a request: the [`VerifiedCaller`] an authorization layer attached (to the
+    /// request or to its [`Extensions`]), and the peer address.
+    pub(super) fn of(request: &axum::http::Extensions) -> Client {
+        let caller = request.get::<VerifiedCaller>().cloned().or_else(|| {
+            request
+                .get::<Extensions>()
+                .and_then(|e| e.get::<VerifiedCaller>())
+                .cloned()
+        });
+        let peer = request
+            .get::<ConnectInfo<SocketAddr>>()
+            .map(|ConnectInfo(addr)| addr.ip());
+        Client { caller, peer }
+    }
+
+    /// Whether `owner` (the caller a session was opened by) is this request's caller: always
+    /// when neither has one (no authorization), never when only one has.
+    pub(super) fn owns(&self, owner: Option<&VerifiedCaller>) -> bool {
+        self.caller.as_ref() == owner
+    }
+
+    /// Per subject when there is one (a user's clients share a quota), else per client id, else
+    /// per peer address; `None` when nothing identifies the client (no per-client limit).
+    fn key(&self) -> Option<ClientKey> {
+        let who = match self.caller.as_ref().map(|c| (&c.subject, &c.client_id)) {
+            Some((Some(subject), _)) => VerifiedCaller::new(Some(subject.clone()), None),
+            Some((None, Some(client))) => VerifiedCaller::new(None, Some(client.clone())),
+            _ => return self.peer.map(ClientKey::Peer),
+        };
+        Some(ClientKey::Caller(who.binding()))
+    }
+}
+
+/// Why a session was refused.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Refused {
+    /// The endpoint has [`super::HttpConfig::max_sessions`] sessions.
+    Full,
+    /// This client has [`super::HttpConfig::max_sessions_per_client`] sessions.
+    ClientFull,
+}
+
+impl Refused {
+    /// The message of the 503 that answers it.
+    pub(super) fn message(self) -> &'static str {
+        match self {
+            Refused::Full => "Too many sessions",
+            Refused::ClientFull => "Too many sessions for this client",
+        }
+    }
+}
+
+/// The session counts of one endpoint (shared by its Streamable HTTP and legacy routes).
+#[derive(Debug)]
+pub(super) struct Admission {
+    max_sessions: usize,
+    max_per_client: usize,
+    total: AtomicUsize,
+    per_client: Mutex<HashMap<ClientKey, usize>>,
+}
+
+/// One admitted session's place in the counts, given back when dropped.
+#[derive(Debug)]
+pub(super) struct Permit {
+    admission: Arc<Admission>,
+    key: Option<ClientKey>,
+}
+
+impl Admission {
+    pub(super) fn new(max_sessions: usize, max_per_client: usize) -> Arc<Admission> {
+        Arc::new(Admission {
+            max_sessions,
+            max_per_client,
+            total: AtomicUsize::new(0),
+            per_client: Mutex::new(HashMap::new()),
+        })
+    }
+
+    /// A place for one more session of `client`, unless the endpoint or that client is at its
+    /// cap. Constant time: two counters, no scan.
+    pub(super) fn admit(self: &Arc<Self>, client: &Client) -> Result<Permit, Refused> {
+        let key = client.key();
+        if let Some(k) = &key {
+            let mut counts = lock(&self.per_client);
+            let count = counts.entry(k.clone()).or_insert(0);
+            if *count >= self.max_per_client {
+                if *count == 0 {
+                    counts.remove(k);
+                }
+                return Err(Refused::ClientFull);
+            }
+            *count += 1;
+        }
+        let taken = self
+            .total
+            .fetch_update(Ordering::AcqRel, Ordering::Acquire, |n| {
+                (n < self.max_sessions).then_some(n + 1)
+            })
+            .is_ok();
+        if !taken {
+            // The client's count goes back; the total was never taken.
+            self.release_client(key.as_ref());
+            return Err(Refused::Full);
+        }
+        Ok(Permit {
+            admission: self.clone(),
+            key,
+        })
+    }
+
+    fn release_client(&self, key: Option<&ClientKey>) {
+        if let Some(k) = key {
+            let mut counts = lock(&self.per_client);
+            if let Some(n) = counts.get_mut(k) {
+                *n = n.saturating_sub(1);
+                if *n == 0 {
+                    counts.remove(k);
+                }
+            }
+        }
+    }
+
+    /// Sessions counted now (tests).
+    #[cfg(test)]
+    pub(super) fn count(&self) -> usize {
+        self.total.load(Ordering::Acquire)
+    }
+}
+
+impl Drop for Permit {
+    fn drop(&mut self) {
+        self.admission.release_client(self.key.as_ref());
+        self.admission.total.fetch_sub(1, Ordering::AcqRel);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn peer(ip: [u8; 4]) -> Client {
+        Client {
+            caller: None,
+            peer: Some(IpAddr::from(ip)),
+        }
+    }
+
+    fn user(sub: &str) -> Client {
+        Client {
+            caller: Some(VerifiedCaller::new(Some(sub.to_owned()), Some("app".to_owned()))),
+            peer: Some(IpAddr::from([127, 0, 0, 1])),
+        }
+    }
+
+    #[test]
+    fn counts_per_client_and_in_total() {
+        let a = Admission::new(3, 2);
+        let first = a.admit(&peer([10, 0, 0, 1])).unwrap();
+        let _second = a.admit(&peer([10, 0, 0, 1])).unwrap();
+        assert_eq!(a.admit(&peer([10, 0, 0, 1])).err(), Some(Refused::ClientFull));
+        let _other = a.admit(&peer([10, 0, 0, 2])).unwrap();
+        assert_eq!(a.admit(&peer([10, 0, 0, 3])).err(), Some(Refused::Full));
+        assert_eq!(a.count(), 3);
+        drop(first);
+        assert_eq!(a.count(), 2);
+        let _again = a.admit(&peer([10, 0, 0, 1])).unwrap();
+        // A refusal at the total cap gave the client's count back.
+        assert_eq!(a.admit(&peer([10, 0, 0, 3])).err(), Some(Refused::Full));
+        assert!(!lock(&a.per_client).contains_key(&ClientKey::Peer(IpAddr::from([10, 0, 0, 3]))));
+    }
+
+    #[test]
+    fn users_behind_one_address_are_counted_apart() {
+        let a = Admission::new(10, 1);
+        let _alice = a.admit(&user("alice")).unwrap();
+        assert_eq!(a.admit(&user("alice")).err(), Some(Refused::ClientFull));
+        let _bob = a.admit(&user("bob")).unwrap();
+        // Unidentified (no caller, no address): only the total applies.
+        let _x = a.admit(&Client::default()).unwrap();
+        let _y = a.admit(&Client::default()).unwrap();
+    }
+}
