@@ -42,7 +42,7 @@ macro_rules! request {
         $(#[$doc])*
         #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
         pub struct $ty;
-        impl Method for $ty {
+        impl $crate::method::Method for $ty {
             const NAME: &'static str = $name;
             type Params = $params;
             type Result = $result;
@@ -55,7 +55,7 @@ macro_rules! notification {
         $(#[$doc])*
         #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
         pub struct $ty;
-        impl NotificationMethod for $ty {
+        impl $crate::method::NotificationMethod for $ty {
             const NAME: &'static str = $name;
             type Params = $params;
         }
@@ -63,7 +63,7 @@ macro_rules! notification {
 }
 
 // The extensions' modules (`crate::ext`) declare their methods with the same two macros.
-#[allow(unused_imports, reason = "used by the extension modules as their methods land")]
+#[allow(unused_imports, reason = "an extension may declare no notification")]
 pub(crate) use {notification, request};
 
 request!(
