@@ -14,6 +14,7 @@
 pub mod callers;
 #[cfg(all(feature = "http-server", feature = "http-client"))]
 pub mod http;
+pub mod skills;
 
 use mcpkit::engine::Connection;
 use mcpkit::transport::memory::{self, MemoryTransport};

@@ -16,6 +16,8 @@
 //! them); behaviour that changes a core result must check [`RequestContext::uses_extension`]
 //! and fall back to the core behaviour otherwise.
 
+pub mod skills;
+
 use std::sync::Arc;
 
 use mcpkit_types::ext;
@@ -62,7 +64,6 @@ pub trait Extension: Send + Sync + 'static {
 /// One era's method table, as an extension registers into it.
 pub struct MethodTable<'a> {
     pub(crate) era: Era,
-    #[allow(dead_code, reason = "what the official extensions register into")]
     pub(crate) router: &'a mut Router,
 }
 
