@@ -34,6 +34,13 @@ pub enum Error {
     /// The request needs a capability the peer did not declare.
     #[error("the peer did not declare the {0} capability")]
     MissingCapability(&'static str),
+    /// The request belongs to an extension (or one of its settings) the server did not declare.
+    #[error("the server did not declare {0}")]
+    MissingExtension(String),
+    /// What the server sent for a skill fails verification against the skill's entry (Skills
+    /// extension, "Integrity and Verification"): the content must not be used.
+    #[error("skill verification failed: {0}")]
+    Skill(mcpkit_types::ext::skills::format::VerifyError),
     /// A tool's `structuredContent` did not match its `outputSchema`.
     #[error("structured content of tool {tool:?} does not match its output schema: {reason}")]
     OutputSchema {

@@ -7,11 +7,13 @@
 //! - [`Subscription`] (in `subscription`): `subscriptions/listen`.
 //! - `output_schema`: structured tool results checked against the listed output schemas.
 //! - `dispatch`: the client's handler table; `cache`: stateless-era response caching.
+//! - `skills`: the Skills extension (list, get, load and read skills, verified).
 
 mod cache;
 mod connect;
 mod dispatch;
 mod output_schema;
+mod skills;
 mod stateless;
 mod subscription;
 
@@ -39,6 +41,7 @@ use tokio::sync::{broadcast, mpsc};
 
 pub use connect::{ClientBuilder, ConnectMode};
 pub use dispatch::ServerNotification;
+pub use skills::LoadedSkill;
 use stateless::{Handlers, Stateless};
 pub use subscription::Subscription;
 
