@@ -3,7 +3,8 @@
 //! ([`target`]), `key=value` arguments ([`args`]), result printing ([`render`]), answering the
 //! server's sampling and elicitation requests ([`interact`], with the choices of enum fields in
 //! [`choices`]), `--trace-wire` ([`trace`]), and
-//! the reference server that `mcpkit serve` runs and the tests use ([`reference`]).
+//! the reference server that `mcpkit serve` runs and the tests use ([`reference`], its skills
+//! in [`reference_skills`]).
 #![forbid(unsafe_code)]
 
 pub mod args;
@@ -11,6 +12,7 @@ pub mod choices;
 pub mod cmd;
 pub mod interact;
 pub mod reference;
+pub mod reference_skills;
 pub mod render;
 pub mod target;
 pub mod trace;

@@ -34,7 +34,7 @@ enum Command {
     /// on stdio, or with `--http ADDR` over Streamable HTTP at `http://ADDR/mcp`.
     Serve(cmd::serve::Args),
     /// Connect to a server and print what it offers: server info, negotiated revision,
-    /// capabilities, tools, resources, templates and prompts.
+    /// capabilities, declared extensions, tools, resources, templates, prompts and skills.
     Inspect(cmd::inspect::Args),
     /// Call a tool: `mcpkit call echo message=hi`. Values are typed by the tool's input schema
     /// and checked before the call. Exit code 0 on success, 1 when the tool reports an error
@@ -50,6 +50,9 @@ enum Command {
     Complete(cmd::complete::Args),
     /// Check the server answers: prints `ok` (and the round-trip time on stderr).
     Ping(cmd::ping::Args),
+    /// The server's skills (Skills extension): `mcpkit skills` lists them, `mcpkit skills get
+    /// NAME` downloads one into ./NAME, every file verified against the skill's digests.
+    Skills(cmd::skills::Args),
     /// Bridge transports. `--listen ADDR -- CMD ARGS…` exposes a stdio server over Streamable
     /// HTTP at http://ADDR/mcp (one child per session, stopped when the session ends);
     /// `--server URL` speaks stdio on stdin/stdout and forwards to a remote HTTP server.
@@ -71,6 +74,7 @@ impl Command {
             Command::Prompt(_) => "prompt",
             Command::Complete(_) => "complete",
             Command::Ping(_) => "ping",
+            Command::Skills(_) => "skills",
             Command::Proxy(_) => "proxy",
         }
     }
@@ -84,6 +88,7 @@ impl Command {
             Command::Prompt(a) => a.run(&globals).await,
             Command::Complete(a) => a.run(&globals).await,
             Command::Ping(a) => a.run(&globals).await,
+            Command::Skills(a) => a.run(&globals).await,
             Command::Proxy(a) => a.run(&globals).await,
             Command::Bench(a) => a.run(&globals).await,
         }

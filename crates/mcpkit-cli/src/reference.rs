@@ -125,6 +125,15 @@ pub fn server() -> Server {
             builder
         }
     };
+    // The Skills extension (SEP-2640), with the fixtures of its conformance scenarios.
+    let builder = match crate::reference_skills::skills() {
+        Ok(skills) => builder.extension(skills),
+        Err(e) => {
+            // The skills are literals; this only happens if their checks regress.
+            tracing::error!("reference server: a reference skill is refused: {e}");
+            builder
+        }
+    };
     builder.build()
 }
 

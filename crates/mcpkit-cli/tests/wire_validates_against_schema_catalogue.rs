@@ -329,6 +329,9 @@ async fn every_catalogue_method_is_schema_valid_in_both_directions() {
     let resources = within("resources/list", client.list_resources(None)).await.unwrap();
     let mut uris: Vec<&str> = resources.resources.iter().map(|r| r.uri.as_str()).collect();
     uris.sort_unstable();
+    // The reference skills' seven files are resources too (Skills extension).
+    let (skill_files, uris): (Vec<&str>, Vec<&str>) = uris.into_iter().partition(|u| u.starts_with("skill://"));
+    assert_eq!(skill_files.len(), 7, "{skill_files:?}");
     assert_eq!(
         uris,
         ["test://static-binary", "test://static-text", "test://watched-resource"]

@@ -3,6 +3,7 @@
 use std::fmt::Write as _;
 use std::io::IsTerminal as _;
 
+use mcpkit::types::ext::skills::{Skill, SkillResources};
 use mcpkit::types::schema::{JsonObject, Prompt, Resource, ResourceTemplate, Tool, ToolAnnotations};
 use mcpkit::types::Era;
 use mcpkit::{Client, Result};
@@ -13,7 +14,7 @@ use crate::render::print_json;
 use crate::target::{Failure, TargetArgs};
 
 /// Connect to a server and print what it offers: server info, negotiated revision,
-/// capabilities, tools, resources, templates and prompts.
+/// capabilities, declared extensions, tools, resources, templates, prompts and skills.
 #[derive(clap::Args, Debug)]
 pub struct Args {
     /// Print the raw JSON results instead of tables.
@@ -58,6 +59,8 @@ pub struct Report {
     resources: Vec<Resource>,
     templates: Vec<ResourceTemplate>,
     prompts: Vec<Prompt>,
+    /// The skills (Skills extension), when the server declares it.
+    skills: Option<Vec<Skill>>,
 }
 
 /// Fetch every list the server's capabilities promise.
@@ -81,12 +84,18 @@ pub async fn collect(client: &Client) -> Result<Report> {
     } else {
         Vec::new()
     };
+    let skills = if client.serves_skills() {
+        Some(client.list_all_skills().await?)
+    } else {
+        None
+    };
     Ok(Report {
         init: client.initialize_result().clone(),
         tools,
         resources,
         templates,
         prompts,
+        skills,
     })
 }
 
@@ -104,13 +113,17 @@ fn table_width() -> usize {
 impl Report {
     /// The raw results as one JSON document.
     pub fn to_json(&self) -> Value {
-        json!({
+        let mut v = json!({
             "initialize": self.init,
             "tools": self.tools,
             "resources": self.resources,
             "resourceTemplates": self.templates,
             "prompts": self.prompts,
-        })
+        });
+        if let Some(skills) = &self.skills {
+            v["skills"] = json!(skills);
+        }
+        v
     }
 
     /// The human-readable report.
@@ -133,6 +146,9 @@ impl Report {
         }
         let _ = writeln!(out, "Protocol   {} ({era})", self.init.protocol_version);
         let _ = writeln!(out, "Capabilities {}", capability_summary(&self.init.capabilities));
+        if let Some(extensions) = self.init.capabilities.extensions.as_ref().filter(|e| !e.is_empty()) {
+            let _ = writeln!(out, "Extensions {}", extension_summary(extensions));
+        }
         if let Some(i) = &self.init.instructions {
             let _ = writeln!(out, "Instructions {i}");
         }
@@ -209,8 +225,53 @@ impl Report {
             })
             .collect();
         table(&mut out, &["NAME", "ARGUMENTS", "DESCRIPTION"], &rows, width);
+
+        if let Some(skills) = &self.skills {
+            section(&mut out, "Skills", skills.len());
+            let rows: Vec<Vec<String>> = skills.iter().map(skill_row).collect();
+            table(&mut out, &["URI", "NAME", "FILES", "DESCRIPTION"], &rows, width);
+        }
         out
     }
+}
+
+/// One row of the skills table: the files column counts the manifest and sums its sizes.
+fn skill_row(s: &Skill) -> Vec<String> {
+    let files = match &s.resources {
+        SkillResources::Files(f) => {
+            let bytes: u64 = f.iter().map(|r| r.size).sum();
+            format!("{} ({bytes} B)", f.len())
+        }
+        SkillResources::Dynamic => "dynamic".to_owned(),
+    };
+    vec![
+        s.uri.clone(),
+        s.name().unwrap_or_default().to_owned(),
+        files,
+        s.description().unwrap_or_default().to_owned(),
+    ]
+}
+
+/// Each declared extension, with the names of its settings that are `true` (or set).
+fn extension_summary(extensions: &JsonObject) -> String {
+    extensions
+        .iter()
+        .map(|(id, settings)| {
+            let flags: Vec<&str> = settings
+                .as_object()
+                .into_iter()
+                .flatten()
+                .filter(|(_, v)| !matches!(v, Value::Bool(false) | Value::Null))
+                .map(|(k, _)| k.as_str())
+                .collect();
+            if flags.is_empty() {
+                id.clone()
+            } else {
+                format!("{id} ({})", flags.join(", "))
+            }
+        })
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 fn capability_summary(caps: &mcpkit::types::schema::ServerCapabilities) -> String {

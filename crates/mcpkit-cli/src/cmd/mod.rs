@@ -11,6 +11,7 @@ pub mod prompt;
 pub mod proxy;
 pub mod read;
 pub mod serve;
+pub mod skills;
 
 use std::future::Future;
 use std::io::IsTerminal as _;
