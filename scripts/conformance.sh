@@ -14,6 +14,12 @@
 #       `conformance client --command <it> --requirements SET`; the suite starts its mock servers
 #       and runs the program once per scenario. Same report and exit status as the server leg.
 #
+#   Both legs then run the extension scenarios listed below (server_extension_scenarios,
+#   client_extension_scenarios; they are in no requirement set), one suite run each at the
+#   suite's default revision, print each one's SUCCESS / FAILURE / SKIPPED (and WARNING) check
+#   counts, and fail if any of them has a FAILURE or a SKIPPED check: a skipped check is not a
+#   passing one.
+#
 #   MCPKIT_CONFORMANCE_CLIENT  use this client binary instead of building it
 # Environment:
 #   MCPKIT_BIN               use this server binary instead of building target/release/mcpkit
@@ -246,6 +252,72 @@ with open(summary_file, "a", encoding="utf-8") as f:
 PY
 }
 
+# ---- extension scenarios ----
+# Every extension scenario mcpkit serves, by leg. Each must pass with no FAILURE and no SKIPPED
+# check (the suite skips the checks of an extension the peer does not declare).
+server_extension_scenarios=(
+  sep-2640-skills-directory
+  sep-2640-skills-enumeration
+  sep-2640-skills-manifest
+)
+client_extension_scenarios=(
+  sep-2640-client-no-prefetch
+  sep-2640-client-verify-digest
+  sep-2640-client-verify-size
+  sep-2640-client-verify-frontmatter
+)
+
+# count_checks LEG RESULT_DIR SUMMARY_FILE SCENARIO...; prints one line of check counts per
+# scenario, appends "passed failed" to SUMMARY_FILE
+count_checks() {
+  local leg="$1" dir="$2" summary="$3"
+  shift 3
+  python3 - "$leg" "$dir" "$summary" "$@" <<'PY'
+import json, os, re, sys
+
+leg, result_dir, summary_file, *scenarios = sys.argv[1:]
+ts = re.compile(r"-\d{4}-\d{2}-\d{2}T[\d-]+Z$")
+found = {}
+for base, _dirs, files in os.walk(result_dir):
+    rel = os.path.relpath(base, result_dir).replace(os.sep, "/")
+    name = ts.sub("", rel)
+    if name.startswith(leg + "-"):
+        name = name[len(leg) + 1:]
+    if "checks.json" in files:
+        try:
+            with open(os.path.join(base, "checks.json"), encoding="utf-8") as f:
+                found[name] = json.load(f)
+        except Exception as exc:  # noqa: BLE001
+            found[name] = [{"id": "checks-json", "status": "FAILURE", "errorMessage": f"unreadable checks.json: {exc}"}]
+
+print(f"--- {leg} extension scenarios ({result_dir}) ---")
+passed = failed = 0
+for n in scenarios:
+    checks = found.get(n)
+    if not isinstance(checks, list):
+        failed += 1
+        print(f"  FAIL {n}: no checks.json (the scenario did not run or crashed; see the suite log)")
+        continue
+    count = {s: sum(1 for c in checks if c.get("status") == s) for s in ("SUCCESS", "FAILURE", "SKIPPED", "WARNING")}
+    line = f"{n}: {count['SUCCESS']} SUCCESS, {count['FAILURE']} FAILURE, {count['SKIPPED']} SKIPPED"
+    if count["WARNING"]:
+        line += f", {count['WARNING']} WARNING"
+    bad = [c for c in checks if c.get("status") in ("FAILURE", "SKIPPED")]
+    if bad or count["SUCCESS"] == 0:
+        failed += 1
+        print(f"  FAIL {line}")
+        for c in bad[:5]:
+            msg = " ".join(str(c.get("errorMessage") or c.get("description") or "").split())[:300]
+            print(f"       {c.get('status')} [{c.get('id') or c.get('name') or '?'}] {msg}")
+    else:
+        passed += 1
+        print(f"  ok   {line}")
+print(f"extension scenarios: {passed} passed, {failed} failed")
+with open(summary_file, "a", encoding="utf-8") as f:
+    f.write(f"{passed} {failed}\n")
+PY
+}
+
 # ---- legs ----
 # Server scenarios known to fail, reported but not counted as failures (a listed scenario that
 # passes is reported so the list shrinks): the tasks extension (io.modelcontextprotocol/tasks,
@@ -311,6 +383,19 @@ run_server_leg() {
     EXPECTED_FAILURES="$server_expected_failures" summarise "$set" server "$out/scenarios" "$summary" "$out/suite.log"
     echo "  (suite exit code $rc; log $out/suite.log; server log $out/server.log)"
   done
+  # The extension scenarios, on one fresh server.
+  local out="$results_root/server-extensions-$stamp"
+  rm -rf "$out"
+  mkdir -p "$out/scenarios"
+  start_server "$out/server.log"
+  log "extension scenarios: conformance server --url $server_url --scenario ... (results in $out)"
+  for scenario in "${server_extension_scenarios[@]}"; do
+    timeout "$run_timeout" "$node22" "$suite" server --url "$server_url" --scenario "$scenario" \
+      --timeout "$scenario_ms" -o "$out/scenarios" >>"$out/suite.log" 2>&1 || true
+  done
+  stop_server
+  count_checks server "$out/scenarios" "$summary" "${server_extension_scenarios[@]}"
+  echo "  (log $out/suite.log; server log $out/server.log)"
   local tp=0 tf=0 p f
   while read -r p f; do
     tp=$((tp + p))
@@ -372,6 +457,17 @@ run_client_leg() {
     EXPECTED_FAILURES="$client_expected_failures" summarise "$set" client "$out/scenarios" "$summary" "$out/suite.log"
     echo "  (suite exit code $rc; log $out/suite.log)"
   done
+  # The extension scenarios.
+  local out="$results_root/client-extensions-$stamp"
+  rm -rf "$out"
+  mkdir -p "$out/scenarios"
+  log "extension scenarios: conformance client --command $client --scenario ... (results in $out)"
+  for scenario in "${client_extension_scenarios[@]}"; do
+    timeout "$run_timeout" "$node22" "$suite" client --command "$client" --scenario "$scenario" \
+      --timeout "$scenario_ms" -o "$out/scenarios" >>"$out/suite.log" 2>&1 || true
+  done
+  count_checks client "$out/scenarios" "$summary" "${client_extension_scenarios[@]}"
+  echo "  (log $out/suite.log)"
   local tp=0 tf=0 p f
   while read -r p f; do
     tp=$((tp + p))

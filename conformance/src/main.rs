@@ -5,7 +5,7 @@
 //!
 //! Every scenario goes through the public mcpkit client API: the scenario only chooses what to
 //! call and how the client is configured (the OAuth client for `auth/*`, an elicitation handler
-//! that fills in schema defaults). A handshake-era revision connects with `initialize`; a
+//! that fills in schema defaults, the Skills extension for `sep-2640-client-*`). A handshake-era revision connects with `initialize`; a
 //! stateless-era one (2026-07-28) pins the client to that revision (`ConnectMode::Pinned`), so
 //! the per-request `_meta`, the mirrored headers and the input rounds are the SDK's. Exit status
 //! 0 when the scenario's calls succeeded.
@@ -16,6 +16,7 @@ use std::sync::Arc;
 use mcpkit::auth::{ClientCredentials, HeadlessAuthorizer, OAuthClient};
 use mcpkit::client::ConnectMode;
 use mcpkit::transport::http_client::HttpClientTransport;
+use mcpkit::types::ext::skills::SkillResources;
 use mcpkit::types::schema::Root;
 use mcpkit::types::schema::{ElicitParams, ElicitResult};
 use mcpkit::types::{Era, ProtocolVersion};
@@ -88,6 +89,9 @@ async fn run(
     } else {
         builder.protocol_version(version)
     };
+    if scenario.starts_with("sep-2640-client-") {
+        builder = builder.extension(mcpkit::types::ext::skills::ID, Default::default());
+    }
     if stateless || scenario.starts_with("elicitation") {
         builder = builder.on_elicitation(|params| async move { Ok(accept_with_defaults(&params)) });
     }
@@ -165,6 +169,21 @@ async fn exercise(scenario: &str, client: &Client, context: &Map<String, Value>)
             client
                 .call_tool("json_schema_echo", json!({"schema": tool.input_schema}))
                 .await?;
+        }
+        // The Skills extension as a host uses it: list the skills (reading no file), then load
+        // one skill, verified against its entry, and read its other files only if it verified.
+        "sep-2640-client-no-prefetch" => {
+            client.list_all_skills().await?;
+        }
+        s if s.starts_with("sep-2640-client-") => {
+            let skills = client.list_all_skills().await?;
+            let entry = skills.first().ok_or("the server lists no skill")?;
+            let skill = client.load_skill(entry).await?;
+            if let SkillResources::Files(files) = &skill.entry.resources {
+                for file in files.iter().filter(|f| f.uri != skill.entry.uri) {
+                    client.read_skill_file(&skill, &file.uri).await?;
+                }
+            }
         }
         s if s.starts_with("auth/") => {
             // An authorized session: list (done above), then call the first tool.
