@@ -153,7 +153,7 @@ impl HttpServer {
     /// Show `observe` every JSON-RPC message the endpoint reads from its clients
     /// ([`Direction::Incoming`](crate::transport::inspect::Direction), a POST body) and writes
     /// to them (`Outgoing`, a JSON reply or an SSE event), in both eras and on the legacy
-    /// HTTP+SSE endpoints: the HTTP counterpart of [`crate::transport::inspect`], for wire
+    /// HTTP+SSE endpoints: the HTTP counterpart of [`transport::inspect`](fn@crate::transport::inspect), for wire
     /// tracing. It is called on the request's task: keep it quick.
     pub fn inspect<F>(mut self, observe: F) -> HttpServer
     where
