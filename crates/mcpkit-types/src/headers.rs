@@ -18,7 +18,8 @@ pub const PROTOCOL_VERSION: &str = "mcp-protocol-version";
 pub const LAST_EVENT_ID: &str = "last-event-id";
 /// `Mcp-Method`: the request's method.
 pub const MCP_METHOD: &str = "mcp-method";
-/// `Mcp-Name`: `params.name` (tools/call, prompts/get) or `params.uri` (resources/read).
+/// `Mcp-Name`: `params.name` (tools/call, prompts/get), `params.uri` (resources/read) or
+/// `params.taskId` (the Tasks extension's `tasks/get`, `tasks/update`, `tasks/cancel`).
 pub const MCP_NAME: &str = "mcp-name";
 /// Prefix of the headers mirroring annotated tool parameters.
 pub const MCP_PARAM_PREFIX: &str = "mcp-param-";
@@ -30,6 +31,8 @@ pub fn name_member(method: &str) -> Option<&'static str> {
     match method {
         "tools/call" | "prompts/get" => Some("name"),
         "resources/read" => Some("uri"),
+        // SEP-2663 "Streamable HTTP: Routing Headers".
+        "tasks/get" | "tasks/update" | "tasks/cancel" => Some("taskId"),
         _ => None,
     }
 }

@@ -8,6 +8,7 @@
 //! - `output_schema`: structured tool results checked against the listed output schemas.
 //! - `dispatch`: the client's handler table; `cache`: stateless-era response caching.
 //! - `skills`: the Skills extension (list, get, load and read skills, verified).
+//! - [`tasks`]: the Tasks extension (call as a task, poll, answer, cancel).
 
 mod cache;
 mod connect;
@@ -16,6 +17,7 @@ mod output_schema;
 mod skills;
 mod stateless;
 mod subscription;
+pub mod tasks;
 
 use std::collections::HashMap;
 use std::future::Future;
@@ -246,14 +248,48 @@ impl Client {
     }
 
     /// Call a tool with options (timeout, progress).
+    ///
+    /// Tasks extension: when the client declared it ([`ClientBuilder::extension`]) the server
+    /// may answer with a task, which this waits for; when the server says the tool runs only
+    /// as a task (-32021 naming the extension), the call is made again as a task and waited
+    /// for. Either way the caller gets the tool's result.
     pub async fn call_tool_with(
         &self,
         name: &str,
         arguments: impl Serialize,
         options: CallOptions,
     ) -> Result<CallToolResult> {
-        let mut params = CallToolParams::new(name);
         let args = serde_json::to_value(&arguments).map_err(|e| Error::Serialize(e.to_string()))?;
+        if self
+            .inner
+            .capabilities
+            .extension(mcpkit_types::ext::tasks::ID)
+            .is_some()
+        {
+            return self.call_tool_in_task(name, &args, options, |_| {}).await;
+        }
+        let (timeout, reset) = (options.timeout, options.reset_timeout_on_progress);
+        match self.call_tool_plain(name, &args, options).await {
+            Err(e) if tasks::needs_task(&e) => {
+                let options = CallOptions {
+                    timeout,
+                    reset_timeout_on_progress: reset,
+                    progress: None,
+                };
+                self.call_tool_in_task(name, &args, options, |_| {}).await
+            }
+            other => other,
+        }
+    }
+
+    /// A `tools/call` without the Tasks extension.
+    async fn call_tool_plain(
+        &self,
+        name: &str,
+        args: &serde_json::Value,
+        options: CallOptions,
+    ) -> Result<CallToolResult> {
+        let mut params = CallToolParams::new(name);
         if !args.is_null() {
             params = params
                 .with_arguments(&args)

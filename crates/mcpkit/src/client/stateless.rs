@@ -12,7 +12,7 @@ use mcpkit_types::schema::{
     RESULT_INPUT_REQUIRED,
 };
 use mcpkit_types::{ErrorCode, ProtocolVersion};
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
 use serde_json::Value;
 
@@ -107,7 +107,8 @@ pub(crate) enum Round {
 pub(crate) fn round_of(raw: &RawValue) -> Result<Round> {
     let interim: Interim = serde_json::from_str(raw.get()).map_err(|e| Error::InvalidResponse(e.to_string()))?;
     match interim.result_type.as_deref() {
-        None | Some(RESULT_COMPLETE) => Ok(Round::Complete),
+        // A task handle (Tasks extension) is the request's final answer too.
+        None | Some(RESULT_COMPLETE) | Some(mcpkit_types::ext::tasks::RESULT_TASK) => Ok(Round::Complete),
         Some(RESULT_INPUT_REQUIRED) => Ok(Round::InputRequired {
             requests: interim.input_requests.unwrap_or_default(),
             state: interim.request_state,
@@ -194,8 +195,42 @@ impl Client {
                 return serde_json::from_str(raw.get()).map_err(|e| Error::InvalidResponse(e.to_string()));
             }
         }
+        let (raw, rounds) = self.rounds(stateless, M::NAME, value, options).await?;
+        // A result that took input rounds depends on the answers: never cached.
+        if let (Some(key), 0) = (&cache_key, rounds) {
+            self.inner.cache.put(M::NAME, key, &raw);
+        }
+        serde_json::from_str(raw.get()).map_err(|e| Error::InvalidResponse(e.to_string()))
+    }
+
+    /// [`Client::call`] by method name, the final result kept raw (a task handle is final too).
+    pub(super) async fn call_raw(
+        &self,
+        method: &'static str,
+        params: &impl Serialize,
+        options: RequestOptions,
+    ) -> Result<Box<RawValue>> {
+        let value = serde_json::to_value(params).map_err(|e| Error::Serialize(e.to_string()))?;
+        match &self.inner.stateless {
+            None => {
+                let raw = serde_json::value::to_raw_value(&value).map_err(|e| Error::Serialize(e.to_string()))?;
+                self.inner.peer.request_raw(method, Some(&raw), options).await
+            }
+            Some(stateless) => Ok(self.rounds(stateless, method, value, options).await?.0),
+        }
+    }
+
+    /// The input-round loop of one stateless-era request: the final result and how many
+    /// rounds it took.
+    async fn rounds(
+        &self,
+        stateless: &Stateless,
+        method: &'static str,
+        value: serde_json::Value,
+        options: RequestOptions,
+    ) -> Result<(Box<RawValue>, usize)> {
         let mut params = stateless.params(value)?;
-        let may_ask = [CallTool::NAME, GetPrompt::NAME, ReadResource::NAME].contains(&M::NAME);
+        let may_ask = [CallTool::NAME, GetPrompt::NAME, ReadResource::NAME].contains(&method);
         for round in 0..=stateless.max_rounds {
             let round_options = RequestOptions {
                 timeout: options.timeout,
@@ -206,20 +241,14 @@ impl Client {
             let raw = self
                 .inner
                 .peer
-                .request_raw(M::NAME, Some(&params), round_options)
+                .request_raw(method, Some(&params), round_options)
                 .await?;
             match round_of(&raw)? {
-                Round::Complete => {
-                    // A result that took input rounds depends on the answers: never cached.
-                    if let (Some(key), 0) = (&cache_key, round) {
-                        self.inner.cache.put(M::NAME, key, &raw);
-                    }
-                    return serde_json::from_str(raw.get()).map_err(|e| Error::InvalidResponse(e.to_string()));
-                }
+                Round::Complete => return Ok((raw, round)),
                 Round::InputRequired { .. } if !may_ask => {
                     return Err(Error::InvalidResponse(format!(
                         "{} answered input_required, which only {}, {} and {} may",
-                        M::NAME,
+                        method,
                         CallTool::NAME,
                         GetPrompt::NAME,
                         ReadResource::NAME
@@ -237,8 +266,7 @@ impl Client {
         }
         Err(Error::Protocol(format!(
             "{} still needed input after {} rounds",
-            M::NAME,
-            stateless.max_rounds
+            method, stateless.max_rounds
         )))
     }
 }

@@ -116,6 +116,10 @@ impl RequestContext {
     /// progress token. Progress is advisory: a notification that cannot be sent (the connection
     /// is gone) is logged at debug level, and the handler carries on.
     pub fn progress(&self, progress: f64, total: Option<f64>, message: Option<&str>) {
+        // A task keeps its progress for `tasks/get`, token or not.
+        if let Some(task) = self.extensions.get::<super::extensions::tasks::TaskLink>() {
+            task.progress(progress, total, message);
+        }
         let Some(token) = self.progress_token() else {
             return;
         };
@@ -220,7 +224,9 @@ impl RequestContext {
             },
         };
         let version = self.protocol_version();
-        if version.era() == mcpkit_types::Era::Stateless {
+        // A task asks through its `inputRequests` in either era; other requests only on the
+        // stateless wire.
+        if self.input.is_some() || version.era() == mcpkit_types::Era::Stateless {
             let Some(state) = &self.input else {
                 return Err(Error::Protocol(format!(
                     "input requests are only allowed on tools/call, prompts/get and resources/read (not on {})",

@@ -24,6 +24,8 @@ pub(crate) struct Session {
     /// Every request on this connection must be a stateless-era request (an HTTP POST that
     /// declared 2026-07-28): no handshake is accepted.
     pub(crate) stateless_only: bool,
+    /// A random name for this session, made on first use (the owner of its tasks).
+    scope: OnceLock<String>,
 }
 
 #[derive(Debug)]
@@ -87,6 +89,19 @@ impl Session {
     pub(crate) fn log_enabled(&self, level: LoggingLevel) -> bool {
         let min = self.log_level.0.load(Ordering::Relaxed);
         min == LOG_UNSET || (min != LOG_OFF && level as u8 >= min)
+    }
+
+    /// This session's random name: what binds a task to the session that made it.
+    pub(crate) fn scope(&self) -> &str {
+        self.scope.get_or_init(|| {
+            static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+            let mut bytes = [0u8; 16];
+            // Without randomness, a number unique in this process still tells sessions apart.
+            if getrandom::fill(&mut bytes).is_err() {
+                return format!("n{}", NEXT.fetch_add(1, Ordering::Relaxed));
+            }
+            bytes.iter().map(|b| format!("{b:02x}")).collect()
+        })
     }
 
     pub(crate) fn is_subscribed(&self, uri: &str) -> bool {

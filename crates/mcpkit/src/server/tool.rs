@@ -23,7 +23,9 @@ use std::fmt::Display;
 use std::future::Future;
 use std::sync::Arc;
 
-use mcpkit_types::schema::{CallToolResult, ContentBlock, Icon, JsonObject, Tool, ToolAnnotations};
+use mcpkit_types::schema::{
+    CallToolResult, ContentBlock, Icon, JsonObject, TaskSupport, Tool, ToolAnnotations, ToolExecution,
+};
 use mcpkit_types::ErrorObject;
 use schemars::JsonSchema;
 use serde::Serialize;
@@ -213,6 +215,8 @@ pub struct ToolDef {
     pub(crate) tool: Tool,
     pub(crate) handler: ErasedTool,
     pub(crate) validator: Option<Arc<jsonschema::Validator>>,
+    /// Tasks extension: the call becomes a task only when the handler detaches.
+    pub(crate) task_at_detach: bool,
 }
 
 impl std::fmt::Debug for ToolDef {
@@ -233,6 +237,7 @@ impl ToolDef {
             tool,
             handler,
             validator: None,
+            task_at_detach: false,
         }
     }
 
@@ -257,6 +262,27 @@ impl ToolDef {
     /// Icons.
     pub fn icons(mut self, icons: Vec<Icon>) -> Self {
         self.tool.icons = Some(icons);
+        self
+    }
+
+    /// Whether the tool may run as a task (Tasks extension, SEP-2663; shown to clients as
+    /// `execution.taskSupport`). `Optional`: a client that declares the extension gets a task
+    /// handle, any other the result. `Required`: a client that does not declare it is refused
+    /// with -32021. Needs the extension ([`Tasks`](super::extensions::tasks::Tasks)).
+    pub fn task_support(mut self, support: TaskSupport) -> Self {
+        self.tool.execution = Some(ToolExecution {
+            task_support: Some(support),
+        });
+        self
+    }
+
+    /// With [`ToolDef::task_support`]: the call runs as an ordinary request (its input rounds
+    /// on the stateless wire included) until the handler calls
+    /// [`RequestContext::detach`]; the client then gets the task handle and the rest of the
+    /// handler runs as the task (SEP-2663: input gathered first, then the task). Input asked
+    /// for after detaching fails the task.
+    pub fn task_at_detach(mut self) -> Self {
+        self.task_at_detach = true;
         self
     }
 

@@ -17,6 +17,7 @@
 //! and fall back to the core behaviour otherwise.
 
 pub mod skills;
+pub mod tasks;
 
 use std::sync::Arc;
 

@@ -47,6 +47,8 @@ struct ProbeParams<'a> {
     uri: Option<&'a RawValue>,
     #[serde(borrow, default)]
     arguments: Option<&'a RawValue>,
+    #[serde(borrow, rename = "taskId", default)]
+    task_id: Option<&'a RawValue>,
     #[serde(borrow, rename = "_meta", default)]
     meta: Option<ProbeMeta<'a>>,
 }
@@ -118,6 +120,7 @@ fn check_headers(
     if let Some(member) = name_member(method) {
         let body = match member {
             "uri" => params.uri,
+            "taskId" => params.task_id,
             _ => params.name,
         };
         if let Some(body) = string_of(body) {

@@ -67,6 +67,27 @@ impl InputState {
         Ok(s)
     }
 
+    /// The inputs of one run of a task (both eras): the answers the task has collected so far
+    /// and the handler's own state from its previous run.
+    pub(crate) fn for_task(answers: JsonObject, handler_state: Option<Value>) -> InputState {
+        InputState {
+            answers,
+            handler_state: Mutex::new(handler_state),
+            ..Default::default()
+        }
+    }
+
+    /// The requests the handler made that have no answer yet (they become the task's
+    /// `inputRequests`).
+    pub(crate) fn take_pending(&self) -> BTreeMap<String, InputRequest> {
+        std::mem::take(&mut *lock(&self.pending))
+    }
+
+    /// Why an input call failed, if one did.
+    pub(crate) fn take_failure(&self) -> Option<ErrorObject> {
+        lock(&self.failure).take()
+    }
+
     pub(crate) fn next_key(&self, request: &InputRequest) -> String {
         let n = self.next_key.fetch_add(1, Ordering::Relaxed);
         format!("{}-{n}", request.capability())

@@ -23,6 +23,8 @@ struct Mirrored {
     uri: Option<String>,
     #[serde(default)]
     arguments: Option<Value>,
+    #[serde(default, rename = "taskId")]
+    task_id: Option<String>,
 }
 
 /// The headers of a stateless-era request, or `None` when `params` are not a 2026-07-28
@@ -48,7 +50,11 @@ pub(super) fn for_request(
     push(headers::MCP_METHOD, method);
     let body: Mirrored = serde_json::from_str(text).unwrap_or_default();
     if let Some(member) = headers::name_member(method) {
-        let value = if member == "uri" { &body.uri } else { &body.name };
+        let value = match member {
+            "uri" => &body.uri,
+            "taskId" => &body.task_id,
+            _ => &body.name,
+        };
         if let Some(v) = value {
             push(headers::MCP_NAME, &headers::encode_value(v));
         }
