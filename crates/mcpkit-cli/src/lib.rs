@@ -13,6 +13,7 @@ pub mod cmd;
 pub mod interact;
 pub mod reference;
 pub mod reference_skills;
+pub mod reference_tasks;
 pub mod render;
 pub mod target;
 pub mod trace;

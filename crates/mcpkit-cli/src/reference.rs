@@ -134,7 +134,7 @@ pub fn server() -> Server {
             builder
         }
     };
-    builder.build()
+    crate::reference_tasks::with_tasks(builder).build()
 }
 
 /// A `serde_json::Value` known to be an object, as a [`JsonObject`].
@@ -495,7 +495,7 @@ fn json_schema_2020_12_tool() -> ToolDef {
 // ---------------------------------------------------------------------------------------------
 
 /// A form asking for one field of `kind` (`string`, `boolean`) named `field`.
-fn one_field_form(message: &str, field: &str, kind: &str) -> ElicitParams {
+pub(crate) fn one_field_form(message: &str, field: &str, kind: &str) -> ElicitParams {
     ElicitParams::form(
         message,
         ElicitationSchema(object(json!({
@@ -507,7 +507,7 @@ fn one_field_form(message: &str, field: &str, kind: &str) -> ElicitParams {
 }
 
 /// The accepted value of `field` in an elicitation answer, as text.
-fn field_text(result: &ElicitResult, field: &str) -> String {
+pub(crate) fn field_text(result: &ElicitResult, field: &str) -> String {
     match result.content.as_ref().and_then(|c| c.get(field)) {
         Some(Value::String(s)) => s.clone(),
         Some(other) => other.to_string(),

@@ -1,6 +1,7 @@
 //! `mcpkit call`: call one tool, its arguments typed by the tool's input schema, and print the
 //! result readably (see [`crate::render`]) or as raw JSON.
 
+use mcpkit::client::tasks::{task_progress, ToolOutcome};
 use mcpkit::client::{CallOptions, ServerNotification};
 use mcpkit::Client;
 use serde_json::{Map, Value};
@@ -28,6 +29,10 @@ pub struct Args {
     /// Print the raw JSON result.
     #[arg(long)]
     json: bool,
+    /// Run the tool as a task (the Tasks extension, io.modelcontextprotocol/tasks): the task id
+    /// goes to stderr, its progress to the progress bar, and its result is printed when it ends.
+    #[arg(long)]
+    task: bool,
     /// Save images, audio and binary resources here (default: a new temporary directory).
     #[arg(long, value_name = "DIR")]
     out: Option<std::path::PathBuf>,
@@ -110,7 +115,11 @@ impl Args {
             reset_timeout_on_progress: true,
             progress: Some(ptx),
         };
-        let outcome = client.call_tool_with(&tool.name, Value::Object(args), options).await;
+        let outcome = if self.task {
+            call_as_task(client, &tool.name, Value::Object(args), options, bar).await
+        } else {
+            client.call_tool_with(&tool.name, Value::Object(args), options).await
+        };
         progress.abort();
         logs.abort();
         bar.finish_and_clear();
@@ -127,6 +136,46 @@ impl Args {
         }
         Ok(0)
     }
+}
+
+/// Call a tool as a task and wait for it, the bar following the task's progress.
+async fn call_as_task(
+    client: &Client,
+    tool: &str,
+    args: Value,
+    options: CallOptions,
+    bar: &indicatif::ProgressBar,
+) -> mcpkit::Result<mcpkit::types::schema::CallToolResult> {
+    let handle = match client.call_tool_as_task(tool, args, options).await? {
+        ToolOutcome::Task(handle) => handle,
+        ToolOutcome::Result(r) => {
+            eprintln!("mcpkit call: the server answered at once (no task)");
+            return Ok(r);
+        }
+        other => return Err(mcpkit::Error::InvalidResponse(format!("unexpected answer {other:?}"))),
+    };
+    let id = handle.task.task_id.clone();
+    eprintln!("mcpkit call: task {id} ({:?})", handle.task.status);
+    let bar = bar.clone();
+    let mut shown = false;
+    client
+        .wait_task(&id, move |task| {
+            let progress = task_progress(task);
+            if progress.is_some() && !shown && super::stderr_is_terminal() {
+                bar.set_draw_target(indicatif::ProgressDrawTarget::stderr());
+                shown = true;
+            }
+            if let Some(p) = progress {
+                if let Some(total) = p.total {
+                    bar.set_length(total.max(0.0) as u64);
+                }
+                bar.set_position(p.progress.max(0.0) as u64);
+            }
+            if let Some(m) = &task.task.task.status_message {
+                bar.set_message(m.clone());
+            }
+        })
+        .await
 }
 
 /// Print the server's log messages on stderr while a request runs.

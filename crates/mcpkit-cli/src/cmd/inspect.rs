@@ -161,7 +161,7 @@ impl Report {
                 vec![
                     t.name.clone(),
                     schema_summary(&t.input_schema),
-                    annotation_summary(t.annotations.as_ref(), t.output_schema.is_some()),
+                    with_task_hint(annotation_summary(t.annotations.as_ref(), t.output_schema.is_some()), t),
                     match (&t.title, &t.description) {
                         (Some(title), Some(d)) => format!("{title} — {d}"),
                         (Some(title), None) => title.clone(),
@@ -373,6 +373,21 @@ fn annotation_summary(a: Option<&ToolAnnotations>, structured: bool) -> String {
         hints.push("structured");
     }
     hints.join(", ")
+}
+
+/// The hints, with whether the tool runs as a task (Tasks extension: `execution.taskSupport`).
+fn with_task_hint(hints: String, tool: &mcpkit::types::schema::Tool) -> String {
+    use mcpkit::types::schema::TaskSupport;
+    let task = match tool.execution.as_ref().and_then(|e| e.task_support) {
+        Some(TaskSupport::Optional) => "task",
+        Some(TaskSupport::Required) => "task only",
+        _ => return hints,
+    };
+    if hints.is_empty() {
+        task.to_owned()
+    } else {
+        format!("{hints}, {task}")
+    }
 }
 
 fn section(out: &mut String, title: &str, n: usize) {
