@@ -40,6 +40,9 @@ async fn the_stateless_wire_is_schema_valid_at_2026_07_28() {
     let mut input_rounds = 0;
     for tool in tools["result"]["tools"].as_array().unwrap() {
         let name = tool["name"].as_str().unwrap();
+        if common::NOT_PLAIN_TOOLS.contains(&name) {
+            continue;
+        }
         let args = match name {
             "echo" => json!({"message": "m"}),
             "add" => json!({"a": 1, "b": 2}),

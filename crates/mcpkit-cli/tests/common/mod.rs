@@ -33,10 +33,16 @@ pub use mcpkit_test_support::within;
 
 /// The tools the reference server (`mcpkit serve`) offers, sorted: what the tests expect to be
 /// listed, written down here rather than read from the server so a lost or renamed tool fails.
-pub const REFERENCE_TOOL_NAMES: [&str; 30] = [
+pub const REFERENCE_TOOL_NAMES: [&str; 37] = [
     "add",
+    "confirm_delete",
     "echo",
+    "failing_job",
+    "greet",
     "json_schema_2020_12_tool",
+    "multi_input",
+    "protocol_error_job",
+    "slow_compute",
     "test_audio_content",
     "test_elicitation",
     "test_elicitation_sep1034_defaults",
@@ -62,9 +68,14 @@ pub const REFERENCE_TOOL_NAMES: [&str; 30] = [
     "test_streaming_elicitation",
     "test_tool_with_logging",
     "test_tool_with_progress",
+    "test_tool_with_task",
     "test_trigger_prompt_change",
     "test_trigger_tool_change",
 ];
+
+/// The Tasks extension fixtures that do not end in a result when called as plain tools: a
+/// task-only tool (-32021 without the extension) and one that fails at the protocol level.
+pub const NOT_PLAIN_TOOLS: [&str; 3] = ["failing_job", "protocol_error_job", "test_tool_with_task"];
 
 pub const SAMPLING_REPLY: &str = "This is a test response from the client";
 /// A sampling prompt the client's handler never answers (to make the server cancel it).

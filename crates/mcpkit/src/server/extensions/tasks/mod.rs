@@ -28,7 +28,7 @@ use std::time::Duration;
 
 use mcpkit_types::ext::{self, tasks::ID};
 use mcpkit_types::schema::{ClientCapabilities, JsonObject, RequestMeta, META_CLIENT_CAPABILITIES};
-use mcpkit_types::Era;
+use mcpkit_types::{Era, ProtocolVersion};
 
 pub use memory::MemoryTaskStore;
 pub use store::{
@@ -143,10 +143,15 @@ pub(crate) fn declares_tasks(caps: &ClientCapabilities) -> bool {
     ext::negotiated(&JsonObject::new(), caps.extension(ID))
 }
 
-/// Whether this request may be answered with a task: the client declared the extension for it,
+/// Whether this request may be answered with a task: it speaks 2025-11-25 or later (no task
+/// handle under older revisions, SEP-2663 "Backward Compatibility"), and the client declared
+/// the extension for it,
 /// in its session (handshake era) or in the request's own `_meta` (SEP-2663: per-request
 /// capabilities). Reads the request's raw params (before they are decoded).
 pub(crate) fn negotiated(call: &Call) -> bool {
+    if call.session.version() < ProtocolVersion::V2025_11_25 {
+        return false;
+    }
     if declares_tasks(&call.session.client_capabilities()) {
         return true;
     }
@@ -159,6 +164,9 @@ pub(crate) fn negotiated(call: &Call) -> bool {
 
 /// [`negotiated`] for a request whose params were decoded, with their `_meta`.
 pub(crate) fn negotiated_in(call: &Call, meta: Option<&RequestMeta>) -> bool {
+    if call.session.version() < ProtocolVersion::V2025_11_25 {
+        return false;
+    }
     if declares_tasks(&call.session.client_capabilities()) {
         return true;
     }
