@@ -11,7 +11,7 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
-use crate::method::{notification, request, Method, NotificationMethod};
+use crate::method::{notification, request};
 use crate::schema::{InputRequest, JsonObject, Meta, RequestMeta, TaskStatus};
 use crate::ErrorObject;
 
