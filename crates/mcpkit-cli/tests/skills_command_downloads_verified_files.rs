@@ -65,7 +65,10 @@ fn inspect_json_carries_the_skills() {
     let v: serde_json::Value = serde_json::from_str(&out).unwrap();
     assert_eq!(
         v["initialize"]["capabilities"]["extensions"],
-        serde_json::json!({"io.modelcontextprotocol/skills": {"directoryRead": true}})
+        serde_json::json!({
+            "io.modelcontextprotocol/skills": {"directoryRead": true},
+            "io.modelcontextprotocol/tasks": {}
+        })
     );
     assert_eq!(v["skills"].as_array().map(Vec::len), Some(3));
 }
