@@ -7,7 +7,6 @@
 //! token, and stepping up scope when `tools/call` needs more.
 #![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
 
-use std::process::Stdio;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -20,40 +19,12 @@ use mcpkit::Client;
 use mcpkit_test_support::auth_server::{listen, start_auth_server_on, AuthServer};
 use mcpkit_test_support::within;
 use serde_json::{json, Value};
-use tokio::io::{AsyncBufReadExt, AsyncReadExt, BufReader};
 use tokio::process::Child;
 
 const BIN: &str = env!("CARGO_BIN_EXE_mcpkit");
 
-/// `mcpkit serve --http 127.0.0.1:0` with `args`; returns the child (killed on drop), the URL
-/// it printed, and the rest of its stderr (collected in the background).
-async fn serve(args: &[&str]) -> (Child, String, tokio::task::JoinHandle<String>) {
-    let mut child = tokio::process::Command::new(BIN)
-        .args(["serve", "--http", "127.0.0.1:0"])
-        .args(args)
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .kill_on_drop(true)
-        .spawn()
-        .expect("spawn mcpkit serve --http");
-    let mut stderr = BufReader::new(child.stderr.take().unwrap());
-    let mut line = String::new();
-    let url = loop {
-        line.clear();
-        let n = within("the listening line", stderr.read_line(&mut line)).await.unwrap();
-        assert!(n > 0, "mcpkit serve exited before listening");
-        if let Some(rest) = line.trim().strip_prefix("mcpkit serve: listening on ") {
-            break rest.split_whitespace().next().unwrap().to_owned();
-        }
-    };
-    let rest = tokio::spawn(async move {
-        let mut all = String::new();
-        let _ = stderr.read_to_string(&mut all).await;
-        all
-    });
-    (child, url, rest)
-}
+mod support;
+use support::serve_http as serve;
 
 /// How the protected process checks tokens.
 #[derive(Clone, Copy, PartialEq)]

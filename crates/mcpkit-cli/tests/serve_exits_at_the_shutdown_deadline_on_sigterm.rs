@@ -5,42 +5,19 @@
 #![cfg(unix)]
 #![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
 
-use std::process::Stdio;
 use std::time::Duration;
 
 use mcpkit_test_support::within;
-use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader};
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
 use tokio::process::Child;
 
-const BIN: &str = env!("CARGO_BIN_EXE_mcpkit");
+mod support;
 
 /// `mcpkit serve --http 127.0.0.1:0 ARGS`, killed on drop; with its bound address.
 async fn serve(args: &[&str]) -> (Child, String) {
-    let mut child = tokio::process::Command::new(BIN)
-        .args(["serve", "--http", "127.0.0.1:0"])
-        .args(args)
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .kill_on_drop(true)
-        .spawn()
-        .expect("spawn mcpkit serve --http");
-    let mut stderr = BufReader::new(child.stderr.take().unwrap());
-    let mut line = String::new();
-    let addr = loop {
-        line.clear();
-        let n = within("the listening line", stderr.read_line(&mut line)).await.unwrap();
-        assert!(n > 0, "mcpkit serve exited before listening");
-        if let Some(rest) = line.trim().strip_prefix("mcpkit serve: listening on http://") {
-            break rest.trim_end_matches("/mcp").to_owned();
-        }
-    };
-    // Keep draining stderr so the child never blocks on it.
-    tokio::spawn(async move {
-        let mut sink = String::new();
-        let _ = stderr.read_to_string(&mut sink).await;
-    });
+    let (child, url, _stderr) = support::serve_http(args).await;
+    let addr = url.trim_start_matches("http://").trim_end_matches("/mcp").to_owned();
     (child, addr)
 }
 

@@ -307,3 +307,37 @@ pub(crate) fn cli_against_echo_server(target: &[&str]) {
     );
     assert_eq!(err.lines().count(), 1, "{err}");
 }
+
+/// `mcpkit serve --http 127.0.0.1:0 ARGS` as a tokio child (killed on drop): the URL it printed
+/// (`http://127.0.0.1:PORT/mcp`) and the rest of its stderr, drained in the background so the
+/// child never blocks on it.
+pub(crate) async fn serve_http(args: &[&str]) -> (tokio::process::Child, String, tokio::task::JoinHandle<String>) {
+    use tokio::io::{AsyncBufReadExt, AsyncReadExt};
+    let mut child = tokio::process::Command::new(env!("CARGO_BIN_EXE_mcpkit"))
+        .args(["serve", "--http", "127.0.0.1:0"])
+        .args(args)
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .kill_on_drop(true)
+        .spawn()
+        .expect("spawn mcpkit serve --http");
+    let mut stderr = tokio::io::BufReader::new(child.stderr.take().unwrap());
+    let mut line = String::new();
+    let url = loop {
+        line.clear();
+        let n = mcpkit_test_support::within("the listening line", stderr.read_line(&mut line))
+            .await
+            .unwrap();
+        assert!(n > 0, "mcpkit serve exited before listening");
+        if let Some(rest) = line.trim().strip_prefix("mcpkit serve: listening on ") {
+            break rest.split_whitespace().next().unwrap().to_owned();
+        }
+    };
+    let rest = tokio::spawn(async move {
+        let mut all = String::new();
+        let _ = stderr.read_to_string(&mut all).await;
+        all
+    });
+    (child, url, rest)
+}
