@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The whole test suite: installs the pinned interop peers (official Python and TypeScript
-# SDKs), runs every test of the workspace (unit, integration, real-process stdio and HTTP,
+# SDKs) and, when missing, the Debian packages the cluster tests start (redis-server, haproxy,
+# prometheus), runs every test of the workspace (unit, integration, real-process stdio and HTTP,
 # interop, doctests), type-checks the Windows build when that target is installed, smoke-runs
 # the fuzz targets when nightly and cargo-fuzz are there, then the
 # official conformance suite's server leg at both eras and its client leg, both at both eras.
@@ -9,6 +10,7 @@ root="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$root"
 scripts/setup-interop.sh
 scripts/setup-interop-ts.sh
+scripts/setup-cluster-tools.sh
 export MCPKIT_INTEROP_PYTHON="$root/target/interop-venv/bin/python"
 # The examples as runnable binaries (`cargo test --all-targets` only compiles them as test
 # harnesses); crates/mcpkit/tests/examples_run.rs runs them.
