@@ -1,7 +1,8 @@
 //! Test plumbing shared by the tests of the mcpkit crates (`publish = false`; a dev-dependency
 //! only): a timeout wrapper so a hang fails a test instead of blocking it, the validator of the
 //! MCP JSON schemas that checks whole wire transcripts, and (feature `auth-server`) the OAuth 2.1
-//! authorization-server stand-in used by the OAuth tests of mcpkit and of the `mcpkit` binary.
+//! authorization-server stand-in used by the OAuth tests of mcpkit and of the `mcpkit` binary,
+//! and a real `redis-server` per test (`redis`) for the Redis backends.
 #![forbid(unsafe_code)]
 // Test plumbing: a panic here is a failing test, which is what a broken expectation should be.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
@@ -11,6 +12,7 @@ use std::time::Duration;
 
 #[cfg(feature = "auth-server")]
 pub mod auth_server;
+pub mod redis;
 pub mod schema;
 
 /// How long any single await in a test may take before the test fails. Generous, because the

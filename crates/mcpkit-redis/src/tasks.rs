@@ -1,0 +1,214 @@
+//! The Redis [`TaskStore`]: a hash per task (`{prefix}:task:{digest(id)}`, fields `rec` = the
+//! record as JSON, `rev` = its revision) with the task's TTL, and two sorted sets that bound the
+//! store cluster-wide: `{prefix}:tasks:running` (score = expiry, `+inf` for none) and
+//! `{prefix}:tasks:done` (score = when the task finished).
+//!
+//! - `create` is one script: drop index entries whose TTL ended, and when the store is at its
+//!   bound evict the task that finished longest ago (as the in-memory store does) or refuse
+//!   ([`TaskStoreError::Full`]) when every task is running.
+//! - `get` is one `HGET`; the owner and the expiry are checked on the record.
+//! - `update` reads the record, applies [`TaskRecord::apply`](mcpkit::server::extensions::tasks::TaskRecord::apply)
+//!   and writes it back with a compare-and-set script on `rev` (retried when another instance
+//!   changed the task meanwhile): changes are atomic per task across instances. Nothing is
+//!   written for an unknown, foreign, expired or unchanged task.
+//! - A task's hash outlives its TTL by [`TOMBSTONE`], so that its owner hears "expired" rather
+//!   than "unknown" for a while (the in-memory store remembers the last 1 024 expired ids).
+
+use std::sync::LazyLock;
+use std::time::Duration;
+
+use mcpkit::server::extensions::tasks::{
+    Applied, Lookup, StoreFuture, TaskChange, TaskOwner, TaskRecord, TaskStore, TaskStoreError,
+};
+use redis::Script;
+
+use crate::clock::now_ms;
+use crate::keys::digest;
+use crate::Redis;
+
+/// How long an expired task's record is kept, so its owner is told it expired.
+pub const TOMBSTONE: Duration = Duration::from_secs(600);
+/// How many times an update is retried when other instances keep changing the same task.
+const CAS_ATTEMPTS: usize = 16;
+
+/// KEYS: task, running, done. ARGV: now, capacity, record, running score, expire-at ms (0 =
+/// none), member, the task key prefix. Returns 1, or 0 when full.
+static CREATE: LazyLock<Script> = LazyLock::new(|| {
+    Script::new(
+        r"
+redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', ARGV[1])
+if redis.call('ZCARD', KEYS[2]) + redis.call('ZCARD', KEYS[3]) >= tonumber(ARGV[2]) then
+  local oldest = redis.call('ZPOPMIN', KEYS[3])
+  if #oldest == 0 then return 0 end
+  redis.call('DEL', ARGV[7] .. oldest[1])
+end
+redis.call('HSET', KEYS[1], 'rec', ARGV[3], 'rev', 1)
+if ARGV[5] ~= '0' then redis.call('PEXPIREAT', KEYS[1], ARGV[5]) end
+redis.call('ZADD', KEYS[2], ARGV[4], ARGV[6])
+return 1
+",
+    )
+});
+
+/// KEYS: task, running, done. ARGV: expected rev, record, terminal ('1'/'0'), member, now.
+/// Returns 1, or 0 when the revision moved (or the task is gone).
+static UPDATE: LazyLock<Script> = LazyLock::new(|| {
+    Script::new(
+        r"
+if redis.call('HGET', KEYS[1], 'rev') ~= ARGV[1] then return 0 end
+redis.call('HSET', KEYS[1], 'rec', ARGV[2], 'rev', tonumber(ARGV[1]) + 1)
+if ARGV[3] == '1' then
+  redis.call('ZREM', KEYS[2], ARGV[4])
+  redis.call('ZADD', KEYS[3], ARGV[5], ARGV[4])
+end
+return 1
+",
+    )
+});
+
+/// Tasks in Redis, shared by every instance of the deployment: at most `capacity` at once
+/// (cluster-wide), each kept for its TTL. Made by [`Redis::task_store`].
+#[derive(Debug, Clone)]
+pub struct RedisTaskStore {
+    redis: Redis,
+    capacity: usize,
+    running: String,
+    done: String,
+}
+
+impl Redis {
+    /// The task store of this deployment, holding at most `capacity` tasks across all instances.
+    pub fn task_store(&self, capacity: usize) -> RedisTaskStore {
+        RedisTaskStore {
+            capacity: capacity.max(1),
+            running: self.keys.fixed("tasks:running"),
+            done: self.keys.fixed("tasks:done"),
+            redis: self.clone(),
+        }
+    }
+}
+
+fn unavailable(redis: &Redis, e: &redis::RedisError) -> TaskStoreError {
+    TaskStoreError::Unavailable(redis.unreachable(e).to_string())
+}
+
+/// Whether the caller `owner` (the runner when `None`) may see `record`.
+fn visible(record: &TaskRecord, owner: Option<&TaskOwner>) -> bool {
+    owner.is_none_or(|o| *o == record.owner)
+}
+
+impl RedisTaskStore {
+    fn key(&self, id: &str) -> String {
+        self.redis.keys.hashed("task", id)
+    }
+
+    /// The record and revision of task `id`, if there is one by that id (not its digest alone).
+    async fn read(&self, id: &str) -> Result<Option<(TaskRecord, String)>, TaskStoreError> {
+        let key = self.key(id);
+        let mut conn = self.redis.conn.clone();
+        let (rec, rev): (Option<String>, Option<String>) = redis::cmd("HMGET")
+            .arg(&key)
+            .arg("rec")
+            .arg("rev")
+            .query_async(&mut conn)
+            .await
+            .map_err(|e| unavailable(&self.redis, &e))?;
+        let (Some(rec), Some(rev)) = (rec, rev) else {
+            return Ok(None);
+        };
+        let record: TaskRecord = serde_json::from_str(&rec)
+            .map_err(|e| TaskStoreError::Unavailable(format!("unreadable task record in Redis key {key}: {e}")))?;
+        Ok((record.id == id).then_some((record, rev)))
+    }
+
+    async fn create_task(&self, record: TaskRecord) -> Result<(), TaskStoreError> {
+        let json = serde_json::to_string(&record)
+            .map_err(|e| TaskStoreError::Unavailable(format!("task record does not serialize: {e}")))?;
+        let score = record.expires_ms.map_or_else(|| "+inf".to_owned(), |e| e.to_string());
+        let expire_at = record.expires_ms.map_or(0, |e| {
+            e.saturating_add(u64::try_from(TOMBSTONE.as_millis()).unwrap_or(u64::MAX))
+        });
+        let mut conn = self.redis.conn.clone();
+        let created: i64 = CREATE
+            .key(self.key(&record.id))
+            .key(&self.running)
+            .key(&self.done)
+            .arg(now_ms())
+            .arg(self.capacity)
+            .arg(json)
+            .arg(score)
+            .arg(expire_at)
+            .arg(digest(&record.id))
+            .arg(self.redis.keys.kind_prefix("task"))
+            .invoke_async(&mut conn)
+            .await
+            .map_err(|e| unavailable(&self.redis, &e))?;
+        if created == 1 {
+            Ok(())
+        } else {
+            Err(TaskStoreError::Full)
+        }
+    }
+
+    async fn lookup(&self, id: &str, owner: &TaskOwner) -> Result<Lookup, TaskStoreError> {
+        Ok(match self.read(id).await? {
+            Some((r, _)) if !visible(&r, Some(owner)) => Lookup::Missing,
+            Some((r, _)) if r.is_expired(now_ms()) => Lookup::Expired,
+            Some((r, _)) => Lookup::Found(Box::new(r)),
+            None => Lookup::Missing,
+        })
+    }
+
+    async fn change(&self, id: &str, owner: Option<&TaskOwner>, change: TaskChange) -> Result<Applied, TaskStoreError> {
+        for _ in 0..CAS_ATTEMPTS {
+            let Some((mut record, rev)) = self.read(id).await? else {
+                return Ok(Applied::Missing);
+            };
+            if !visible(&record, owner) {
+                return Ok(Applied::Missing);
+            }
+            let now = now_ms();
+            if record.is_expired(now) {
+                return Ok(Applied::Expired);
+            }
+            if !record.apply(change.clone(), now) {
+                return Ok(Applied::Unchanged(Box::new(record)));
+            }
+            let json = serde_json::to_string(&record)
+                .map_err(|e| TaskStoreError::Unavailable(format!("task record does not serialize: {e}")))?;
+            let mut conn = self.redis.conn.clone();
+            let written: i64 = UPDATE
+                .key(self.key(id))
+                .key(&self.running)
+                .key(&self.done)
+                .arg(rev)
+                .arg(json)
+                .arg(if record.status.is_terminal() { "1" } else { "0" })
+                .arg(digest(id))
+                .arg(now)
+                .invoke_async(&mut conn)
+                .await
+                .map_err(|e| unavailable(&self.redis, &e))?;
+            if written == 1 {
+                return Ok(Applied::Changed(Box::new(record)));
+            }
+        }
+        Err(TaskStoreError::Unavailable(format!(
+            "task {id:?} kept changing under {CAS_ATTEMPTS} attempts to update it"
+        )))
+    }
+}
+
+impl TaskStore for RedisTaskStore {
+    fn create(&self, record: TaskRecord) -> StoreFuture<'_, ()> {
+        Box::pin(self.create_task(record))
+    }
+
+    fn get<'a>(&'a self, id: &'a str, owner: &'a TaskOwner) -> StoreFuture<'a, Lookup> {
+        Box::pin(self.lookup(id, owner))
+    }
+
+    fn update<'a>(&'a self, id: &'a str, owner: Option<&'a TaskOwner>, change: TaskChange) -> StoreFuture<'a, Applied> {
+        Box::pin(self.change(id, owner, change))
+    }
+}
