@@ -7,6 +7,7 @@
 #[doc(hidden)]
 #[path = "macro_support.rs"]
 pub mod __macro_support;
+pub mod backend;
 mod call;
 mod completion;
 mod context;

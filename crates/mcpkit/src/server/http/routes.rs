@@ -13,7 +13,7 @@ use tokio::sync::mpsc;
 use tokio::sync::mpsc::error::TrySendError;
 
 use super::config::Clock;
-use super::event_store::EventStore;
+use crate::server::backend::{BackendFuture, EventStore};
 use crate::transport::Route;
 
 /// One server-sent event: its id and its JSON-RPC frame.
@@ -36,9 +36,12 @@ pub(super) struct RequestStream {
 }
 
 /// Where one stream stands; its events live in the [`EventStore`].
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub(super) struct StreamLog {
-    next_seq: u64,
+    /// Its name in the store and in event ids.
+    pub(super) name: Arc<str>,
+    /// The position of its latest event (0 before the first).
+    position: u64,
     pub(super) finished: bool,
 }
 
@@ -57,6 +60,9 @@ pub(super) struct RouteSettings {
     pub(super) buffer: usize,
     /// Finished streams kept resumable per session (older ones are forgotten).
     pub(super) streams_kept: usize,
+    /// What request streams' names start with (`"{tag}."`) when instances share the event
+    /// store, so that a name is unique among them; empty for a lone instance.
+    pub(super) stream_prefix: Arc<str>,
 }
 
 pub(super) struct Routes {
@@ -73,6 +79,7 @@ pub(super) struct Routes {
     /// Events each stream's channel holds for a client that is not reading.
     buffer: usize,
     streams_kept: usize,
+    stream_prefix: Arc<str>,
     /// The last request or event: idleness counts from the end of activity, not its start.
     pub(super) last_activity: Instant,
 }
@@ -92,6 +99,7 @@ impl Routes {
             next_stream: 1,
             buffer: settings.buffer.max(1),
             streams_kept: settings.streams_kept.max(1),
+            stream_prefix: settings.stream_prefix.clone(),
             last_activity,
         }
     }
@@ -107,41 +115,52 @@ impl Routes {
         self.last_activity = self.clock.now();
     }
 
+    /// The local number of the stream named `name`, if this session has it.
+    pub(super) fn stream_named(&self, name: &str) -> Option<u64> {
+        if name == "0" {
+            return Some(STANDALONE);
+        }
+        self.logs.iter().find(|(_, l)| &*l.name == name).map(|(n, _)| *n)
+    }
+
+    fn log_of(&mut self, stream: u64) -> &mut StreamLog {
+        let prefix = &self.stream_prefix;
+        self.logs.entry(stream).or_insert_with(|| StreamLog {
+            name: stream_name(prefix, stream),
+            position: 0,
+            finished: false,
+        })
+    }
+
     pub(super) fn record(&mut self, stream: u64, data: Bytes, is_reply: bool) -> Event {
         self.touch();
-        let log = self.logs.entry(stream).or_default();
-        log.next_seq += 1;
-        let seq = log.next_seq;
-        // A priming event (no data) is never replayed: a resume asks for what came after it.
+        let session = self.session.clone();
+        let store = self.store.clone();
+        let log = self.log_of(stream);
+        // A priming event (no data) is never replayed: it names the position it starts after.
         if !data.is_empty() {
-            self.store.append(&self.session, stream, seq, data.clone());
+            let predicted = log.position + 1;
+            log.position = settle(store.append(&session, &log.name, data.clone()), predicted);
         }
+        let id = format!("{}-{}", log.name, log.position);
         if is_reply {
             self.finish(stream);
         }
-        Event {
-            id: format!("{stream}-{seq}"),
-            data,
-            is_reply,
-        }
+        Event { id, data, is_reply }
     }
 
-    /// Turn a request's stream into an SSE stream and give its priming event (sequence 1, no
+    /// Turn a request's stream into an SSE stream and give its priming event (position 0, no
     /// data). Until then nothing of the stream is recorded: most replies go out as plain JSON
     /// and never need an event id or a replay copy.
     pub(super) fn prime(&mut self, stream: u64) -> Event {
-        if let std::collections::hash_map::Entry::Vacant(slot) = self.logs.entry(stream) {
-            slot.insert(StreamLog {
-                next_seq: 1,
-                finished: false,
-            });
-            if !self.requests.values().any(|s| s.stream == stream) {
-                // Already over (cancelled): resumable for a while like any finished stream.
-                self.finish(stream);
-            }
+        let fresh = !self.logs.contains_key(&stream);
+        let name = self.log_of(stream).name.clone();
+        if fresh && !self.requests.values().any(|s| s.stream == stream) {
+            // Already over (cancelled): resumable for a while like any finished stream.
+            self.finish(stream);
         }
         Event {
-            id: format!("{stream}-1"),
+            id: format!("{name}-0"),
             data: Bytes::new(),
             is_reply: false,
         }
@@ -165,8 +184,9 @@ impl Routes {
     /// The stream will not be resumed: drop its log and its stored events.
     pub(super) fn forget(&mut self, stream: u64) {
         self.finished.retain(|s| *s != stream);
-        self.logs.remove(&stream);
-        self.store.remove_stream(&self.session, stream);
+        if let Some(log) = self.logs.remove(&stream) {
+            settle(self.store.remove_stream(&self.session, &log.name), ());
+        }
     }
 
     /// Every stream ends (the session or its backend stopped).
@@ -176,10 +196,39 @@ impl Routes {
     }
 }
 
-/// Parse an event id `"{stream}-{seq}"`.
-pub(super) fn parse_event_id(id: &str) -> Option<(u64, u64)> {
-    let (s, q) = id.trim().split_once('-')?;
-    Some((s.parse().ok()?, q.parse().ok()?))
+/// The name of stream `stream` in the store and in event ids: `0` for the standalone stream
+/// (one per session, whichever instance writes it), `{prefix}{n}` for a request's.
+pub(super) fn stream_name(prefix: &str, stream: u64) -> Arc<str> {
+    if stream == STANDALONE {
+        Arc::from("0")
+    } else {
+        Arc::from(format!("{prefix}{stream}"))
+    }
+}
+
+/// The outcome of a store operation issued from synchronous code: at once when it is ready
+/// (an in-memory store always is), else `fallback`, with the operation left to finish on the
+/// runtime (stores take effect in call order, so nothing waits for it here).
+pub(super) fn settle<T: Send + 'static>(op: BackendFuture<T>, fallback: T) -> T {
+    use futures_util::FutureExt;
+    let mut op = op;
+    match (&mut op).now_or_never() {
+        Some(Ok(v)) => v,
+        Some(Err(e)) => {
+            tracing::warn!("event store: {e}");
+            fallback
+        }
+        None => {
+            if let Ok(rt) = tokio::runtime::Handle::try_current() {
+                rt.spawn(async move {
+                    if let Err(e) = op.await {
+                        tracing::warn!("event store: {e}");
+                    }
+                });
+            }
+            fallback
+        }
+    }
 }
 
 /// Put one outgoing frame where it belongs: a reply (and related traffic) on its request's

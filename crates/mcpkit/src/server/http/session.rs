@@ -11,9 +11,10 @@ use mcpkit_types::RequestId;
 use tokio::sync::mpsc;
 
 use super::factory::{SessionFactory, SessionTransport};
-use super::routes::{parse_event_id, route_frame, Event, RequestStream, Routes, STANDALONE};
+use super::routes::{route_frame, settle, Event, RequestStream, Routes, STANDALONE};
 use super::state::HttpState;
 use crate::engine::Dispatcher;
+use crate::server::backend::EventId;
 use crate::server::{Preset, Server};
 use crate::transport::channel::{self, Inbound, InboundSender};
 use crate::transport::{Extensions, Frame, Route, VerifiedCaller};
@@ -186,18 +187,18 @@ impl HttpSession {
     /// names the standalone stream while a GET still holds it: a resume never takes over an
     /// open GET stream (the caller answers 409, as for a second plain GET).
     pub(super) fn resume(&self, last_event_id: &str) -> Option<Resumed> {
-        let (stream, seq) = parse_event_id(last_event_id)?;
+        let EventId { stream: name, position } = EventId::parse(last_event_id)?;
         let mut r = lock(&self.routes);
+        let stream = r.stream_named(&name)?;
         if stream == STANDALONE && r.standalone.as_ref().is_some_and(|s| !s.is_closed()) {
             return None;
         }
         let finished = r.logs.get(&stream)?.finished;
-        let missed: Vec<Event> = r
-            .store
-            .after(&r.session, stream, seq)
+        let kept = settle(r.store.after(&r.session, &name, position), Vec::new());
+        let missed: Vec<Event> = kept
             .into_iter()
-            .map(|(seq, data)| Event {
-                id: format!("{stream}-{seq}"),
+            .map(|(position, data)| Event {
+                id: format!("{name}-{position}"),
                 data,
                 is_reply: false,
             })
@@ -228,7 +229,7 @@ impl HttpSession {
         let mut r = lock(&self.routes);
         r.clear_streams();
         r.logs.clear();
-        r.store.remove_session(&r.session);
+        settle(r.store.remove_session(&r.session), ());
     }
 
     /// The request's reply went out as plain JSON: nothing to resume.

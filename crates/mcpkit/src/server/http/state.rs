@@ -63,6 +63,7 @@ impl HttpState {
                 clock: config.clock.clone(),
                 buffer: config.stream_buffer,
                 streams_kept: config.streams_per_session,
+                stream_prefix: std::sync::Arc::from(""),
             },
             backend,
             config,

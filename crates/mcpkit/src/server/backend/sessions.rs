@@ -1,0 +1,156 @@
+//! The session store: one record per handshake-era session, so that any instance can validate
+//! an `Mcp-Session-Id` and serve the session's requests.
+
+use std::collections::BTreeSet;
+use std::time::Duration;
+
+use mcpkit_types::schema::{ClientCapabilities, Implementation, LoggingLevel};
+use serde::{Deserialize, Serialize};
+
+use super::BackendFuture;
+
+/// What the cluster knows about one handshake-era session: enough for any instance to rebuild
+/// it. Times are milliseconds since the Unix epoch.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SessionRecord {
+    /// The `Mcp-Session-Id` (32 hex digits, from the OS's CSPRNG).
+    pub id: String,
+    /// The negotiated protocol revision (`"2025-11-25"`); `None` until `initialize` answered.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub protocol_version: Option<String>,
+    /// The client's `clientInfo`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub client_info: Option<Implementation>,
+    /// The client's capabilities.
+    #[serde(default)]
+    pub client_capabilities: ClientCapabilities,
+    /// `notifications/initialized` arrived.
+    #[serde(default)]
+    pub initialized: bool,
+    /// The level of `logging/setLevel`, when the client set one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub log_level: Option<LoggingLevel>,
+    /// The resource URIs the client subscribed to.
+    #[serde(default, skip_serializing_if = "BTreeSet::is_empty")]
+    pub subscriptions: BTreeSet<String>,
+    /// The digest of the verified caller that opened it (`VerifiedCaller::binding`), when
+    /// authorization is on: no other caller may use the session.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub caller: Option<String>,
+    /// When it was created.
+    pub created_ms: u64,
+    /// When it was last seen (refreshed lazily: at most a fraction of the TTL behind).
+    pub last_seen_ms: u64,
+}
+
+impl SessionRecord {
+    /// A record for a session opened now by `caller`, not yet negotiated.
+    pub fn new(id: impl Into<String>, caller: Option<String>) -> SessionRecord {
+        let now = now_ms();
+        SessionRecord {
+            id: id.into(),
+            protocol_version: None,
+            client_info: None,
+            client_capabilities: ClientCapabilities::default(),
+            initialized: false,
+            log_level: None,
+            subscriptions: BTreeSet::new(),
+            caller,
+            created_ms: now,
+            last_seen_ms: now,
+        }
+    }
+
+    /// Make `change` (what every store does with [`SessionStore::update`]).
+    pub fn apply(&mut self, change: &SessionUpdate) {
+        match change {
+            SessionUpdate::Negotiated(n) => {
+                self.protocol_version = Some(n.protocol_version.clone());
+                self.client_info = Some(n.client_info.clone());
+                self.client_capabilities = n.client_capabilities.clone();
+            }
+            SessionUpdate::Initialized => self.initialized = true,
+            SessionUpdate::LogLevel(level) => self.log_level = Some(*level),
+            SessionUpdate::Subscribe(uri) => {
+                self.subscriptions.insert(uri.clone());
+            }
+            SessionUpdate::Unsubscribe(uri) => {
+                self.subscriptions.remove(uri);
+            }
+        }
+    }
+}
+
+/// One change to a session record.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
+pub enum SessionUpdate {
+    /// `initialize` was answered.
+    Negotiated(Box<Negotiation>),
+    /// `notifications/initialized` arrived.
+    Initialized,
+    /// `logging/setLevel`.
+    LogLevel(LoggingLevel),
+    /// `resources/subscribe`.
+    Subscribe(String),
+    /// `resources/unsubscribe`.
+    Unsubscribe(String),
+}
+
+/// What `initialize` settled.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Negotiation {
+    /// The revision agreed.
+    pub protocol_version: String,
+    /// The client's `clientInfo`.
+    pub client_info: Implementation,
+    /// The client's capabilities.
+    pub client_capabilities: ClientCapabilities,
+}
+
+/// Whether [`SessionStore::create`] kept the record.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Admitted {
+    /// Kept: the session exists for every instance.
+    Yes,
+    /// The store holds `max_sessions` live sessions already; nothing was written.
+    Full,
+    /// A live session has this id already; nothing was written.
+    Duplicate,
+}
+
+/// Storage of handshake-era session records.
+///
+/// - A record lives for `ttl` from its last [`create`](SessionStore::create) or
+///   [`touch`](SessionStore::touch) (idle expiry); an expired record is gone for every call.
+/// - The cap of [`create`](SessionStore::create) holds for all instances together (a check
+///   and an insert that cannot interleave with another instance's).
+/// - `create` of an id that is live already overwrites nothing ([`Admitted::Duplicate`]).
+/// - `get`, `update`, `touch`, `delete` of an id never created (or expired) write nothing.
+pub trait SessionStore: std::fmt::Debug + Send + Sync + 'static {
+    /// Keep `record` for `ttl`, unless `max_sessions` live records exist already.
+    fn create(&self, record: SessionRecord, max_sessions: usize, ttl: Duration) -> BackendFuture<Admitted>;
+    /// The live record `id`.
+    fn get(&self, id: &str) -> BackendFuture<Option<SessionRecord>>;
+    /// Apply `change` to the live record `id` (see [`SessionRecord::apply`]); `false` when
+    /// there is none.
+    fn update(&self, id: &str, change: SessionUpdate) -> BackendFuture<bool>;
+    /// The session is in use: its TTL starts again (and `last_seen_ms` is now); `false` when it
+    /// is gone.
+    fn touch(&self, id: &str, ttl: Duration) -> BackendFuture<bool>;
+    /// End the session; `false` when there was none.
+    fn delete(&self, id: &str) -> BackendFuture<bool>;
+    /// How many live sessions there are (all instances).
+    fn count(&self) -> BackendFuture<usize>;
+    /// Whether the store answers (`/readyz`).
+    fn ready(&self) -> BackendFuture<()> {
+        super::ready(Ok(()))
+    }
+}
+
+/// Milliseconds since the Unix epoch, now.
+pub(crate) fn now_ms() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
+}
