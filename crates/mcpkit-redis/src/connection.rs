@@ -25,6 +25,7 @@ const RETRIES: usize = 1;
 /// [`RedisBackends::connect`](crate::RedisBackends::connect).
 #[derive(Clone)]
 pub struct Redis {
+    pub(crate) client: Client,
     pub(crate) conn: ConnectionManager,
     pub(crate) keys: Keys,
     addr: String,
@@ -60,6 +61,7 @@ impl Redis {
                 reason: e.to_string(),
             })?;
         Ok(Redis {
+            client,
             conn,
             keys: Keys::new(prefix),
             addr,

@@ -10,6 +10,9 @@ pub enum Error {
     /// The key prefix is not a plain name.
     #[error("{0}")]
     InvalidPrefix(String),
+    /// The instance id is not 1 to 64 of `[A-Za-z0-9_.-]`.
+    #[error("the instance id {0:?} must be 1 to 64 letters, digits, '_', '.' or '-'")]
+    InvalidInstanceId(String),
     /// Redis did not answer (down, unreachable, timed out) or refused the command. The
     /// connection reconnects by itself; the HTTP layer answers 503 meanwhile.
     #[error("Redis at {addr} is unavailable: {reason}")]

@@ -1,21 +1,50 @@
-//! Redis backends for mcpkit: the state that instances of one MCP server share so that any of
-//! them, behind a load balancer without affinity, serves every request (the "Scale-out" design
-//! of the architecture notes).
+//! Redis backends for mcpkit: the state that the instances of one MCP server share, so that
+//! any of them, behind a load balancer without affinity, serves every request (the
+//! "Scale-out" design). Any Redis ≥ 6.2 or Valkey. The crate README has the design notes
+//! (key names, the session cap, costs, failures).
 //!
 //! | backend | Redis shape |
 //! | --- | --- |
-//! | tasks ([`RedisTaskStore`]) | hash per task with TTL, owner-checked; two sorted sets bound the store |
+//! | sessions ([`RedisSessionStore`]) | hash per session, TTL = idle expiry; one sorted set holds the cap; cached per instance, invalidated over pub/sub, TTL refreshed lazily |
+//! | events ([`RedisEventStore`]) | one Redis Stream per SSE stream, `MAXLEN`-bounded, with TTL; event id = stream + entry id |
+//! | bus ([`RedisBus`]) | pub/sub channels per session, per instance, and one for all; one subscriber connection per instance |
+//! | key ring ([`RedisKeyRing`]) | one key, made with `SET NX`, rotated by [`rotate_key_ring`]; cached per instance |
+//! | tasks ([`RedisTaskStore`]) | hash per task with TTL, owner-checked; two sorted sets hold the bound |
 //!
-//! Connect once with [`Redis::connect`]; it reconnects by itself. Any Redis ≥ 6.2 or Valkey.
-//! Key names are `{prefix}:{kind}:…`; parts that come from clients are hashed (never their bytes).
+//! ```no_run
+//! # async fn run(server: mcpkit::Server) -> Result<(), Box<dyn std::error::Error>> {
+//! let backends = mcpkit_redis::RedisBackends::connect("redis://127.0.0.1:6379", "mcpkit", "web-1").await?;
+//! # let _ = (server, backends); Ok(()) }
+//! ```
+//!
+//! Key names are `{prefix}:{kind}:…`; any part that came from a client is the hex of its
+//! SHA-256, never the client's bytes, and nothing is written for an id that was never issued.
+//! Costs: a handshake-era request whose session this instance served recently costs no
+//! command; otherwise at most two, in one pipelined round trip. A 2026-07-28 `tools/call`
+//! costs none. While Redis is unreachable every operation fails at once with
+//! [`Error::Unreachable`] (as `BackendError::Unavailable`: the HTTP layer answers 503), and
+//! the connections come back by themselves.
 #![forbid(unsafe_code)]
 
+mod backends;
+mod bus;
 mod clock;
 mod connection;
 mod error;
+mod events;
+mod keyring;
 mod keys;
+mod ordered;
+mod sessions;
+mod subscriber;
+mod sync;
 mod tasks;
 
+pub use backends::{RedisBackends, EVENTS_PER_STREAM, EVENT_TTL, STREAMS_PER_SESSION, TASKS};
+pub use bus::RedisBus;
 pub use connection::Redis;
 pub use error::Error;
+pub use events::RedisEventStore;
+pub use keyring::{rotate_key_ring, RedisKeyRing, RELOAD};
+pub use sessions::RedisSessionStore;
 pub use tasks::{RedisTaskStore, TOMBSTONE};

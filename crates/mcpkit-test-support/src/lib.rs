@@ -12,6 +12,8 @@ use std::time::Duration;
 
 #[cfg(feature = "auth-server")]
 pub mod auth_server;
+#[cfg(feature = "backend-suite")]
+pub mod backend_suite;
 pub mod redis;
 pub mod schema;
 

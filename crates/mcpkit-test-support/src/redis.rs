@@ -158,6 +158,20 @@ impl RedisProcess {
         self.command_stats().values().sum()
     }
 
+    /// How many changes Redis made to its data since it started (`rdb_changes_since_last_save`
+    /// of `INFO persistence`; nothing is ever saved): unchanged across a call means the call
+    /// wrote nothing.
+    pub fn writes(&self) -> u64 {
+        let info = match self.command(&["INFO", "persistence"]) {
+            Ok(RespValue::Bulk(Some(s))) => s,
+            other => panic!("INFO persistence failed: {other:?}"),
+        };
+        info.lines()
+            .find_map(|l| l.strip_prefix("rdb_changes_since_last_save:"))
+            .and_then(|n| n.trim().parse().ok())
+            .expect("rdb_changes_since_last_save in INFO persistence")
+    }
+
     /// Zero the command statistics (`CONFIG RESETSTAT`).
     pub fn reset_stats(&self) {
         match self.command(&["CONFIG", "RESETSTAT"]) {

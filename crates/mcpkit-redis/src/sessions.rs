@@ -1,0 +1,412 @@
+//! The Redis [`SessionStore`]: a hash per session (`{prefix}:session:{digest(id)}`: `rec` = the
+//! record as JSON, `rev` = its revision, `seen` = last-seen ms) whose TTL is the idle expiry,
+//! and one sorted set `{prefix}:sessions` (member = the digest, score = when it expires) that
+//! holds the session cap for every instance: `create` is one script that drops the expired
+//! members, then refuses a duplicate or a full set, then writes — so the check and the insert
+//! cannot interleave with another instance's. Each `touch` moves the member's score with the
+//! key's TTL, so the set counts exactly the live sessions.
+//!
+//! Requests cost little: each instance caches the records it served, with their revision. A
+//! lookup of a cached record reads only the revision (`HMGET rev seen`), and the whole record
+//! only when another instance changed it; a lookup of a record not cached reads it whole (one
+//! command either way). `touch` of a record this instance knows to be live is lazy: it
+//! writes only when this instance last pushed the TTL more than an eighth of the TTL ago, and
+//! then without waiting (queued behind the other commands). So a handshake-era request costs
+//! one command and one round trip, now and then one more command in the same queue; a session
+//! expires between ⅞·TTL and TTL after its last request. Deletion and expiry are seen at once
+//! by every instance (the revision is gone). Nothing is ever written for an id that was never
+//! created: the TTL refresh touches only a key that exists, `update` and `delete` find nothing.
+
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, LazyLock, Mutex};
+use std::time::Duration;
+
+use mcpkit::server::backend::{Admitted, BackendError, BackendFuture, SessionRecord, SessionStore, SessionUpdate};
+use redis::Script;
+use tokio::time::Instant;
+
+use crate::clock::now_ms;
+use crate::keys::digest;
+use crate::ordered::Ordered;
+use crate::sync::lock;
+use crate::Redis;
+
+/// How many times an update is retried when other instances change the same record meanwhile.
+const CAS_ATTEMPTS: usize = 16;
+/// Cached records kept before the expired ones are swept (then all, if none had expired).
+const CACHE_BOUND: usize = 100_000;
+
+/// KEYS: session, index. ARGV: now, max, record, expire-at, member. 1 created, 0 full, 2 duplicate.
+static CREATE: LazyLock<Script> = LazyLock::new(|| {
+    Script::new(
+        r"
+redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', ARGV[1])
+if redis.call('EXISTS', KEYS[1]) == 1 then return 2 end
+if redis.call('ZCARD', KEYS[2]) >= tonumber(ARGV[2]) then return 0 end
+redis.call('HSET', KEYS[1], 'rec', ARGV[3], 'rev', 1, 'seen', ARGV[1])
+redis.call('PEXPIREAT', KEYS[1], ARGV[4])
+redis.call('ZADD', KEYS[2], ARGV[4], ARGV[5])
+return 1
+",
+    )
+});
+
+/// KEYS: session, index. ARGV: expire-at, member, now. 1 refreshed, 0 no such session.
+const TOUCH_SOURCE: &str = r"
+if redis.call('PEXPIREAT', KEYS[1], ARGV[1]) == 0 then return 0 end
+redis.call('HSET', KEYS[1], 'seen', ARGV[3])
+redis.call('ZADD', KEYS[2], 'XX', ARGV[1], ARGV[2])
+return 1
+";
+
+/// KEYS: session. ARGV: expected rev, record. The new revision, or nil when the revision moved
+/// or the session is gone.
+static UPDATE: LazyLock<Script> = LazyLock::new(|| {
+    Script::new(
+        r"
+if redis.call('HGET', KEYS[1], 'rev') ~= ARGV[1] then return false end
+local rev = tonumber(ARGV[1]) + 1
+redis.call('HSET', KEYS[1], 'rec', ARGV[2], 'rev', rev)
+return rev
+",
+    )
+});
+
+/// KEYS: session, index. ARGV: member. 1 deleted, 0 none.
+static DELETE: LazyLock<Script> = LazyLock::new(|| {
+    Script::new(
+        r"
+redis.call('ZREM', KEYS[2], ARGV[1])
+return redis.call('DEL', KEYS[1])
+",
+    )
+});
+
+#[derive(Debug, Clone)]
+struct Cached {
+    record: SessionRecord,
+    /// Its revision in Redis.
+    rev: String,
+    /// When this instance last pushed the TTL to Redis (and which TTL).
+    refreshed: Option<(Instant, Duration)>,
+}
+
+#[derive(Debug)]
+struct Shared {
+    redis: Redis,
+    ordered: Ordered,
+    index: String,
+    cache: Mutex<HashMap<String, Cached>>,
+    /// The TTL of the last create/touch, in ms (0 before any): what a cache miss refreshes.
+    ttl_ms: AtomicU64,
+}
+
+/// When a TTL set at `now` (ms) runs out.
+fn expire_at(now: u64, ttl: Duration) -> u64 {
+    now.saturating_add(u64::try_from(ttl.as_millis()).unwrap_or(u64::MAX))
+}
+
+/// Handshake-era sessions in Redis, valid on every instance of the deployment. Made by
+/// [`RedisBackends::connect`](crate::RedisBackends::connect).
+#[derive(Debug, Clone)]
+pub struct RedisSessionStore {
+    shared: Arc<Shared>,
+}
+
+impl RedisSessionStore {
+    /// The sessions of `redis`'s deployment.
+    pub(crate) fn new(redis: &Redis, ordered: Ordered) -> RedisSessionStore {
+        let shared = Arc::new(Shared {
+            ordered,
+            index: redis.keys.fixed("sessions"),
+            cache: Mutex::new(HashMap::new()),
+            ttl_ms: AtomicU64::new(0),
+            redis: redis.clone(),
+        });
+        RedisSessionStore { shared }
+    }
+}
+
+impl Shared {
+    fn key(&self, id: &str) -> String {
+        self.redis.keys.hashed("session", id)
+    }
+
+    fn fail(&self, e: &redis::RedisError) -> BackendError {
+        BackendError::Unavailable(self.redis.unreachable(e).to_string())
+    }
+
+    fn corrupt(&self, id: &str, e: &serde_json::Error) -> BackendError {
+        BackendError::Unavailable(format!("unreadable session record in Redis key {}: {e}", self.key(id)))
+    }
+
+    fn cached(&self, id: &str) -> Option<Cached> {
+        lock(&self.cache).get(id).cloned()
+    }
+
+    fn remember(&self, record: SessionRecord, rev: String, refreshed: Option<(Instant, Duration)>) {
+        let mut cache = lock(&self.cache);
+        if cache.len() >= CACHE_BOUND && !cache.contains_key(&record.id) {
+            // Forget the records whose TTL (as this instance set it) ran out; all, if none did.
+            cache.retain(|_, c| c.refreshed.is_some_and(|(at, ttl)| at.elapsed() < ttl));
+            if cache.len() >= CACHE_BOUND {
+                cache.clear();
+            }
+        }
+        let refreshed = refreshed.or_else(|| cache.get(&record.id).and_then(|c| c.refreshed));
+        cache.insert(record.id.clone(), Cached { record, rev, refreshed });
+    }
+
+    fn forget(&self, id: &str) {
+        lock(&self.cache).remove(id);
+    }
+
+    fn ttl(&self) -> Option<Duration> {
+        match self.ttl_ms.load(Ordering::Relaxed) {
+            0 => None,
+            ms => Some(Duration::from_millis(ms)),
+        }
+    }
+
+    fn set_ttl(&self, ttl: Duration) {
+        self.ttl_ms.store(
+            u64::try_from(ttl.as_millis()).unwrap_or(u64::MAX).max(1),
+            Ordering::Relaxed,
+        );
+    }
+
+    async fn create(
+        &self,
+        record: SessionRecord,
+        max_sessions: usize,
+        ttl: Duration,
+    ) -> Result<Admitted, BackendError> {
+        self.set_ttl(ttl);
+        let json = serde_json::to_string(&record).map_err(|e| self.corrupt(&record.id, &e))?;
+        let now = now_ms();
+        let started = Instant::now();
+        let mut conn = self.redis.conn.clone();
+        let answer: i64 = CREATE
+            .key(self.key(&record.id))
+            .key(&self.index)
+            .arg(now)
+            .arg(max_sessions)
+            .arg(json)
+            .arg(expire_at(now, ttl))
+            .arg(digest(&record.id))
+            .invoke_async(&mut conn)
+            .await
+            .map_err(|e| self.fail(&e))?;
+        Ok(match answer {
+            1 => {
+                self.remember(record, "1".into(), Some((started, ttl)));
+                Admitted::Yes
+            }
+            2 => Admitted::Duplicate,
+            _ => Admitted::Full,
+        })
+    }
+
+    /// The TTL to push now for a session cached as `cached`, if a refresh is due.
+    fn refresh_due(&self, cached: Option<&Cached>) -> Option<Duration> {
+        let ttl = self.ttl()?;
+        match cached.and_then(|c| c.refreshed) {
+            Some((at, t)) if t == ttl && at.elapsed() < ttl / 8 => None,
+            _ => Some(ttl),
+        }
+    }
+
+    fn touch_cmd(&self, id: &str, ttl: Duration) -> redis::Cmd {
+        let now = now_ms();
+        // EVAL, not EVALSHA: the ordered queue's pipelines cannot load a script Redis forgot.
+        let mut cmd = redis::cmd("EVAL");
+        cmd.arg(TOUCH_SOURCE)
+            .arg(2)
+            .arg(self.key(id))
+            .arg(&self.index)
+            .arg(expire_at(now, ttl))
+            .arg(digest(id))
+            .arg(now);
+        cmd
+    }
+
+    /// The record of `id` and its revision, in one command: only the revision when the cached
+    /// record is current (the whole record again only if another instance changed it).
+    async fn lookup(&self, id: &str) -> Result<Option<(SessionRecord, String)>, BackendError> {
+        let key = self.key(id);
+        let cached = self.cached(id);
+        let mut cmd = redis::cmd("HMGET");
+        cmd.arg(&key).arg("rev").arg("seen");
+        if cached.is_none() {
+            cmd.arg("rec");
+        }
+        let mut conn = self.redis.conn.clone();
+        let fields: Vec<Option<String>> = cmd.query_async(&mut conn).await.map_err(|e| self.fail(&e))?;
+        let mut fields = fields.into_iter();
+        let (rev, seen, rec) = (
+            fields.next().flatten(),
+            fields.next().flatten(),
+            fields.next().flatten(),
+        );
+        let Some(rev) = rev else {
+            self.forget(id);
+            return Ok(None);
+        };
+        let mut record = match (cached, rec) {
+            (Some(c), _) if c.rev == rev => c.record,
+            (_, Some(rec)) => self.parse(id, &rec)?,
+            // Changed on another instance since it was cached: read it whole.
+            (Some(_), None) => {
+                self.forget(id);
+                return Box::pin(self.lookup(id)).await;
+            }
+            (None, None) => return Ok(None),
+        };
+        if record.id != id {
+            return Ok(None);
+        }
+        if let Some(seen) = seen.and_then(|s| s.parse::<u64>().ok()) {
+            record.last_seen_ms = record.last_seen_ms.max(seen);
+        }
+        self.remember(record.clone(), rev.clone(), None);
+        Ok(Some((record, rev)))
+    }
+
+    fn parse(&self, id: &str, rec: &str) -> Result<SessionRecord, BackendError> {
+        serde_json::from_str(rec).map_err(|e| self.corrupt(id, &e))
+    }
+
+    async fn get(&self, id: &str) -> Result<Option<SessionRecord>, BackendError> {
+        Ok(self.lookup(id).await?.map(|(r, _)| r))
+    }
+
+    async fn update(&self, id: &str, change: SessionUpdate) -> Result<bool, BackendError> {
+        for _ in 0..CAS_ATTEMPTS {
+            let Some((mut record, rev)) = self.lookup(id).await? else {
+                return Ok(false);
+            };
+            record.apply(&change);
+            let json = serde_json::to_string(&record).map_err(|e| self.corrupt(id, &e))?;
+            let mut conn = self.redis.conn.clone();
+            let written: Option<i64> = UPDATE
+                .key(self.key(id))
+                .arg(&rev)
+                .arg(json)
+                .invoke_async(&mut conn)
+                .await
+                .map_err(|e| self.fail(&e))?;
+            if let Some(new_rev) = written {
+                self.remember(record, new_rev.to_string(), None);
+                return Ok(true);
+            }
+            // Another instance changed it meanwhile: read it again.
+            self.forget(id);
+        }
+        Err(BackendError::Unavailable(format!(
+            "session record kept changing under {CAS_ATTEMPTS} attempts to update it"
+        )))
+    }
+
+    async fn touch(&self, id: &str, ttl: Duration) -> Result<bool, BackendError> {
+        self.set_ttl(ttl);
+        let started = Instant::now();
+        if let Some(c) = self.cached(id) {
+            if self.refresh_due(Some(&c)).is_none() {
+                return Ok(true);
+            }
+            // Known live (a lookup of this request read it): refresh in the background, in call
+            // order with the other queued commands, without a round trip of its own.
+            drop(self.ordered.send(self.touch_cmd(id, ttl)));
+            self.refreshed(id, started, ttl);
+            return Ok(true);
+        }
+        let mut conn = self.redis.conn.clone();
+        let refreshed: i64 = self
+            .touch_cmd(id, ttl)
+            .query_async(&mut conn)
+            .await
+            .map_err(|e| self.fail(&e))?;
+        if refreshed == 0 {
+            self.forget(id);
+            return Ok(false);
+        }
+        self.refreshed(id, started, ttl);
+        Ok(true)
+    }
+
+    fn refreshed(&self, id: &str, at: Instant, ttl: Duration) {
+        if let Some(c) = lock(&self.cache).get_mut(id) {
+            c.record.last_seen_ms = now_ms();
+            c.refreshed = Some((at, ttl));
+        }
+    }
+
+    async fn delete(&self, id: &str) -> Result<bool, BackendError> {
+        self.forget(id);
+        let mut conn = self.redis.conn.clone();
+        let deleted: i64 = DELETE
+            .key(self.key(id))
+            .key(&self.index)
+            .arg(digest(id))
+            .invoke_async(&mut conn)
+            .await
+            .map_err(|e| self.fail(&e))?;
+        Ok(deleted == 1)
+    }
+
+    async fn count(&self) -> Result<usize, BackendError> {
+        let mut conn = self.redis.conn.clone();
+        let n: usize = redis::cmd("ZCOUNT")
+            .arg(&self.index)
+            .arg(now_ms().saturating_add(1))
+            .arg("+inf")
+            .query_async(&mut conn)
+            .await
+            .map_err(|e| self.fail(&e))?;
+        Ok(n)
+    }
+}
+
+impl SessionStore for RedisSessionStore {
+    fn create(&self, record: SessionRecord, max_sessions: usize, ttl: Duration) -> BackendFuture<Admitted> {
+        let shared = self.shared.clone();
+        Box::pin(async move { shared.create(record, max_sessions, ttl).await })
+    }
+
+    fn get(&self, id: &str) -> BackendFuture<Option<SessionRecord>> {
+        let (shared, id) = (self.shared.clone(), id.to_owned());
+        Box::pin(async move { shared.get(&id).await })
+    }
+
+    fn update(&self, id: &str, change: SessionUpdate) -> BackendFuture<bool> {
+        let (shared, id) = (self.shared.clone(), id.to_owned());
+        Box::pin(async move { shared.update(&id, change).await })
+    }
+
+    fn touch(&self, id: &str, ttl: Duration) -> BackendFuture<bool> {
+        let (shared, id) = (self.shared.clone(), id.to_owned());
+        Box::pin(async move { shared.touch(&id, ttl).await })
+    }
+
+    fn delete(&self, id: &str) -> BackendFuture<bool> {
+        let (shared, id) = (self.shared.clone(), id.to_owned());
+        Box::pin(async move { shared.delete(&id).await })
+    }
+
+    fn count(&self) -> BackendFuture<usize> {
+        let shared = self.shared.clone();
+        Box::pin(async move { shared.count().await })
+    }
+
+    fn ready(&self) -> BackendFuture<()> {
+        let shared = self.shared.clone();
+        Box::pin(async move {
+            shared
+                .redis
+                .ping()
+                .await
+                .map_err(|e| BackendError::Unavailable(e.to_string()))
+        })
+    }
+}
