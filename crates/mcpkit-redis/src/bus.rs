@@ -2,8 +2,8 @@
 //! instance (`{prefix}:bus:i:{digest(instance)}`) and one for everyone (`{prefix}:bus:all`).
 //! Publishes go through the ordered queue (one publisher's messages to one address arrive in
 //! the order published, even unawaited); subscriptions share the instance's one subscriber
-//! connection. Delivery is at most once, as the trait says: when the subscriber connection
-//! drops, every subscription ends (`recv` is `None`) and its holder subscribes again.
+//! connection, which re-subscribes them by itself after a reconnect. Delivery is at most once,
+//! as the trait says: what is published while the subscriber connection is down is lost.
 
 use bytes::Bytes;
 use mcpkit::server::backend::{Address, BackendError, BackendFuture, Bus, Subscription};

@@ -1,12 +1,12 @@
-//! The one pub/sub connection of an instance (RESP3, so subscriptions and PINGs share it): it
-//! routes each message to the subscriptions of its channel, and listens on the deployment's
-//! control channel, whose messages invalidate what instances cache (session records, the key
-//! ring).
+//! The one pub/sub connection of an instance (RESP3): it routes each message to the
+//! subscriptions of its channel, and listens on the deployment's control channel, whose
+//! messages invalidate what instances cache (the key ring).
 //!
-//! When the connection drops, every subscription ends (`recv` gives `None`: the bus contract's
-//! "subscribe again", since messages published meanwhile are lost) and every cache is
-//! distrusted. The connection manager reconnects by itself; a watchdog re-subscribes the
-//! control channel as soon as Redis answers, and caches are trusted again from then on.
+//! When the connection drops, subscriptions stay open and caches are distrusted; the
+//! connection manager reconnects by itself, and a watchdog, as soon as Redis answers, subscribes
+//! the control channel and every channel that has subscribers again. Messages published while
+//! the connection was down are lost (delivery is at most once, as the bus trait says: what must
+//! survive an outage goes to a store first).
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -210,8 +210,6 @@ async fn read_pushes(inner: Weak<Inner>, mut pushes: mpsc::UnboundedReceiver<Pus
             PushKind::Disconnection => {
                 inner.listening.store(false, Ordering::Release);
                 inner.generation.fetch_add(1, Ordering::AcqRel);
-                // Dropping the senders ends every subscription.
-                lock(&inner.routes).clear();
                 tracing::warn!("the Redis subscriber connection dropped; reconnecting");
             }
             _ => {}
@@ -250,14 +248,16 @@ async fn unsubscribe_if_unused(inner: &Inner, channel: &[u8]) {
     let _ = conn.unsubscribe(channel).await;
 }
 
-/// While the connection is down, try to listen on the control channel again (which makes the
-/// connection manager reconnect).
+/// While the connection is down, try to subscribe the control channel and every channel with
+/// subscribers again (which makes the connection manager reconnect).
 async fn listen_again(inner: &Inner) {
     if inner.listening.load(Ordering::Acquire) {
         return;
     }
+    let mut channels: Vec<Vec<u8>> = lock(&inner.routes).keys().cloned().collect();
+    channels.push(inner.control.clone());
     let mut conn = inner.conn.clone();
-    if conn.subscribe(&inner.control).await.is_ok() {
+    if conn.subscribe(&channels).await.is_ok() {
         inner.generation.fetch_add(1, Ordering::AcqRel);
         inner.listening.store(true, Ordering::Release);
         tracing::info!("the Redis subscriber connection is back");
