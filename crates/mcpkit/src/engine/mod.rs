@@ -245,6 +245,12 @@ pub(crate) fn start_direct(role: Arc<dyn Role>, options: PeerOptions, sink: Dire
 }
 
 impl Peer {
+    /// Number this peer's outgoing requests from `base` (instances sharing a bus tell their
+    /// requests apart by the number's high bits).
+    pub(crate) fn set_request_id_base(&self, base: i64) {
+        self.shared.next_id.store(base, std::sync::atomic::Ordering::Relaxed);
+    }
+
     /// A peer without a connection: what handlers send through it (notifications, with their
     /// routes) comes out of the returned receiver, and requests to the other side fail at once.
     /// For serving one stateless request directly.

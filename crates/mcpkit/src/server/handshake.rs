@@ -13,6 +13,7 @@ use mcpkit_types::{Era, ErrorObject, ProtocolVersion};
 use super::router::Call;
 use super::session::Session;
 use crate::engine::HandlerResult;
+use crate::server::backend::SessionUpdate;
 use crate::sync::lock;
 use crate::wire::to_raw;
 
@@ -52,23 +53,27 @@ pub(crate) fn initialize(call: Call, p: InitializeParams) -> HandlerResult {
 }
 
 pub(crate) async fn subscribe(call: Call, p: SubscribeParams) -> HandlerResult {
-    lock(&call.session.subscriptions).insert(p.uri);
+    lock(&call.session.subscriptions).insert(p.uri.clone());
+    call.session.changed(SessionUpdate::Subscribe(p.uri));
     empty()
 }
 
 pub(crate) async fn unsubscribe(call: Call, p: UnsubscribeParams) -> HandlerResult {
     lock(&call.session.subscriptions).remove(&p.uri);
+    call.session.changed(SessionUpdate::Unsubscribe(p.uri));
     empty()
 }
 
 pub(crate) async fn set_level(call: Call, p: SetLevelParams) -> HandlerResult {
     call.session.set_log_level(p.level);
+    call.session.changed(SessionUpdate::LogLevel(p.level));
     empty()
 }
 
 /// `notifications/initialized`: the session may now receive broadcasts.
 pub(crate) async fn initialized(call: Call, _: mcpkit_types::schema::InitializedParams) {
     call.session.initialized.store(true, Ordering::Relaxed);
+    call.session.changed(SessionUpdate::Initialized);
 }
 
 /// `notifications/roots/list_changed`: tell the server's callback, if it has one.

@@ -17,6 +17,8 @@ mod handshake;
 #[cfg(feature = "http-server")]
 pub mod http;
 mod prompt;
+#[cfg(feature = "http-server")]
+mod relay;
 mod request_state;
 mod resource;
 mod router;
@@ -122,6 +124,8 @@ impl std::fmt::Debug for ServerBuilder {
 }
 
 type RootsChanged = Arc<dyn Fn(RequestContext) + Send + Sync>;
+/// What a catalogue change is also handed to (instances sharing a bus; see `relay.rs`).
+type Relay = Arc<dyn Fn(&Change) + Send + Sync>;
 
 /// A server: its catalogue and its live sessions. Cheap to clone.
 #[derive(Clone)]
@@ -150,7 +154,10 @@ struct Inner {
     /// `serverInfo` serialized once, for the `_meta` of every stateless-era result.
     info_json: Box<RawValue>,
     cache: CacheHints,
-    state_keys: RequestStateKeys,
+    /// Replaced when instances share a key ring (see `relay.rs`).
+    state_keys: RwLock<RequestStateKeys>,
+    /// Where catalogue changes also go when instances share a bus (see `relay.rs`).
+    relay: RwLock<Option<Relay>>,
     /// The method tables, one per era.
     routers: router::Routers,
     /// The extensions declared in each era.
@@ -446,12 +453,13 @@ impl ServerBuilder {
                 on_roots_changed: self.on_roots_changed,
                 info_json,
                 cache: self.cache,
-                state_keys: self.state_keys.unwrap_or_else(|| {
+                state_keys: RwLock::new(self.state_keys.unwrap_or_else(|| {
                     RequestStateKeys::random().unwrap_or_else(|e| {
                         tracing::error!("{e}; this server will refuse to serve");
                         RequestStateKeys::unusable()
                     })
-                }),
+                })),
+                relay: RwLock::new(None),
                 routers: router::Routers::build(&self.extensions),
                 extensions: self.extensions.declared(),
                 changes: tokio::sync::broadcast::channel(256).0,
@@ -476,7 +484,7 @@ impl Server {
 
     /// Refuse to serve without a sealing key rather than seal with a guessable one.
     pub(crate) fn check_keys(&self) -> Result<()> {
-        if self.inner.state_keys.can_seal() {
+        if crate::sync::read(&self.inner.state_keys).can_seal() {
             Ok(())
         } else {
             Err(crate::Error::Protocol(StateError::NoRandomness.to_string()))
@@ -519,11 +527,11 @@ impl Server {
     /// Serve a connection without a task of its own (HTTP sessions): the caller hands it each
     /// frame, and what it sends goes straight to `sink`.
     #[cfg(feature = "http-server")]
-    fn start_direct(&self, sink: engine::DirectSink, preset: Option<Preset>) -> engine::Dispatcher {
+    fn start_direct(&self, sink: engine::DirectSink, preset: Option<Preset>) -> (engine::Dispatcher, Arc<Session>) {
         let (service, session) = self.session_service(preset);
         let dispatcher = engine::start_direct(service, self.inner.peer_options.clone(), sink);
         let _ = session.peer.set(dispatcher.peer().clone());
-        dispatcher
+        (dispatcher, session)
     }
 
     /// A new session, registered for broadcasts, and the handler table serving it.
@@ -613,12 +621,20 @@ impl Server {
     }
 
     fn broadcast(&self, change: Change, params: Option<&serde_json::Value>, filter: impl Fn(&Session) -> bool) {
+        if let Some(relay) = crate::sync::read(&self.inner.relay).as_ref() {
+            relay(&change);
+        }
+        self.fan_out(change, params, filter);
+    }
+
+    /// Tell this process's listeners and sessions about `change`.
+    fn fan_out(&self, change: Change, params: Option<&serde_json::Value>, filter: impl Fn(&Session) -> bool) {
         let method = change.method();
         // Stateless-era listeners; no receiver is not an error.
         let _ = self.inner.changes.send(change);
         let sessions: Vec<Arc<Session>> = lock(&self.inner.sessions).iter().filter_map(Weak::upgrade).collect();
         for s in sessions {
-            if s.initialized.load(std::sync::atomic::Ordering::Relaxed) && filter(&s) {
+            if s.initialized.load(std::sync::atomic::Ordering::Relaxed) && s.hears_broadcasts() && filter(&s) {
                 if let Some(peer) = s.peer.get() {
                     let _ = peer.notify_raw(method, params);
                 }

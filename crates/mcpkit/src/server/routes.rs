@@ -130,8 +130,8 @@ impl Call {
         let input = match self.era {
             Era::Handshake => None,
             Era::Stateless => {
-                let keys = &self.server.inner.state_keys;
-                let opened = InputState::open(keys, M::NAME, digest, caller.as_deref(), state, responses)?;
+                let keys = crate::sync::read(&self.server.inner.state_keys);
+                let opened = InputState::open(&keys, M::NAME, digest, caller.as_deref(), state, responses)?;
                 Some(Arc::new(opened))
             }
         };
@@ -155,7 +155,7 @@ impl Round<'_> {
             Some(state) => state.settle(
                 outcome,
                 failed,
-                &self.server.inner.state_keys,
+                &crate::sync::read(&self.server.inner.state_keys),
                 self.method,
                 self.digest,
                 self.caller.as_deref(),

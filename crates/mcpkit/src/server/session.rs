@@ -8,6 +8,7 @@ use mcpkit_types::schema::{ClientCapabilities, Implementation, LoggingLevel};
 use mcpkit_types::ProtocolVersion;
 
 use crate::engine::Peer;
+use crate::server::backend::{SessionRecord, SessionUpdate};
 
 const LOG_UNSET: u8 = u8::MAX;
 /// No log messages at all (a stateless request that set no `logLevel`).
@@ -26,6 +27,21 @@ pub(crate) struct Session {
     pub(crate) stateless_only: bool,
     /// A random name for this session, made on first use (the owner of its tasks).
     scope: OnceLock<String>,
+    /// Broadcasts (list_changed, resources/updated) are delivered by another instance: the one
+    /// holding the session's GET stream.
+    deaf_to_broadcasts: AtomicBool,
+    /// Told every change worth keeping in a shared session store.
+    observer: OnceLock<Observer>,
+}
+
+/// What a session tells of its changes (HTTP sessions of instances sharing a session store).
+#[derive(Clone)]
+pub(crate) struct Observer(pub(crate) std::sync::Arc<dyn Fn(SessionUpdate) + Send + Sync>);
+
+impl std::fmt::Debug for Observer {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Observer")
+    }
 }
 
 #[derive(Debug)]
@@ -102,6 +118,55 @@ impl Session {
             }
             bytes.iter().map(|b| format!("{b:02x}")).collect()
         })
+    }
+
+    /// Whether this instance delivers server-wide notifications to the session.
+    pub(crate) fn hears_broadcasts(&self) -> bool {
+        !self.deaf_to_broadcasts.load(Ordering::Relaxed)
+    }
+
+    /// Deliver server-wide notifications here, or leave them to another instance.
+    pub(crate) fn set_hears_broadcasts(&self, on: bool) {
+        self.deaf_to_broadcasts.store(!on, Ordering::Relaxed);
+    }
+
+    /// Tell `observer` of every change from now on (once).
+    pub(crate) fn observe_with(&self, observer: Observer) {
+        let _ = self.observer.set(observer);
+    }
+
+    /// The client changed something kept in the session record.
+    pub(crate) fn changed(&self, change: SessionUpdate) {
+        if let Some(o) = self.observer.get() {
+            (o.0)(change);
+        }
+    }
+
+    /// Take a change made on another instance (not told to the observer again).
+    pub(crate) fn apply(&self, change: &SessionUpdate) {
+        match change {
+            SessionUpdate::Initialized => self.initialized.store(true, Ordering::Relaxed),
+            SessionUpdate::LogLevel(level) => self.set_log_level(*level),
+            SessionUpdate::Subscribe(uri) => {
+                crate::sync::lock(&self.subscriptions).insert(uri.clone());
+            }
+            SessionUpdate::Unsubscribe(uri) => {
+                crate::sync::lock(&self.subscriptions).remove(uri);
+            }
+            // Negotiated once, from the record, when the session is rebuilt.
+            _ => {}
+        }
+    }
+
+    /// Take what a session record says beyond its negotiation (level, subscriptions).
+    pub(crate) fn restore(&self, record: &SessionRecord) {
+        if record.initialized {
+            self.initialized.store(true, Ordering::Relaxed);
+        }
+        if let Some(level) = record.log_level {
+            self.set_log_level(level);
+        }
+        crate::sync::lock(&self.subscriptions).extend(record.subscriptions.iter().cloned());
     }
 
     pub(crate) fn is_subscribed(&self, uri: &str) -> bool {

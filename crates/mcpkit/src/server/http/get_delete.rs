@@ -17,7 +17,7 @@ use super::sse::sse;
 use super::state::HttpState;
 use super::stateless::is_stateless_era;
 
-pub(super) fn get(state: &HttpState, headers: &HeaderMap, client: &Client) -> Response {
+pub(super) async fn get(state: &HttpState, headers: &HeaderMap, client: &Client) -> Response {
     // Spec: 2026-07-28 has no GET stream.
     let stateless_era = is_stateless_era(headers, headers.contains_key(SESSION_ID));
     if stateless_era || state.config.sessionless || !state.config.enable_get_stream {
@@ -31,23 +31,30 @@ pub(super) fn get(state: &HttpState, headers: &HeaderMap, client: &Client) -> Re
             None,
         );
     }
-    let session = match state.session_of(headers, client) {
+    let session = match state.session_of(headers, client).await {
         Ok(s) => s,
         Err(r) => return r,
     };
     if let Some(last) = header_str(headers, LAST_EVENT_ID) {
-        if let Some(resumed) = session.resume(last) {
+        let resumed = match session.link {
+            Some(_) => session.resume_shared(last).await,
+            None => session.resume(last),
+        };
+        if let Some(resumed) = resumed {
             return sse(resumed.missed, resumed.live, None, true, &state.shutdown);
         }
     }
     match session.open_standalone() {
-        Some((rx, prime)) => sse(
-            vec![prime],
-            Some(rx),
-            Some(state.config.sse_retry),
-            true,
-            &state.shutdown,
-        ),
+        Some((rx, prime)) => {
+            session.took_standalone();
+            sse(
+                vec![prime],
+                Some(rx),
+                Some(state.config.sse_retry),
+                true,
+                &state.shutdown,
+            )
+        }
         None => rpc_error(
             StatusCode::CONFLICT,
             ErrorCode::INVALID_REQUEST,
@@ -57,14 +64,17 @@ pub(super) fn get(state: &HttpState, headers: &HeaderMap, client: &Client) -> Re
     }
 }
 
-pub(super) fn delete(state: &HttpState, headers: &HeaderMap, client: &Client) -> Response {
+pub(super) async fn delete(state: &HttpState, headers: &HeaderMap, client: &Client) -> Response {
     if state.config.sessionless || is_stateless_era(headers, headers.contains_key(SESSION_ID)) {
         return method_not_allowed(state.allowed_methods());
     }
-    let session = match state.session_of(headers, client) {
+    let session = match state.session_of(headers, client).await {
         Ok(s) => s,
         Err(r) => return r,
     };
+    if let Some(link) = &session.link {
+        link.end(&session.id).await;
+    }
     state.sessions.remove(&session);
     tracing::debug!("MCP session {} ended by its client (DELETE)", session.id);
     StatusCode::OK.into_response()

@@ -20,11 +20,13 @@
 
 mod accept;
 mod admission;
+mod cluster;
 mod config;
 mod deadlines;
 pub mod event_store;
 mod factory;
 mod get_delete;
+mod health;
 mod post;
 mod reply;
 mod routes;
@@ -52,6 +54,7 @@ pub use factory::{SessionFactory, SessionReader, SessionTransport, SessionWriter
 #[cfg(feature = "auth")]
 pub(crate) use reply::{read_capped, BodyError};
 
+use crate::server::backend::Backends;
 use crate::server::Server;
 use admission::Admission;
 use session::Backend;
@@ -81,6 +84,7 @@ pub struct HttpServer {
     shutdown: CancellationToken,
     layers: Vec<Wrap>,
     tap: WireTap,
+    backends: Option<Backends>,
 }
 
 impl std::fmt::Debug for HttpServer {
@@ -115,7 +119,20 @@ impl HttpServer {
             shutdown: CancellationToken::new(),
             layers: Vec::new(),
             tap: WireTap::default(),
+            backends: None,
         }
+    }
+
+    /// Share sessions, SSE event logs, server→client traffic and the `requestState` keys with
+    /// every other instance given the same backends (the same database), so that instances
+    /// behind a plain round-robin load balancer act as one server (see
+    /// [`crate::server::backend`]). Without it the endpoint is one instance, its state in its
+    /// own memory. `max_sessions` then holds for all instances together; the per-client cap
+    /// stays per instance. Give the server the same task store
+    /// ([`Backends::tasks`]) for the Tasks extension.
+    pub fn backend(mut self, backends: Backends) -> HttpServer {
+        self.backends = Some(backends);
+        self
     }
 
     /// Limits and policies (default [`HttpConfig::default`]).
@@ -198,6 +215,12 @@ impl HttpServer {
         if matches!(self.backend, Backend::Factory(_)) {
             config.sessionless = false;
         }
+        let shared = self.backends.clone().map(cluster::Cluster::new);
+        if let (Some(shared), Backend::Server(server)) = (&shared, &self.backend) {
+            if tokio::runtime::Handle::try_current().is_ok() {
+                cluster::start_instance(shared, server, &self.shutdown);
+            }
+        }
         router = router.merge(streamable::router(
             self.backend,
             config,
@@ -205,11 +228,13 @@ impl HttpServer {
             &self.path,
             self.shutdown,
             self.tap,
+            shared,
         ));
         for wrap in self.layers {
             router = wrap(router);
         }
-        router
+        // Outside the layers (a load balancer's probe carries no credentials).
+        router.merge(health::router(self.backends))
     }
 
     /// Serve on `listener` until the [`HttpServer::shutdown`] token fires, with `TCP_NODELAY`
@@ -223,6 +248,10 @@ impl HttpServer {
     /// OS random source failed.
     pub async fn serve(self, listener: tokio::net::TcpListener) -> std::io::Result<()> {
         if let Backend::Server(server) = &self.backend {
+            if let Some(shared) = &self.backends {
+                // Seal with the shared ring from the first request on.
+                cluster::install_keys(server, shared.keys.load().await);
+            }
             server.check_keys().map_err(std::io::Error::other)?;
         }
         let stop = self.shutdown.clone();

@@ -13,13 +13,16 @@ use mcpkit_types::method::{Initialize, Method};
 use mcpkit_types::{ErrorCode, ProtocolVersion, RequestId};
 
 use super::admission::Client;
+use super::cluster;
 use super::reply::{accepts, header_str, read_capped, rpc_error};
 use super::routes::Event;
 use super::session::{CloseOnDrop, HttpSession};
 use super::sse::sse_stream;
+use super::state::unavailable;
 use super::state::HttpState;
 use super::stateless;
 use super::table::new_session_id;
+use crate::server::backend::{Admitted, SessionRecord, SessionUpdate};
 use crate::server::Preset;
 use crate::transport::Extensions;
 
@@ -102,17 +105,22 @@ pub(super) async fn post(
     if is_initialize {
         return initialize(state, headers, frame, message, request_id, extensions, client).await;
     }
-    let session = match state.session_of(headers, client) {
+    let session = match state.session_of(headers, client).await {
         Ok(s) => s,
         Err(r) => return r,
     };
-    match request_id {
+    let response = match request_id {
         Some(rid) => answer(state, &session, rid, frame, message, extensions, None).await,
         None => {
-            session.deliver(frame, message, extensions);
+            // With shared backends, a response another instance awaits goes there.
+            if !cluster::forward_client_message(&session, frame, &message) {
+                session.deliver(frame, message, extensions);
+            }
             StatusCode::ACCEPTED.into_response()
         }
-    }
+    };
+    session.flush().await;
+    response
 }
 
 /// Spec: a missing `MCP-Protocol-Version` means 2025-03-26; an unsupported one is a 400.
@@ -172,11 +180,18 @@ async fn initialize(
             )
         }
     };
+    if let Err(refused) = share(state, &session, client).await {
+        state.sessions.remove(&session);
+        return refused;
+    }
     tracing::debug!("MCP session {} started", session.id);
     let Some(rid) = request_id else {
         return StatusCode::ACCEPTED.into_response();
     };
     let mut response = answer(state, &session, rid, frame, message, extensions, None).await;
+    if response.status().is_success() {
+        record_negotiation(state, &session).await;
+    }
     if let Ok(v) = HeaderValue::from_str(&session.id) {
         response.headers_mut().insert(SESSION_ID, v);
     }
@@ -184,6 +199,42 @@ async fn initialize(
         state.sessions.remove(&session);
     }
     response
+}
+
+/// With shared backends, a new session is a record for every instance (under the cluster-wide
+/// cap) and this instance follows its bus address: a 503 naming the cause when either fails.
+async fn share(state: &HttpState, session: &Arc<HttpSession>, client: &Client) -> Result<(), Response> {
+    let Some(shared) = &state.cluster else { return Ok(()) };
+    let record = SessionRecord::new(session.id.to_string(), client.caller.as_ref().map(|c| c.binding()));
+    let me = state.me.get().cloned().unwrap_or_default();
+    let created = shared
+        .backends
+        .sessions
+        .create(record, state.config.max_sessions, state.config.session_idle_timeout)
+        .await;
+    let refused = |m: &str| rpc_error(StatusCode::SERVICE_UNAVAILABLE, ErrorCode::INTERNAL_ERROR, m, None);
+    match created {
+        Ok(Admitted::Yes) => {}
+        Ok(Admitted::Full) => return Err(refused("Too many sessions")),
+        Ok(_) => return Err(refused("Session id already in use")),
+        Err(e) => return Err(unavailable(&e.to_string(), None)),
+    }
+    if let Err(e) = cluster::follow(me, session).await {
+        let _ = shared.backends.sessions.delete(&session.id).await;
+        return Err(unavailable(&e.to_string(), None));
+    }
+    Ok(())
+}
+
+/// What `initialize` settled goes into the session record before the client learns the id.
+async fn record_negotiation(state: &HttpState, session: &HttpSession) {
+    let (Some(shared), Some(n)) = (&state.cluster, session.negotiation()) else {
+        return;
+    };
+    let change = SessionUpdate::Negotiated(Box::new(n));
+    if let Err(e) = shared.backends.sessions.update(&session.id, change).await {
+        tracing::warn!("session {}: {e}", session.id);
+    }
 }
 
 /// Serve one request on a throwaway, pre-negotiated session (sessionless mode).

@@ -45,6 +45,13 @@ pub(super) struct StreamLog {
     pub(super) finished: bool,
 }
 
+impl StreamLog {
+    /// Another instance recorded an event at `position` on this stream.
+    pub(super) fn advance(&mut self, position: u64) {
+        self.position = self.position.max(position);
+    }
+}
+
 /// Standalone events held for a GET stream that is not open (older ones are dropped).
 const UNDELIVERED_KEPT: usize = 256;
 
@@ -65,6 +72,10 @@ pub(super) struct RouteSettings {
     pub(super) stream_prefix: Arc<str>,
 }
 
+/// Told of every event recorded (stream name, position, data, is_reply): instances sharing the
+/// event store pass them on to whichever instance a stream was resumed on.
+pub(super) type OnRecord = Arc<dyn Fn(&str, u64, &Bytes, bool) + Send + Sync>;
+
 pub(super) struct Routes {
     pub(super) session: Arc<str>,
     pub(super) store: Arc<dyn EventStore>,
@@ -80,6 +91,12 @@ pub(super) struct Routes {
     buffer: usize,
     streams_kept: usize,
     stream_prefix: Arc<str>,
+    /// Instances share the event store: see [`OnRecord`]; request streams start with a stored
+    /// marker (so another instance can tell a stream exists), and standalone events are not
+    /// held back (the store has them for any instance's GET).
+    pub(super) on_record: Option<OnRecord>,
+    /// Streams of other instances resumed here: the position delivered so far, and the sink.
+    pub(super) remote: HashMap<Arc<str>, (u64, Sink)>,
     /// The last request or event: idleness counts from the end of activity, not its start.
     pub(super) last_activity: Instant,
 }
@@ -100,6 +117,8 @@ impl Routes {
             buffer: settings.buffer.max(1),
             streams_kept: settings.streams_kept.max(1),
             stream_prefix: settings.stream_prefix.clone(),
+            on_record: None,
+            remote: HashMap::new(),
             last_activity,
         }
     }
@@ -136,6 +155,7 @@ impl Routes {
         self.touch();
         let session = self.session.clone();
         let store = self.store.clone();
+        let tell = self.on_record.clone();
         let log = self.log_of(stream);
         // A priming event (no data) is never replayed: it names the position it starts after.
         if !data.is_empty() {
@@ -143,6 +163,9 @@ impl Routes {
             log.position = settle(store.append(&session, &log.name, data.clone()), predicted);
         }
         let id = format!("{}-{}", log.name, log.position);
+        if let Some(tell) = tell.filter(|_| !data.is_empty()) {
+            tell(&log.name, log.position, &data, is_reply);
+        }
         if is_reply {
             self.finish(stream);
         }
@@ -154,13 +177,23 @@ impl Routes {
     /// and never need an event id or a replay copy.
     pub(super) fn prime(&mut self, stream: u64) -> Event {
         let fresh = !self.logs.contains_key(&stream);
-        let name = self.log_of(stream).name.clone();
+        let clustered = self.on_record.is_some();
+        let (session, store) = (self.session.clone(), self.store.clone());
+        let log = self.log_of(stream);
+        let name = log.name.clone();
+        let mut start = 0;
+        if clustered && stream != STANDALONE {
+            start = 1;
+            if fresh {
+                log.position = settle(store.append(&session, &name, Bytes::new()), 1);
+            }
+        }
         if fresh && !self.requests.values().any(|s| s.stream == stream) {
             // Already over (cancelled): resumable for a while like any finished stream.
             self.finish(stream);
         }
         Event {
-            id: format!("{name}-0"),
+            id: format!("{name}-{start}"),
             data: Bytes::new(),
             is_reply: false,
         }
@@ -187,6 +220,11 @@ impl Routes {
         if let Some(log) = self.logs.remove(&stream) {
             settle(self.store.remove_stream(&self.session, &log.name), ());
         }
+    }
+
+    /// A resumed stream of another instance ends here.
+    pub(super) fn remove_remote(&mut self, name: &str) {
+        self.remote.remove(name);
     }
 
     /// Every stream ends (the session or its backend stopped).
@@ -296,7 +334,11 @@ pub(super) fn route_frame(routes: &Mutex<Routes>, frame: Bytes, route: &Route) {
                 Some(sink) => sink.try_send(event.clone()).is_ok(),
                 None => false,
             };
-            if !delivered {
+            if !delivered && r.on_record.is_some() {
+                // Another instance may hold the GET stream (it got the event from the bus), and
+                // any instance's GET resumes it from the store.
+                r.standalone = None;
+            } else if !delivered {
                 // No GET stream yet, or it broke, or its client fell a whole buffer behind (the
                 // stream ends): hold the event for the next one.
                 r.standalone = None;

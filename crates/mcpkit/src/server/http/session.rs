@@ -10,11 +10,12 @@ use mcpkit_types::jsonrpc::MessageRef;
 use mcpkit_types::RequestId;
 use tokio::sync::mpsc;
 
+use super::cluster::Link;
 use super::factory::{SessionFactory, SessionTransport};
 use super::routes::{route_frame, settle, Event, RequestStream, Routes, STANDALONE};
 use super::state::HttpState;
 use crate::engine::Dispatcher;
-use crate::server::backend::EventId;
+use crate::server::backend::{EventId, SessionRecord, SessionUpdate};
 use crate::server::{Preset, Server};
 use crate::transport::channel::{self, Inbound, InboundSender};
 use crate::transport::{Extensions, Frame, Route, VerifiedCaller};
@@ -25,6 +26,10 @@ pub(super) struct HttpSession {
     pub(super) owner: Option<VerifiedCaller>,
     engine: Engine,
     routes: Arc<Mutex<Routes>>,
+    /// The engine's view of the session (a [`Server`] backend only).
+    served: Option<Arc<crate::server::session::Session>>,
+    /// What instances sharing backends keep beside (see [`super::cluster`]).
+    pub(super) link: Option<Link>,
 }
 
 /// What serves a session's frames.
@@ -80,8 +85,23 @@ impl HttpSession {
         resumable: bool,
         owner: Option<VerifiedCaller>,
     ) -> Arc<HttpSession> {
-        let routes = Arc::new(Mutex::new(Routes::new(id.clone(), &state.routes)));
+        let link = state
+            .cluster
+            .as_ref()
+            .filter(|_| resumable)
+            .map(|c| Link::new(c.clone()));
+        let mut table = Routes::new(id.clone(), &state.routes);
+        if let Some(link) = &link {
+            let (cluster, session) = (link.cluster.clone(), id.clone());
+            table.on_record = Some(Arc::new(
+                move |stream: &str, position: u64, data: &Bytes, is_reply: bool| {
+                    cluster.stream_event(&session, stream, position, data, is_reply);
+                },
+            ));
+        }
+        let routes = Arc::new(Mutex::new(table));
         let tap = state.tap.clone();
+        let mut served = None;
         let engine = match &state.backend {
             Backend::Server(server) => {
                 let sink_routes = routes.clone();
@@ -92,7 +112,13 @@ impl HttpSession {
                     tap.outgoing(&frame);
                     route_frame(&sink_routes, frame.into(), &route)
                 });
-                Engine::Direct(server.start_direct(sink, preset))
+                let (dispatcher, session) = server.start_direct(sink, preset);
+                if let Some(link) = &link {
+                    dispatcher.peer().set_request_id_base(link.cluster.id_base());
+                    session.observe_with(link.observer(id.clone()));
+                }
+                served = Some(session);
+                Engine::Direct(dispatcher)
             }
             Backend::Factory(factory) => {
                 let (inbound, rx) = channel::channel();
@@ -108,6 +134,8 @@ impl HttpSession {
             owner,
             engine,
             routes,
+            served,
+            link,
         })
     }
 
@@ -220,7 +248,9 @@ impl HttpSession {
         Some(Resumed { missed, live })
     }
 
-    /// End the session: the engine stops and every open stream ends.
+    /// End the session here: the engine stops and every open stream ends. A session of
+    /// instances sharing backends only leaves this instance (its record and events stay for
+    /// the others; [`Link::end`] ends it for all).
     pub(super) fn close(&self) {
         match &self.engine {
             Engine::Direct(d) => d.shutdown(),
@@ -228,8 +258,170 @@ impl HttpSession {
         }
         let mut r = lock(&self.routes);
         r.clear_streams();
+        r.remote.clear();
         r.logs.clear();
-        settle(r.store.remove_session(&r.session), ());
+        match &self.link {
+            Some(link) => link.stop.cancel(),
+            None => settle(r.store.remove_session(&r.session), ()),
+        }
+    }
+
+    /// Whether request `id` runs on this instance.
+    pub(super) fn runs(&self, id: &RequestId) -> bool {
+        lock(&self.routes).requests.contains_key(id)
+    }
+
+    /// A change of the record made on another instance.
+    pub(super) fn apply(&self, change: &SessionUpdate) {
+        if let Some(s) = &self.served {
+            s.apply(change);
+        }
+    }
+
+    /// Take the record's level and subscriptions (a session rebuilt on this instance).
+    pub(super) fn restore(&self, record: &SessionRecord) {
+        if let Some(s) = &self.served {
+            s.restore(record);
+        }
+    }
+
+    /// Deliver server-wide notifications to this session from this instance, or not.
+    pub(super) fn set_hears_broadcasts(&self, on: bool) {
+        if let Some(s) = &self.served {
+            s.set_hears_broadcasts(on);
+        }
+    }
+
+    /// An event another instance recorded on stream `name`: to the GET stream if it is the
+    /// standalone one and open here, or to the resumed stream of that name (once, in order).
+    pub(super) fn forward_event(&self, name: &str, position: u64, event: Event) {
+        let mut r = lock(&self.routes);
+        if name == "0" {
+            if let Some(log) = r.logs.get_mut(&STANDALONE) {
+                log.advance(position);
+            }
+            if let Some(sink) = &r.standalone {
+                if sink.try_send(event).is_err() {
+                    r.standalone = None;
+                }
+            }
+            return;
+        }
+        let Some((last, sink)) = r.remote.get_mut(name) else {
+            return;
+        };
+        if position <= *last {
+            return;
+        }
+        *last = position;
+        let end = event.is_reply;
+        if sink.try_send(event).is_err() || end {
+            r.remote.remove(name);
+        }
+    }
+
+    /// [`HttpSession::resume`] for instances sharing the event store: the stream may be this
+    /// instance's or another's, and the store may answer later. The live sink is in place
+    /// before the store is read, and what it got meanwhile is cut to what the replay lacks.
+    pub(super) async fn resume_shared(&self, last_event_id: &str) -> Option<Resumed> {
+        let link = self.link.as_ref()?;
+        let EventId { stream: name, position } = EventId::parse(last_event_id)?;
+        let (tx, mut rx) = lock(&self.routes).channel();
+        let (store, local) = {
+            let mut r = lock(&self.routes);
+            let local = r.stream_named(&name);
+            match local {
+                Some(STANDALONE) => {
+                    if r.standalone.as_ref().is_some_and(|s| !s.is_closed()) {
+                        return None;
+                    }
+                    r.standalone = Some(tx);
+                    r.undelivered.clear();
+                }
+                Some(n) => {
+                    let finished = r.logs.get(&n).is_none_or(|l| l.finished);
+                    if !finished {
+                        let slot = r.requests.values_mut().find(|s| s.stream == n)?;
+                        slot.sink = Some(tx);
+                    }
+                }
+                None => {
+                    r.remote.insert(name.clone(), (position, tx));
+                }
+            }
+            (r.store.clone(), local)
+        };
+        // Another instance's stream must show it exists: the event the client names (its
+        // marker at least) is still in the store.
+        let from = if local.is_none() {
+            position.saturating_sub(1)
+        } else {
+            position
+        };
+        let kept = store.after(&self.id, &name, from).await.unwrap_or_default();
+        if local.is_none() && kept.first().is_none_or(|(p, _)| *p != position) {
+            lock(&self.routes).remove_remote(&name);
+            return None;
+        }
+        let mut finished = false;
+        let mut seen = position;
+        let mut missed = Vec::new();
+        for (p, data) in kept.into_iter().filter(|(p, d)| *p > position && !d.is_empty()) {
+            let is_reply = matches!(mcpkit_types::jsonrpc::parse(&data), Ok(MessageRef::Response(_)));
+            finished |= is_reply;
+            seen = p;
+            missed.push(Event {
+                id: format!("{name}-{p}"),
+                data,
+                is_reply,
+            });
+        }
+        while let Ok(event) = rx.try_recv() {
+            let p = EventId::parse(&event.id).map_or(u64::MAX, |e| e.position);
+            if p > seen {
+                finished |= event.is_reply;
+                missed.push(event);
+            }
+        }
+        if local == Some(STANDALONE) {
+            self.set_hears_broadcasts(true);
+            link.get_opened(&self.id);
+        }
+        if local.is_none() {
+            let mut r = lock(&self.routes);
+            match r.remote.get_mut(&name) {
+                Some(entry) if !finished => entry.0 = entry.0.max(seen),
+                _ => r.remove_remote(&name),
+            }
+        }
+        let live = (!finished || local == Some(STANDALONE)).then_some(rx);
+        Some(Resumed { missed, live })
+    }
+
+    /// The standalone stream is open here: this instance delivers the server-wide
+    /// notifications from now on, and the others stop.
+    pub(super) fn took_standalone(&self) {
+        if let Some(link) = &self.link {
+            self.set_hears_broadcasts(true);
+            link.get_opened(&self.id);
+        }
+    }
+
+    /// Wait for the record writes and bus messages this session's last request made.
+    pub(super) async fn flush(&self) {
+        if let Some(link) = &self.link {
+            link.flush().await;
+        }
+    }
+
+    /// The engine's negotiation, for the session record.
+    pub(super) fn negotiation(&self) -> Option<crate::server::backend::Negotiation> {
+        let s = self.served.as_ref().filter(|s| s.is_negotiated())?;
+        Some(crate::server::backend::Negotiation {
+            protocol_version: s.version().as_str().to_owned(),
+            client_info: s.client_info().unwrap_or_default(),
+            client_capabilities: s.client_capabilities(),
+        })
     }
 
     /// The request's reply went out as plain JSON: nothing to resume.

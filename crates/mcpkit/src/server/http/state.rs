@@ -1,6 +1,6 @@
 //! What every request of one Streamable HTTP endpoint shares.
 
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock, Weak};
 
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::Response;
@@ -9,6 +9,7 @@ use mcpkit_types::ErrorCode;
 use tokio_util::sync::CancellationToken;
 
 use super::admission::{Admission, Client};
+use super::cluster::{self, Cluster};
 use super::config::HttpConfig;
 use super::reply::{header_str, rpc_error};
 use super::routes::RouteSettings;
@@ -31,6 +32,10 @@ pub(super) struct HttpState {
     pub(super) stateless: Option<StatelessBackend>,
     /// Shown every message read and written ([`super::HttpServer::inspect`]).
     pub(super) tap: WireTap,
+    /// The backends shared with other instances, when there are any.
+    pub(super) cluster: Option<Arc<Cluster>>,
+    /// This state, for the tasks its sessions start.
+    pub(super) me: OnceLock<Weak<HttpState>>,
 }
 
 /// The server behind stateless-era requests, and its handler table for them.
@@ -48,6 +53,7 @@ impl HttpState {
         admission: Arc<Admission>,
         shutdown: CancellationToken,
         tap: WireTap,
+        cluster: Option<Arc<Cluster>>,
     ) -> HttpState {
         let stateless = match &backend {
             Backend::Server(s) => Some(StatelessBackend {
@@ -59,17 +65,22 @@ impl HttpState {
         HttpState {
             sessions: SessionTable::new(config.session_idle_timeout, admission),
             routes: RouteSettings {
-                store: config.make_event_store(),
+                store: match &cluster {
+                    Some(c) => c.backends.events.clone(),
+                    None => config.make_event_store(),
+                },
                 clock: config.clock.clone(),
                 buffer: config.stream_buffer,
                 streams_kept: config.streams_per_session,
-                stream_prefix: std::sync::Arc::from(""),
+                stream_prefix: Arc::from(cluster.as_ref().map_or(String::new(), |c| format!("{}.", c.tag))),
             },
             backend,
             config,
             shutdown,
             stateless,
             tap,
+            cluster,
+            me: OnceLock::new(),
         }
     }
 
@@ -84,9 +95,11 @@ impl HttpState {
 
     /// The live session the request names in `Mcp-Session-Id`: 400 without one, 404 for an id
     /// never issued, ended or expired, or opened by another caller than `client`'s (spec:
-    /// security best practices, "Session Hijacking": a session is bound to its user).
+    /// security best practices, "Session Hijacking": a session is bound to its user). With
+    /// shared backends, a session this instance does not have is rebuilt from its record
+    /// (503 when the store cannot be reached).
     #[allow(clippy::result_large_err)]
-    pub(super) fn session_of(&self, headers: &HeaderMap, client: &Client) -> Result<Arc<HttpSession>, Response> {
+    pub(super) async fn session_of(&self, headers: &HeaderMap, client: &Client) -> Result<Arc<HttpSession>, Response> {
         let Some(id) = header_str(headers, SESSION_ID) else {
             return Err(rpc_error(
                 StatusCode::BAD_REQUEST,
@@ -95,13 +108,59 @@ impl HttpState {
                 None,
             ));
         };
-        self.sessions.get(id, client).ok_or_else(|| {
+        let not_found = || {
             rpc_error(
                 StatusCode::NOT_FOUND,
                 ErrorCode::INVALID_REQUEST,
                 "Session not found",
                 None,
             )
-        })
+        };
+        if let Some(session) = self.sessions.get(id, client) {
+            if let Some(link) = &session.link {
+                link.touch(id, self.config.session_idle_timeout);
+            }
+            return Ok(session);
+        }
+        let Some(shared) = &self.cluster else {
+            return Err(not_found());
+        };
+        // Nothing this server could have issued: no store is asked.
+        if !cluster::plausible_session_id(id) {
+            return Err(not_found());
+        }
+        let record = match shared.backends.sessions.get(id).await {
+            Ok(Some(record)) => record,
+            Ok(None) => return Err(not_found()),
+            Err(e) => return Err(unavailable(&e.to_string(), None)),
+        };
+        if record.caller != client.caller.as_ref().map(|c| c.binding()) {
+            tracing::debug!("session {id} named by another caller");
+            return Err(not_found());
+        }
+        let preset = cluster::preset_of(&record);
+        let session = HttpSession::start(Arc::from(id), self, preset, client.caller.clone());
+        session.restore(&record);
+        session.set_hears_broadcasts(false);
+        let (session, fresh) = self.sessions.adopt(session);
+        if fresh {
+            let me = self.me.get().cloned().unwrap_or_default();
+            if let Err(e) = cluster::follow(me, &session).await {
+                self.sessions.remove(&session);
+                return Err(unavailable(&e.to_string(), None));
+            }
+            tracing::debug!("session {id} rebuilt from its record");
+        }
+        Ok(session)
     }
+}
+
+/// The 503 of a request that needs a backend that cannot be reached.
+pub(super) fn unavailable(cause: &str, id: Option<&mcpkit_types::RequestId>) -> Response {
+    rpc_error(
+        StatusCode::SERVICE_UNAVAILABLE,
+        ErrorCode::INTERNAL_ERROR,
+        &format!("Shared session state is unavailable ({cause})"),
+        id,
+    )
 }

@@ -14,6 +14,7 @@ use mcpkit_types::ErrorCode;
 use tokio_util::sync::CancellationToken;
 
 use super::admission::{Admission, Client};
+use super::cluster::Cluster;
 use super::config::HttpConfig;
 use super::get_delete::{delete, get};
 use super::post::post;
@@ -32,8 +33,10 @@ pub(super) fn router(
     path: &str,
     shutdown: CancellationToken,
     tap: WireTap,
+    cluster: Option<Arc<Cluster>>,
 ) -> Router {
-    let state = Arc::new(HttpState::new(backend, config, admission, shutdown, tap));
+    let state = Arc::new(HttpState::new(backend, config, admission, shutdown, tap, cluster));
+    let _ = state.me.set(Arc::downgrade(&state));
     if tokio::runtime::Handle::try_current().is_ok() && !state.config.sessionless {
         tokio::spawn(reap(Arc::downgrade(&state)));
     }
@@ -99,8 +102,8 @@ async fn respond(state: &HttpState, parts: &Parts, body: Body) -> Response {
             }
             post(state, &parts.headers, body, extensions, &client).await
         }
-        Method::GET => get(state, &parts.headers, &client),
-        Method::DELETE => delete(state, &parts.headers, &client),
+        Method::GET => get(state, &parts.headers, &client).await,
+        Method::DELETE => delete(state, &parts.headers, &client).await,
         _ => method_not_allowed(state.allowed_methods()),
     }
 }

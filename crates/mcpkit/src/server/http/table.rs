@@ -9,8 +9,9 @@ use std::time::Duration;
 use super::admission::{Admission, Client, Permit, Refused};
 use super::session::HttpSession;
 
-/// A live session with its place in the endpoint's session counts (given back on removal).
-type Entry = (Arc<HttpSession>, Permit);
+/// A live session with its place in the endpoint's session counts (given back on removal):
+/// none for a session another instance opened (it counts there, and in the shared store).
+type Entry = (Arc<HttpSession>, Option<Permit>);
 
 pub(super) struct SessionTable {
     sessions: Mutex<HashMap<Arc<str>, Entry>>,
@@ -44,8 +45,22 @@ impl SessionTable {
     ) -> Result<Arc<HttpSession>, Refused> {
         let permit = self.admission.admit(client)?;
         let session = start();
-        lock(&self.sessions).insert(session.id.clone(), (session.clone(), permit));
+        lock(&self.sessions).insert(session.id.clone(), (session.clone(), Some(permit)));
         Ok(session)
+    }
+
+    /// Keep `session`, rebuilt from the shared store, unless a concurrent request rebuilt it
+    /// first: the session kept, and whether it is this one.
+    pub(super) fn adopt(&self, session: Arc<HttpSession>) -> (Arc<HttpSession>, bool) {
+        let mut sessions = lock(&self.sessions);
+        if let Some((kept, _)) = sessions.get(&session.id) {
+            let kept = kept.clone();
+            drop(sessions);
+            session.close();
+            return (kept, false);
+        }
+        sessions.insert(session.id.clone(), (session.clone(), None));
+        (session, true)
     }
 
     /// The live session `id` of `client`, marked active: `None` as well when another caller
@@ -129,6 +144,7 @@ mod tests {
             Admission::new(2, 2),
             Default::default(),
             Default::default(),
+            None,
         );
         let table = &state.sessions;
         let client = Client::default();

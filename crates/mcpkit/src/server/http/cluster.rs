@@ -1,0 +1,394 @@
+//! One server out of many instances: what the endpoint does when it shares [`Backends`] with
+//! other instances ([`super::HttpServer::backend`]).
+//!
+//! - A session is a record in the session store: created (under the cluster-wide cap) by the
+//!   instance that answered `initialize`, rebuilt from the record by any other instance the
+//!   first time a request of it lands there (then cached in the local table), its changes (log
+//!   level, subscriptions) written to the record and told to the other instances caching it.
+//!   Its TTL is refreshed lazily, at most every eighth of the idle timeout.
+//! - Every instance caching a session subscribes to the session's bus address. What travels
+//!   there: client messages one instance received for another (the response to a server→client
+//!   request, a `notifications/cancelled`), record changes, the session's end, every event of
+//!   its SSE streams (so a stream resumed on another instance goes on live), and who holds its
+//!   GET stream now (that instance alone delivers the server-wide notifications).
+//! - Server→client request ids carry the instance's tag in their high bits (below 2^53, so
+//!   every JSON client keeps them exact): a response is forwarded only when its id names
+//!   another instance.
+//! - Catalogue changes (list_changed, resources/updated) go to every instance, which tells its
+//!   own sessions and `subscriptions/listen` streams.
+
+use crate::sync::lock;
+use std::sync::{Arc, Mutex, Weak};
+use std::time::Duration;
+
+use bytes::Bytes;
+use futures_util::future::BoxFuture;
+use mcpkit_types::jsonrpc::{self, MessageRef};
+use mcpkit_types::{ProtocolVersion, RequestId};
+use serde::{Deserialize, Serialize};
+use tokio::time::Instant;
+use tokio_util::sync::CancellationToken;
+
+use super::routes::Event;
+use super::session::HttpSession;
+use super::state::HttpState;
+use crate::server::backend::{Address, BackendError, Backends, SealingKey, SessionRecord, SessionUpdate};
+use crate::server::relay::RelayedChange;
+use crate::server::Server;
+use crate::transport::Extensions;
+
+/// How often the shared `requestState` key ring is read again (a rotation reaches every
+/// instance within this).
+const KEY_RELOAD: Duration = Duration::from_secs(30);
+
+/// The shared backends of an endpoint, and this instance's tag.
+pub(super) struct Cluster {
+    pub(super) backends: Backends,
+    /// 1 to 2^20 − 1, from the instance id: the high bits of this instance's request ids.
+    pub(super) tag: u64,
+}
+
+/// A message between instances.
+#[derive(Debug, Serialize, Deserialize)]
+struct Envelope {
+    /// The instance that sent it (its own messages come back to it, and are skipped).
+    from: String,
+    body: Body,
+}
+
+#[derive(Debug, Serialize, Deserialize)]
+enum Body {
+    /// A client message for whichever instance awaits it (`tag`: only that one).
+    ClientFrame { frame: String, tag: Option<u64> },
+    /// The record changed.
+    Changed(SessionUpdate),
+    /// The session ended (DELETE).
+    Ended,
+    /// The sender holds the session's GET stream now.
+    GetOpened,
+    /// An event of one of the session's SSE streams.
+    StreamEvent {
+        stream: String,
+        position: u64,
+        data: String,
+        is_reply: bool,
+    },
+    /// A catalogue change (to all instances).
+    Catalogue(RelayedChange),
+}
+
+impl Cluster {
+    pub(super) fn new(backends: Backends) -> Arc<Cluster> {
+        // FNV-1a of the instance id, folded into 20 bits, never 0 (0 is "no tag").
+        let hash = backends.instance_id.bytes().fold(0xcbf2_9ce4_8422_2325u64, |h, b| {
+            (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
+        });
+        let tag = (hash % ((1 << 20) - 1)) + 1;
+        Arc::new(Cluster { backends, tag })
+    }
+
+    /// The request-id base of this instance's sessions.
+    pub(super) fn id_base(&self) -> i64 {
+        i64::try_from(self.tag << 32).unwrap_or(0)
+    }
+
+    /// The instance whose session made request `id`: its tag, when the id has one.
+    fn tag_of(id: &RequestId) -> Option<u64> {
+        match id {
+            RequestId::Number(n) => u64::try_from(*n)
+                .ok()
+                .map(|n| n >> 32)
+                .filter(|t| (1..1 << 20).contains(t)),
+            _ => None,
+        }
+    }
+
+    fn publish(&self, session: &str, body: Body) -> BoxFuture<'static, Result<(), BackendError>> {
+        let envelope = Envelope {
+            from: self.backends.instance_id.to_string(),
+            body,
+        };
+        let bytes = serde_json::to_vec(&envelope).map(Bytes::from).unwrap_or_default();
+        let to = match &envelope.body {
+            Body::Catalogue(_) => Address::All,
+            _ => Address::Session(session.to_owned()),
+        };
+        let op = self.backends.bus.publish(&to, bytes);
+        Box::pin(op)
+    }
+
+    /// Tell the other instances about an SSE event recorded here.
+    pub(super) fn stream_event(&self, session: &str, stream: &str, position: u64, data: &Bytes, is_reply: bool) {
+        let data = String::from_utf8_lossy(data).into_owned();
+        let body = Body::StreamEvent {
+            stream: stream.to_owned(),
+            position,
+            data,
+            is_reply,
+        };
+        self.send(session, body);
+    }
+
+    /// Publish without waiting (in call order; failures are logged).
+    fn send(&self, session: &str, body: Body) {
+        super::routes::settle(self.publish(session, body), ());
+    }
+}
+
+/// A write or a message a request made, not yet confirmed.
+type Pending = BoxFuture<'static, Result<(), BackendError>>;
+
+/// What an HTTP session of a cluster keeps beside the single-instance one.
+pub(super) struct Link {
+    pub(super) cluster: Arc<Cluster>,
+    last_touch: Mutex<Instant>,
+    /// Record writes and bus messages a request made, awaited before its answer goes out (so
+    /// the next request, wherever it lands, sees them).
+    pending: Arc<Mutex<Vec<Pending>>>,
+    /// Ends the session's bus subscription.
+    pub(super) stop: CancellationToken,
+}
+
+impl Link {
+    pub(super) fn new(cluster: Arc<Cluster>) -> Link {
+        Link {
+            cluster,
+            last_touch: Mutex::new(Instant::now()),
+            pending: Arc::default(),
+            stop: CancellationToken::new(),
+        }
+    }
+
+    /// The observer of the engine's session: each change goes to the record and to the other
+    /// instances, and the request that made it waits for both.
+    pub(super) fn observer(&self, session: Arc<str>) -> crate::server::session::Observer {
+        let (cluster, pending) = (self.cluster.clone(), self.pending.clone());
+        crate::server::session::Observer(Arc::new(move |change: SessionUpdate| {
+            let write = cluster.backends.sessions.update(&session, change.clone());
+            let tell = cluster.publish(&session, Body::Changed(change));
+            lock(&pending).push(Box::pin(async move {
+                write.await?;
+                tell.await
+            }));
+        }))
+    }
+
+    /// Wait for what the request wrote.
+    pub(super) async fn flush(&self) {
+        let pending: Vec<_> = lock(&self.pending).drain(..).collect();
+        for op in pending {
+            if let Err(e) = op.await {
+                tracing::warn!("session store: {e}");
+            }
+        }
+    }
+
+    /// The session was used: refresh its record's TTL if an eighth of it has passed.
+    pub(super) fn touch(&self, id: &str, idle_timeout: Duration) {
+        let now = Instant::now();
+        {
+            let mut last = lock(&self.last_touch);
+            if now.duration_since(*last) < idle_timeout / 8 {
+                return;
+            }
+            *last = now;
+        }
+        let op = self.cluster.backends.sessions.touch(id, idle_timeout);
+        super::routes::settle(Box::pin(async move { op.await.map(|_| ()) }), ());
+    }
+
+    /// This instance holds the session's GET stream now.
+    pub(super) fn get_opened(&self, session: &str) {
+        self.cluster.send(session, Body::GetOpened);
+    }
+
+    /// The session ended for everyone (DELETE): record, events, other instances.
+    pub(super) async fn end(&self, session: &str) {
+        let b = &self.cluster.backends;
+        let (deleted, removed, told) = futures_util::join!(
+            b.sessions.delete(session),
+            b.events.remove_session(session),
+            self.cluster.publish(session, Body::Ended)
+        );
+        if let Err(e) = deleted.map(|_| ()).and(removed).and(told) {
+            tracing::warn!("ending session {session}: {e}");
+        }
+    }
+}
+
+/// Whether `id` could be a session id this server issued (32 lowercase hex digits): anything
+/// else is unknown without asking the store.
+pub(super) fn plausible_session_id(id: &str) -> bool {
+    id.len() == 32 && id.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f'))
+}
+
+/// The preset that rebuilds a negotiated session from its record.
+pub(super) fn preset_of(record: &SessionRecord) -> Option<crate::server::Preset> {
+    let version: ProtocolVersion = record.protocol_version.as_deref()?.parse().ok()?;
+    Some(crate::server::Preset {
+        version,
+        capabilities: record.client_capabilities.clone(),
+        client_info: record.client_info.clone().unwrap_or_default(),
+    })
+}
+
+/// Forward a client message that another instance awaits; `true` when it went to the bus
+/// (and is not for this instance's engine).
+pub(super) fn forward_client_message(session: &HttpSession, frame: &[u8], message: &MessageRef<'_>) -> bool {
+    let Some(link) = &session.link else { return false };
+    let text = || String::from_utf8_lossy(frame).into_owned();
+    match message {
+        MessageRef::Response(r) => match Cluster::tag_of(&r.id) {
+            Some(tag) if tag != link.cluster.tag => {
+                link.cluster.send(
+                    &session.id,
+                    Body::ClientFrame {
+                        frame: text(),
+                        tag: Some(tag),
+                    },
+                );
+                true
+            }
+            _ => false,
+        },
+        MessageRef::Notification(n) if n.method == "notifications/cancelled" => {
+            let id = n
+                .params
+                .and_then(|p| serde_json::from_str::<serde_json::Value>(p.get()).ok())
+                .and_then(|p| p.get("requestId").cloned())
+                .and_then(|id| serde_json::from_value::<RequestId>(id).ok());
+            // Running here: the engine cancels it; elsewhere: the instance running it does.
+            if id.is_some_and(|id| !session.runs(&id)) {
+                link.cluster.send(
+                    &session.id,
+                    Body::ClientFrame {
+                        frame: text(),
+                        tag: None,
+                    },
+                );
+            }
+            false
+        }
+        _ => false,
+    }
+}
+
+/// Subscribe to `session`'s bus address and serve what arrives until the session leaves this
+/// instance.
+pub(super) async fn follow(state: Weak<HttpState>, session: &Arc<HttpSession>) -> Result<(), BackendError> {
+    let Some(link) = &session.link else { return Ok(()) };
+    let mut sub = link
+        .cluster
+        .backends
+        .bus
+        .subscribe(&Address::Session(session.id.to_string()))
+        .await?;
+    let weak = Arc::downgrade(session);
+    let stop = link.stop.clone();
+    let me = link.cluster.backends.instance_id.clone();
+    let tag = link.cluster.tag;
+    tokio::spawn(async move {
+        loop {
+            let message = tokio::select! {
+                _ = stop.cancelled() => return,
+                m = sub.recv() => m,
+            };
+            let Some(message) = message else {
+                tracing::warn!("bus subscription ended");
+                return;
+            };
+            let Ok(envelope) = serde_json::from_slice::<Envelope>(&message) else {
+                continue;
+            };
+            if *envelope.from == *me {
+                continue;
+            }
+            let Some(session) = weak.upgrade() else { return };
+            match envelope.body {
+                Body::ClientFrame { frame, tag: to } => {
+                    if to.is_none_or(|t| t == tag) {
+                        if let Ok(m) = jsonrpc::parse(frame.as_bytes()) {
+                            session.deliver(frame.as_bytes(), m, Extensions::default());
+                        }
+                    }
+                }
+                Body::Changed(change) => session.apply(&change),
+                Body::GetOpened => session.set_hears_broadcasts(false),
+                Body::Ended => {
+                    if let Some(state) = state.upgrade() {
+                        state.sessions.remove(&session);
+                    }
+                    return;
+                }
+                Body::StreamEvent {
+                    stream,
+                    position,
+                    data,
+                    is_reply,
+                } => {
+                    let event = Event {
+                        id: format!("{stream}-{position}"),
+                        data: Bytes::from(data),
+                        is_reply,
+                    };
+                    session.forward_event(&stream, position, event);
+                }
+                Body::Catalogue(_) => {}
+            }
+        }
+    });
+    Ok(())
+}
+
+/// Start what an instance of a cluster runs beside its endpoint: catalogue changes to and from
+/// the other instances, and the shared key ring (loaded now when the ring answers at once,
+/// then every [`KEY_RELOAD`]).
+pub(super) fn start_instance(cluster: &Arc<Cluster>, server: &Server, stop: &CancellationToken) {
+    let publisher = cluster.clone();
+    server.set_relay(Some(Arc::new(move |change| {
+        publisher.send("", Body::Catalogue(change));
+    })));
+    let (c, s, stop) = (cluster.clone(), server.clone(), stop.clone());
+    let mut first = Some(c.backends.keys.load());
+    if let Some(keys) = first.as_mut().and_then(futures_util::FutureExt::now_or_never) {
+        install_keys(&s, keys);
+        first = None;
+    }
+    tokio::spawn(async move {
+        let all = c.backends.bus.subscribe(&Address::All).await;
+        let mut all = match all {
+            Ok(sub) => Some(sub),
+            Err(e) => {
+                tracing::warn!("bus: {e}; catalogue changes of other instances will not reach this one");
+                None
+            }
+        };
+        if let Some(f) = first.take() {
+            install_keys(&s, f.await);
+        }
+        let mut reload = tokio::time::interval_at(Instant::now() + KEY_RELOAD, KEY_RELOAD);
+        loop {
+            tokio::select! {
+                _ = stop.cancelled() => return,
+                _ = reload.tick() => install_keys(&s, c.backends.keys.load().await),
+                m = async { match all.as_mut() { Some(sub) => sub.recv().await, None => std::future::pending().await } } => {
+                    let Some(m) = m else { all = None; continue };
+                    if let Ok(Envelope { from, body: Body::Catalogue(change) }) = serde_json::from_slice(&m) {
+                        if *from != *c.backends.instance_id {
+                            s.take_relayed(change);
+                        }
+                    }
+                }
+            }
+        }
+    });
+}
+
+/// Load the shared keys into `server` (a failure keeps the keys it has).
+pub(super) fn install_keys(server: &Server, keys: Result<Vec<SealingKey>, BackendError>) {
+    match keys.map(|k| SealingKey::ring(&k)) {
+        Ok(Some(ring)) => server.set_request_state_keys(ring),
+        Ok(None) => tracing::warn!("key ring: empty ring"),
+        Err(e) => tracing::warn!("key ring: {e}"),
+    }
+}
