@@ -2,7 +2,8 @@
 //! subcommands ([`cmd`], one module each), how a command finds and connects to its server
 //! ([`target`]), `key=value` arguments ([`args`]), result printing ([`render`]), answering the
 //! server's sampling and elicitation requests ([`interact`], with the choices of enum fields in
-//! [`choices`]), `--trace-wire` ([`trace`]), and
+//! [`choices`]), `--trace-wire` ([`trace`]), the MCP hosts' configuration files that `install`
+//! edits ([`hosts`]), and
 //! the reference server that `mcpkit serve` runs and the tests use ([`reference`], its skills
 //! in [`reference_skills`]).
 #![forbid(unsafe_code)]
@@ -10,6 +11,7 @@
 pub mod args;
 pub mod choices;
 pub mod cmd;
+pub mod hosts;
 pub mod interact;
 pub mod reference;
 pub mod reference_skills;

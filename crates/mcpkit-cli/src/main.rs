@@ -60,6 +60,18 @@ enum Command {
     /// Load-test one tool: N callers on one connection (pipelined over stdio, concurrent POSTs
     /// on one HTTP session); prints requests/s and latency percentiles.
     Bench(cmd::bench::Args),
+    /// Start a new server project: `mcpkit new NAME` writes a cargo project with a stdio server
+    /// (or `--http`: Streamable HTTP) built with the macros, a test over the in-memory pair, and a
+    /// README with the commands to run, inspect and install it.
+    New(cmd::new::Args),
+    /// Add or update a server in an MCP host's configuration file: `mcpkit install NAME --host
+    /// HOST -- CMD ARGS…` (or `--url URL`) for claude-desktop, claude-code, cursor, vscode,
+    /// windsurf or codex. Other entries stay as they are; the previous file is kept as FILE.bak.
+    Install(cmd::install::InstallArgs),
+    /// Remove a server from an MCP host's configuration file.
+    Uninstall(cmd::install::UninstallArgs),
+    /// The servers in the MCP hosts' configuration files (every host, or --host HOST).
+    ListInstalled(cmd::install::ListArgs),
 }
 
 impl Command {
@@ -76,6 +88,10 @@ impl Command {
             Command::Ping(_) => "ping",
             Command::Skills(_) => "skills",
             Command::Proxy(_) => "proxy",
+            Command::New(_) => "new",
+            Command::Install(_) => "install",
+            Command::Uninstall(_) => "uninstall",
+            Command::ListInstalled(_) => "list-installed",
         }
     }
 
@@ -91,6 +107,10 @@ impl Command {
             Command::Skills(a) => a.run(&globals).await,
             Command::Proxy(a) => a.run(&globals).await,
             Command::Bench(a) => a.run(&globals).await,
+            Command::New(a) => a.run(&globals).await,
+            Command::Install(a) => a.run(&globals).await,
+            Command::Uninstall(a) => a.run(&globals).await,
+            Command::ListInstalled(a) => a.run(&globals).await,
         }
     }
 }

@@ -15,7 +15,10 @@
 //! } }
 //! ```
 //!
-//! VS Code's `.vscode/mcp.json`, which names the same map `servers`, is read as well.
+//! VS Code's `.vscode/mcp.json`, which names the same map `servers`, is read as well, and so are
+//! Windsurf's `serverUrl` and Codex's `config.toml` (a `.toml` file: `[mcp_servers.NAME]`
+//! tables, see [`crate::hosts::codex`]). Only the entry asked for is checked: other entries may
+//! carry keys of their host's own.
 
 use std::collections::BTreeMap;
 use std::fmt;
@@ -206,7 +209,7 @@ fn default_config_candidates() -> Vec<PathBuf> {
 #[derive(Debug, Deserialize)]
 struct ConfigFile {
     #[serde(rename = "mcpServers", alias = "servers")]
-    mcp_servers: BTreeMap<String, ServerEntry>,
+    mcp_servers: serde_json::Map<String, serde_json::Value>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -218,6 +221,8 @@ struct ServerEntry {
     #[serde(default)]
     env: BTreeMap<String, String>,
     cwd: Option<PathBuf>,
+    /// `serverUrl` is Windsurf's name for it.
+    #[serde(alias = "serverUrl")]
     url: Option<String>,
     #[serde(default)]
     headers: BTreeMap<String, String>,
@@ -303,17 +308,27 @@ impl TargetArgs {
                 }
             )));
         };
-        entry_target(server, entry, &path)
+        let entry: ServerEntry = serde_json::from_value(entry.clone())
+            .map_err(|e| Failure::usage(format!("server {server:?} in {}: {e}", path.display())))?;
+        entry_target(server, &entry, &path)
     }
 }
 
-fn load_config(path: &Path) -> Result<BTreeMap<String, ServerEntry>, Failure> {
+fn load_config(path: &Path) -> Result<serde_json::Map<String, serde_json::Value>, Failure> {
     let text = std::fs::read_to_string(path).map_err(|e| {
         Failure::usage(format!(
             "cannot read the MCP configuration file {}: {e}",
             path.display()
         ))
     })?;
+    if path.extension().is_some_and(|e| e == "toml") {
+        return crate::hosts::codex::servers(&text).map_err(|e| {
+            Failure::usage(format!(
+                "the MCP configuration file {} is invalid: {e} (expected [mcp_servers.NAME] tables as Codex writes them)",
+                path.display()
+            ))
+        });
+    }
     let file: ConfigFile = serde_json::from_str(&text).map_err(|e| {
         Failure::usage(format!(
             "the MCP configuration file {} is invalid: {e} (expected {{\"mcpServers\": {{\"name\": {{\"command\": …}} | {{\"url\": …}}}}}}, or \"servers\" as in VS Code)",

@@ -1,0 +1,97 @@
+//! A configuration file that is not valid JSON or TOML (or whose servers key is not a map) is
+//! refused by `install`, `uninstall` and `list-installed` with its line and column; nothing is
+//! written, and no backup is made.
+#![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
+
+use std::path::Path;
+
+use assert_cmd::Command;
+
+fn run(args: &[&str], config: &Path, home: &Path) -> (Option<i32>, String) {
+    let split = args.iter().position(|a| *a == "--").unwrap_or(args.len());
+    let out = Command::cargo_bin("mcpkit")
+        .unwrap()
+        .args(&args[..split])
+        .arg("--config")
+        .arg(config)
+        .args(&args[split..])
+        .env("HOME", home)
+        .env("XDG_CONFIG_HOME", home)
+        .env("CODEX_HOME", home)
+        .current_dir(home)
+        .timeout(std::time::Duration::from_secs(30))
+        .output()
+        .unwrap();
+    (out.status.code(), String::from_utf8_lossy(&out.stderr).into_owned())
+}
+
+#[test]
+fn broken_files_are_refused_with_line_and_column_and_left_alone() {
+    let cases: &[(&str, &str, &str, &str)] = &[
+        // host, file name, content, the place the message must name
+        (
+            "claude-code",
+            ".mcp.json",
+            "{\n  \"mcpServers\": {\n    \"a\": {\"command\": \"x\",}\n  }\n}\n",
+            ":3:26: not valid JSON: ",
+        ),
+        (
+            "cursor",
+            "mcp.json",
+            "{\n  \"mcpServers\": {\n",
+            ":3:0: not valid JSON: ",
+        ),
+        (
+            "vscode",
+            "mcp.json",
+            "{\n\t// a comment\n\t\"servers\": {}\n}\n",
+            ":2:2: not valid JSON: ",
+        ),
+        (
+            "codex",
+            "config.toml",
+            "model = \"gpt-5\"\n\n[mcp_servers.a]\ncommand = \n",
+            ":4:11: not valid TOML: ",
+        ),
+        (
+            "windsurf",
+            "mcp_config.json",
+            "{\"mcpServers\": [\"not\", \"a\", \"map\"]}",
+            ": \"mcpServers\" is not an object",
+        ),
+    ];
+    for (host, name, content, place) in cases {
+        let dir = tempfile::tempdir().unwrap();
+        let config = dir.path().join(name);
+        std::fs::write(&config, content).unwrap();
+        let commands: [&[&str]; 3] = [
+            &["install", "demo", "--host", host, "--", "/opt/demo"],
+            &["uninstall", "a", "--host", host],
+            &["list-installed", "--host", host],
+        ];
+        for args in commands {
+            let (code, stderr) = run(args, &config, dir.path());
+            assert_eq!(code, Some(2), "{host} {args:?}: {stderr}");
+            let expected = format!("{}{place}", config.display());
+            assert!(
+                stderr.contains(&expected),
+                "{host} {args:?}: expected {expected:?} in {stderr}"
+            );
+            assert_eq!(std::fs::read_to_string(&config).unwrap(), *content, "{host}: unchanged");
+        }
+        assert!(
+            stderr_mentions_nothing_changed(&config, host, dir.path()),
+            "{host}: the install refusal says nothing was changed"
+        );
+        let names: Vec<_> = std::fs::read_dir(dir.path())
+            .unwrap()
+            .map(|e| e.unwrap().file_name())
+            .collect();
+        assert_eq!(names.len(), 1, "{host}: no backup or temp file: {names:?}");
+    }
+}
+
+fn stderr_mentions_nothing_changed(config: &Path, host: &str, home: &Path) -> bool {
+    let (_, stderr) = run(&["install", "demo", "--host", host, "--", "/opt/demo"], config, home);
+    stderr.contains("nothing was changed")
+}
