@@ -74,6 +74,11 @@ pub use mcpkit_macros::{prompt, resource, tool, tools};
 #[doc = include_str!("../../../guide/macros.md")]
 pub struct GuideMacros;
 
+/// The testing chapter of the guide, compiled and run as a doctest.
+#[cfg(all(doctest, feature = "macros", feature = "client"))]
+#[doc = include_str!("../../../guide/testing.md")]
+pub struct GuideTesting;
+
 /// What the code the macros generate names (serde, for its derive). Not an API.
 #[cfg(feature = "macros")]
 #[doc(hidden)]
