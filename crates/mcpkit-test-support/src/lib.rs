@@ -2,18 +2,22 @@
 //! only): a timeout wrapper so a hang fails a test instead of blocking it, the validator of the
 //! MCP JSON schemas that checks whole wire transcripts, and (feature `auth-server`) the OAuth 2.1
 //! authorization-server stand-in used by the OAuth tests of mcpkit and of the `mcpkit` binary,
-//! and a real `redis-server` per test (`redis`) for the Redis backends.
+//! a real `redis-server` per test (`redis`) for the Redis backends, and the scale-out harness:
+//! `mcpkit serve` instances behind a real HAProxy ([`cluster`], [`haproxy`]).
 #![forbid(unsafe_code)]
 // Test plumbing: a panic here is a failing test, which is what a broken expectation should be.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use std::future::Future;
+use std::sync::{Mutex, MutexGuard, PoisonError};
 use std::time::Duration;
 
 #[cfg(feature = "auth-server")]
 pub mod auth_server;
 #[cfg(feature = "backend-suite")]
 pub mod backend_suite;
+pub mod cluster;
+pub mod haproxy;
 pub mod redis;
 pub mod schema;
 
@@ -28,4 +32,9 @@ pub async fn within<T>(what: &str, fut: impl Future<Output = T>) -> T {
         Ok(v) => v,
         Err(_) => panic!("timed out after {STEP_TIMEOUT:?} waiting for {what}"),
     }
+}
+
+/// Lock `m`, also when a panicking thread poisoned it (a failed test must still report).
+pub(crate) fn sync_lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(PoisonError::into_inner)
 }
