@@ -1,0 +1,178 @@
+//! Raw Streamable HTTP for the cluster tests, where a test must see exactly what crosses the
+//! balancer: a handshake-era session opened by hand, its GET stream read event by event (ids
+//! included, for `Last-Event-ID`), and a shared Redis with instances behind HAProxy.
+#![allow(dead_code, clippy::unwrap_used, clippy::expect_used, unreachable_pub)]
+
+use std::time::Duration;
+
+use mcpkit::client::ConnectMode;
+use mcpkit::types::ProtocolVersion;
+use mcpkit_test_support::cluster::Cluster;
+use mcpkit_test_support::redis::RedisProcess;
+use serde_json::{json, Value};
+use tokio::sync::mpsc;
+
+/// The handshake-era revision the raw sessions speak.
+pub const HANDSHAKE: &str = "2025-11-25";
+
+/// A real Redis and three `mcpkit serve --http --redis` instances sharing it behind HAProxy.
+pub fn redis_cluster() -> (RedisProcess, Cluster) {
+    let redis = RedisProcess::start();
+    let cluster = Cluster::builder(env!("CARGO_BIN_EXE_mcpkit"))
+        .instances(3)
+        .redis(redis.url())
+        .start();
+    (redis, cluster)
+}
+
+/// A POST of `body` to `url` as a handshake-era client sends it.
+pub async fn post(http: &reqwest::Client, url: &str, session: Option<&str>, body: &Value) -> reqwest::Response {
+    let mut req = http
+        .post(url)
+        .header("content-type", "application/json")
+        .header("accept", "application/json, text/event-stream")
+        .header("mcp-protocol-version", HANDSHAKE);
+    if let Some(s) = session {
+        req = req.header("mcp-session-id", s);
+    }
+    req.body(body.to_string()).send().await.unwrap()
+}
+
+/// The `initialize` request of a handshake-era client.
+pub fn initialize_request() -> Value {
+    json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": HANDSHAKE, "capabilities": {},
+        "clientInfo": {"name": "cluster-test", "version": "0"}}})
+}
+
+/// Open a handshake-era session at `url` (initialize, then `notifications/initialized`); its id.
+pub async fn open_session(http: &reqwest::Client, url: &str) -> String {
+    let reply = post(http, url, None, &initialize_request()).await;
+    assert_eq!(reply.status(), 200, "initialize");
+    let session = reply.headers()["mcp-session-id"].to_str().unwrap().to_owned();
+    let _ = reply.bytes().await.unwrap();
+    let initialized = json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
+    let reply = post(http, url, Some(&session), &initialized).await;
+    assert_eq!(reply.status(), 202, "notifications/initialized");
+    session
+}
+
+/// One server-sent event.
+#[derive(Debug, Clone)]
+pub struct SseEvent {
+    /// Its `id:` field (what a resume sends back as `Last-Event-ID`).
+    pub id: Option<String>,
+    /// Its `data:` lines joined.
+    pub data: String,
+}
+
+impl SseEvent {
+    /// The JSON-RPC method of the message it carries, if any.
+    pub fn method(&self) -> Option<String> {
+        let v: Value = serde_json::from_str(&self.data).ok()?;
+        v["method"].as_str().map(str::to_owned)
+    }
+}
+
+/// A session's GET stream, read in the background.
+pub struct EventStream {
+    events: mpsc::UnboundedReceiver<SseEvent>,
+}
+
+/// What waiting on a stream gave.
+#[derive(Debug)]
+pub enum Next {
+    /// An event.
+    Event(SseEvent),
+    /// The stream ended (or broke).
+    Ended,
+    /// Nothing within the wait.
+    Quiet,
+}
+
+impl EventStream {
+    /// `GET url` for `session`, resuming after `last_event_id` when given. Panics unless the
+    /// answer is a 200 event stream.
+    pub async fn open(http: &reqwest::Client, url: &str, session: &str, last_event_id: Option<&str>) -> EventStream {
+        let mut req = http
+            .get(url)
+            .header("accept", "text/event-stream")
+            .header("mcp-protocol-version", HANDSHAKE)
+            .header("mcp-session-id", session);
+        if let Some(id) = last_event_id {
+            req = req.header("last-event-id", id);
+        }
+        let mut reply = req.send().await.unwrap();
+        assert_eq!(reply.status(), 200, "GET stream: {:?}", reply.headers());
+        let (tx, events) = mpsc::unbounded_channel();
+        tokio::spawn(async move {
+            let mut buf = String::new();
+            while let Ok(Some(chunk)) = reply.chunk().await {
+                buf.push_str(&String::from_utf8_lossy(&chunk));
+                while let Some(end) = buf.find("\n\n") {
+                    let block: String = buf.drain(..end + 2).collect();
+                    if let Some(event) = parse_event(&block) {
+                        if tx.send(event).is_err() {
+                            return;
+                        }
+                    }
+                }
+            }
+        });
+        EventStream { events }
+    }
+
+    /// The next event with data, waiting at most `wait`.
+    pub async fn next(&mut self, wait: Duration) -> Next {
+        match tokio::time::timeout(wait, self.events.recv()).await {
+            Ok(Some(e)) => Next::Event(e),
+            Ok(None) => Next::Ended,
+            Err(_) => Next::Quiet,
+        }
+    }
+
+    /// Every event that arrives until `quiet` passes without one (or the stream ends).
+    pub async fn drain(&mut self, quiet: Duration) -> Vec<SseEvent> {
+        let mut all = Vec::new();
+        while let Next::Event(e) = self.next(quiet).await {
+            all.push(e);
+        }
+        all
+    }
+}
+
+/// An event block's id and data; `None` for a block without data (a comment or priming event).
+fn parse_event(block: &str) -> Option<SseEvent> {
+    let mut id = None;
+    let mut data = Vec::new();
+    for line in block.lines() {
+        if let Some(v) = line.strip_prefix("id:") {
+            id = Some(v.trim_start().to_owned());
+        } else if let Some(v) = line.strip_prefix("data:") {
+            data.push(v.strip_prefix(' ').unwrap_or(v).to_owned());
+        }
+    }
+    let data = data.join("\n");
+    (!data.is_empty()).then_some(SseEvent { id, data })
+}
+
+/// An mcpkit client speaking 2026-07-28 to `url` (no session: every call stands alone).
+pub async fn stateless_client(url: &str) -> mcpkit::Client {
+    let transport = mcpkit::transport::http_client::HttpClientTransport::new(url).unwrap();
+    mcpkit_test_support::within(
+        "a 2026-07-28 connection",
+        mcpkit::Client::builder()
+            .mode(ConnectMode::Pinned(ProtocolVersion::V2026_07_28))
+            .connect(transport),
+    )
+    .await
+    .unwrap()
+}
+
+/// An mcpkit client on a handshake-era session at `url`.
+pub async fn handshake_client(url: &str) -> mcpkit::Client {
+    let transport = mcpkit::transport::http_client::HttpClientTransport::new(url).unwrap();
+    mcpkit_test_support::within("a handshake-era session", mcpkit::Client::builder().connect(transport))
+        .await
+        .unwrap()
+}
