@@ -3,9 +3,8 @@
 //! ([`target`]), `key=value` arguments ([`args`]), result printing ([`render`]), answering the
 //! server's sampling and elicitation requests ([`interact`], with the choices of enum fields in
 //! [`choices`]), `--trace-wire` ([`trace`]), the MCP hosts' configuration files that `install`
-//! edits ([`hosts`]), and
-//! the reference server that `mcpkit serve` runs and the tests use ([`reference`], its skills
-//! in [`reference_skills`]).
+//! edits ([`hosts`]), and the reference server that `mcpkit serve` runs and the tests use
+//! ([`reference`](mod@reference), its skills in [`reference_skills`]).
 #![forbid(unsafe_code)]
 
 pub mod args;
