@@ -7,14 +7,14 @@ use std::sync::Arc;
 use axum::body::Body;
 use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
-use mcpkit_types::headers::{PROTOCOL_VERSION, SESSION_ID};
+use mcpkit_types::headers::SESSION_ID;
 use mcpkit_types::jsonrpc::{self, FrameError, MessageRef};
 use mcpkit_types::method::{Initialize, Method};
 use mcpkit_types::{ErrorCode, ProtocolVersion, RequestId};
 
 use super::admission::Client;
 use super::cluster;
-use super::reply::{accepts, header_str, read_capped, rpc_error};
+use super::reply::{accepts, header_str, read_capped, rpc_error, PROTOCOL_VERSION_HEADER, SESSION_ID_HEADER};
 use super::routes::Event;
 use super::session::{CloseOnDrop, HttpSession};
 use super::sse::sse_stream;
@@ -41,7 +41,7 @@ pub(super) async fn post(
             None,
         );
     }
-    let json = header_str(headers, header::CONTENT_TYPE.as_str()).is_some_and(|c| {
+    let json = header_str(headers, header::CONTENT_TYPE).is_some_and(|c| {
         c.split(';')
             .next()
             .is_some_and(|m| m.trim().eq_ignore_ascii_case("application/json"))
@@ -81,7 +81,7 @@ pub(super) async fn post(
         }
         Err(FrameError::Ignore(_)) => return StatusCode::ACCEPTED.into_response(),
     };
-    if stateless::is_stateless_era(headers, headers.contains_key(SESSION_ID)) {
+    if stateless::is_stateless_era(headers, headers.contains_key(SESSION_ID_HEADER)) {
         if let Some(backend) = &state.stateless {
             let MessageRef::Request(request) = message else {
                 // No client-to-server notification is defined on this wire; accept and ignore.
@@ -127,7 +127,7 @@ pub(super) async fn post(
 // A `Response` error is what every caller returns at once; boxing it would buy nothing.
 #[allow(clippy::result_large_err)]
 fn protocol_version(headers: &HeaderMap, id: Option<&RequestId>) -> Result<ProtocolVersion, Response> {
-    match header_str(headers, PROTOCOL_VERSION) {
+    match header_str(headers, PROTOCOL_VERSION_HEADER) {
         None => Ok(ProtocolVersion::V2025_03_26),
         Some(v) => match v.trim().parse::<ProtocolVersion>() {
             Ok(v) if v.era() == mcpkit_types::Era::Handshake => Ok(v),

@@ -2,9 +2,11 @@
 //! body reader.
 
 use axum::body::Body;
-use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
+use axum::http::header::AsHeaderName;
+use axum::http::{header, HeaderMap, HeaderName, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
 use bytes::Bytes;
+use mcpkit_types::headers::{PROTOCOL_VERSION, SESSION_ID};
 use mcpkit_types::jsonrpc::OutgoingError;
 use mcpkit_types::{ErrorCode, ErrorObject, RequestId};
 
@@ -43,10 +45,15 @@ pub(super) fn accepts(headers: &HeaderMap, mime: &str) -> bool {
         })
 }
 
-/// A header's value, when it is visible ASCII.
-pub(super) fn header_str<'a>(headers: &'a HeaderMap, name: &str) -> Option<&'a str> {
+/// A header's value, when it is visible ASCII. Given a `HeaderName` (the constants below), the
+/// lookup skips parsing and lower-casing a `&str` name.
+pub(super) fn header_str(headers: &HeaderMap, name: impl AsHeaderName) -> Option<&str> {
     headers.get(name).and_then(|v| v.to_str().ok())
 }
+
+/// The MCP headers of the hot path as `HeaderName`s.
+pub(super) const SESSION_ID_HEADER: HeaderName = HeaderName::from_static(SESSION_ID);
+pub(super) const PROTOCOL_VERSION_HEADER: HeaderName = HeaderName::from_static(PROTOCOL_VERSION);
 
 /// Why a request body could not be read.
 #[derive(Debug)]
@@ -120,7 +127,7 @@ fn timed_out<'a>(e: &'a (dyn std::error::Error + 'static)) -> Option<&'a BodyTim
 /// its deadline is [`BodyError::TimedOut`].
 pub(crate) async fn read_capped(headers: &HeaderMap, body: Body, limit: usize) -> Result<Bytes, BodyError> {
     use futures_util::StreamExt as _;
-    let declared = header_str(headers, header::CONTENT_LENGTH.as_str()).and_then(|v| v.parse::<usize>().ok());
+    let declared = header_str(headers, header::CONTENT_LENGTH).and_then(|v| v.parse::<usize>().ok());
     if declared.is_some_and(|n| n > limit) {
         return Err(BodyError::TooLarge);
     }

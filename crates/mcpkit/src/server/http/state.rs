@@ -4,14 +4,13 @@ use std::sync::{Arc, OnceLock, Weak};
 
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::Response;
-use mcpkit_types::headers::SESSION_ID;
 use mcpkit_types::ErrorCode;
 use tokio_util::sync::CancellationToken;
 
 use super::admission::{Admission, Client};
 use super::cluster::{self, Cluster};
 use super::config::HttpConfig;
-use super::reply::{header_str, rpc_error};
+use super::reply::{header_str, rpc_error, SESSION_ID_HEADER};
 use super::routes::RouteSettings;
 use super::session::{Backend, HttpSession};
 use super::table::SessionTable;
@@ -100,7 +99,7 @@ impl HttpState {
     /// (503 when the store cannot be reached).
     #[allow(clippy::result_large_err)]
     pub(super) async fn session_of(&self, headers: &HeaderMap, client: &Client) -> Result<Arc<HttpSession>, Response> {
-        let Some(id) = header_str(headers, SESSION_ID) else {
+        let Some(id) = header_str(headers, SESSION_ID_HEADER) else {
             return Err(rpc_error(
                 StatusCode::BAD_REQUEST,
                 ErrorCode::INVALID_REQUEST,

@@ -4,10 +4,10 @@
 
 use std::borrow::Cow;
 
-use axum::http::{header, HeaderMap, StatusCode};
+use axum::http::{header, HeaderMap, HeaderName, StatusCode};
 use axum::response::{IntoResponse, Response};
 use bytes::Bytes;
-use mcpkit_types::headers::{self, name_member, PROTOCOL_VERSION};
+use mcpkit_types::headers::{self, name_member};
 use mcpkit_types::jsonrpc::{self, OutgoingError};
 use mcpkit_types::method::{CallTool, Method};
 use mcpkit_types::{ErrorCode, ErrorObject, ProtocolVersion};
@@ -17,6 +17,7 @@ use serde_json::Value;
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
+use super::reply::PROTOCOL_VERSION_HEADER;
 use super::routes::Event;
 use super::sse::{sse_stream, CancelOnDrop};
 use super::state::{HttpState, StatelessBackend};
@@ -31,7 +32,7 @@ pub(super) fn is_stateless_era(headers: &HeaderMap, has_session: bool) -> bool {
     if has_session {
         return false;
     }
-    match headers.get(PROTOCOL_VERSION).and_then(|v| v.to_str().ok()) {
+    match headers.get(&PROTOCOL_VERSION_HEADER).and_then(|v| v.to_str().ok()) {
         Some(v) => !matches!(v.trim().parse::<ProtocolVersion>(), Ok(v) if v.era() == mcpkit_types::Era::Handshake),
         None => false,
     }
@@ -76,7 +77,11 @@ fn mismatch(message: String) -> ErrorObject {
     ErrorObject::new(ErrorCode::HEADER_MISMATCH, format!("Header mismatch: {message}"))
 }
 
-fn header<'a>(headers: &'a HeaderMap, name: &str) -> Result<Option<&'a str>, ErrorObject> {
+// Looked up by `HeaderName`: a `&str` name is parsed and lower-cased on every lookup.
+const MCP_METHOD_HEADER: HeaderName = HeaderName::from_static(headers::MCP_METHOD);
+const MCP_NAME_HEADER: HeaderName = HeaderName::from_static(headers::MCP_NAME);
+
+fn header<'a>(headers: &'a HeaderMap, name: &HeaderName) -> Result<Option<&'a str>, ErrorObject> {
     match headers.get(name) {
         None => Ok(None),
         Some(v) => v
@@ -98,7 +103,7 @@ fn check_headers(
         .and_then(|p| serde_json::from_str(p.get()).ok())
         .unwrap_or_default();
 
-    match header(headers, headers::MCP_METHOD)? {
+    match header(headers, &MCP_METHOD_HEADER)? {
         None => return Err(mismatch("the Mcp-Method header is required".into())),
         Some(h) if h != method => {
             return Err(mismatch(format!(
@@ -108,7 +113,7 @@ fn check_headers(
         Some(_) => {}
     }
     if let (Some(h), Some(body)) = (
-        header(headers, PROTOCOL_VERSION)?,
+        header(headers, &PROTOCOL_VERSION_HEADER)?,
         string_of(params.meta.as_ref().and_then(|m| m.protocol_version)),
     ) {
         if h != body {
@@ -124,7 +129,7 @@ fn check_headers(
             _ => params.name,
         };
         if let Some(body) = string_of(body) {
-            let Some(h) = header(headers, headers::MCP_NAME)? else {
+            let Some(h) = header(headers, &MCP_NAME_HEADER)? else {
                 return Err(mismatch(format!("the Mcp-Name header is required for {method}")));
             };
             let decoded = headers::decode_value(h).map_err(|e| mismatch(format!("Mcp-Name: {e}")))?;
@@ -145,8 +150,11 @@ fn check_headers(
                 .and_then(|a| serde_json::from_str(a.get()).ok())
                 .unwrap_or(Value::Null);
             for p in declared {
-                let name = p.header();
-                let h = header(headers, &name)?;
+                // A declared name that is no valid header name cannot have been sent.
+                let h = match HeaderName::try_from(p.header()) {
+                    Ok(name) => header(headers, &name)?,
+                    Err(_) => None,
+                };
                 let decoded = h
                     .map(headers::decode_value)
                     .transpose()

@@ -7,7 +7,8 @@ use std::borrow::Cow;
 use mcpkit_types::schema::{CacheScope, JsonObject, META_SERVER_INFO};
 use mcpkit_types::ErrorObject;
 use serde::de::{MapAccess, Visitor};
-use serde::Deserialize;
+use serde::ser::SerializeMap;
+use serde::{Deserialize, Serialize, Serializer};
 use serde_json::value::RawValue;
 use serde_json::Value;
 
@@ -77,21 +78,64 @@ impl<'de> Deserialize<'de> for TopLevel<'de> {
     }
 }
 
-fn push_member(out: &mut String, first: &mut bool, key: &str, value: &str) {
-    if !*first {
-        out.push(',');
+/// The completed result, written by serde_json straight into the output: members are copied
+/// raw, and `to_raw_value` takes the text serde_json produced without parsing it again (a spliced
+/// `String` needed `RawValue::from_string`, which re-validated the whole result).
+struct Completed<'a> {
+    top: &'a TopLevel<'a>,
+    server_info: &'a RawValue,
+    cache: Option<CacheHint>,
+}
+
+/// `{"io.modelcontextprotocol/serverInfo": <server info>}`: the `_meta` of a result without one.
+struct ServerInfoOnly<'a>(&'a RawValue);
+
+impl Serialize for ServerInfoOnly<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut m = s.serialize_map(Some(1))?;
+        m.serialize_entry(META_SERVER_INFO, self.0)?;
+        m.end()
     }
-    *first = false;
-    // Keys we write are plain ASCII; keys we copy came from serde_json and are re-escaped.
-    if key.bytes().any(|b| b == b'"' || b == b'\\' || b < 0x20) {
-        out.push_str(&Value::String(key.to_owned()).to_string());
-    } else {
-        out.push('"');
-        out.push_str(key);
-        out.push('"');
+}
+
+impl Serialize for Completed<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let has = |k: &str| self.top.0.iter().any(|(n, _)| n == k);
+        let mut m = s.serialize_map(None)?;
+        if !has("resultType") {
+            m.serialize_entry("resultType", "complete")?;
+        }
+        if let Some(c) = self.cache {
+            if !has("ttlMs") {
+                m.serialize_entry("ttlMs", &c.ttl_ms)?;
+            }
+            if !has("cacheScope") {
+                let scope = match c.scope {
+                    CacheScope::Public => "public",
+                    CacheScope::Private => "private",
+                };
+                m.serialize_entry("cacheScope", scope)?;
+            }
+        }
+        let mut meta_done = false;
+        for (k, v) in &self.top.0 {
+            if k == "_meta" {
+                let mut meta: JsonObject = serde_json::from_str(v.get()).unwrap_or_default();
+                if !meta.contains_key(META_SERVER_INFO) {
+                    let info: Value = serde_json::from_str(self.server_info.get()).unwrap_or(Value::Null);
+                    meta.insert(META_SERVER_INFO.to_owned(), info);
+                }
+                m.serialize_entry(k.as_ref(), &meta)?;
+                meta_done = true;
+            } else {
+                m.serialize_entry(k.as_ref(), v)?;
+            }
+        }
+        if !meta_done {
+            m.serialize_entry("_meta", &ServerInfoOnly(self.server_info))?;
+        }
+        m.end()
     }
-    out.push(':');
-    out.push_str(value);
 }
 
 /// Complete a result for the stateless wire without rebuilding it: `resultType: "complete"`,
@@ -100,47 +144,12 @@ fn push_member(out: &mut String, first: &mut bool, key: &str, value: &str) {
 pub(crate) fn finish(raw: &RawValue, server_info: &RawValue, cache: Option<CacheHint>) -> HandlerResult {
     let top: TopLevel<'_> =
         serde_json::from_str(raw.get()).map_err(|e| ErrorObject::internal(format!("result is not an object: {e}")))?;
-    let has = |k: &str| top.0.iter().any(|(n, _)| n == k);
-    let mut out = String::with_capacity(raw.get().len() + server_info.get().len() + 96);
-    let mut first = true;
-    out.push('{');
-    if !has("resultType") {
-        push_member(&mut out, &mut first, "resultType", "\"complete\"");
-    }
-    if let Some(c) = cache {
-        if !has("ttlMs") {
-            push_member(&mut out, &mut first, "ttlMs", &c.ttl_ms.to_string());
-        }
-        if !has("cacheScope") {
-            let scope = match c.scope {
-                CacheScope::Public => "\"public\"",
-                CacheScope::Private => "\"private\"",
-            };
-            push_member(&mut out, &mut first, "cacheScope", scope);
-        }
-    }
-    let mut meta_done = false;
-    for (k, v) in &top.0 {
-        if k == "_meta" {
-            let mut meta: JsonObject = serde_json::from_str(v.get()).unwrap_or_default();
-            if !meta.contains_key(META_SERVER_INFO) {
-                let info: Value = serde_json::from_str(server_info.get()).unwrap_or(Value::Null);
-                meta.insert(META_SERVER_INFO.to_owned(), info);
-            }
-            let text = serde_json::to_string(&meta).map_err(|e| ErrorObject::internal(e.to_string()))?;
-            push_member(&mut out, &mut first, k, &text);
-            meta_done = true;
-        } else {
-            push_member(&mut out, &mut first, k, v.get());
-        }
-    }
-    if !meta_done {
-        push_member(&mut out, &mut first, "_meta", "{");
-        push_member(&mut out, &mut true, META_SERVER_INFO, server_info.get());
-        out.push('}');
-    }
-    out.push('}');
-    RawValue::from_string(out).map_err(|e| ErrorObject::internal(e.to_string()))
+    serde_json::value::to_raw_value(&Completed {
+        top: &top,
+        server_info,
+        cache,
+    })
+    .map_err(|e| ErrorObject::internal(e.to_string()))
 }
 
 #[cfg(test)]
