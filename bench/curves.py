@@ -59,8 +59,9 @@ def median_of(runs):
 
 def measure(opts):
     out = {"http": {}, "stdio": {}, "tools_list": {}, "sessions": {}}
+    only = opts.only.split(",")
     srv = servers()
-    for n in HTTP_CALLERS:
+    for n in HTTP_CALLERS if "http" in only else ():
         runs = {name: [] for name in srv}
         for _ in range(opts.repeat):
             for name, s in srv.items():
@@ -70,7 +71,7 @@ def measure(opts):
         for name, rs in runs.items():
             m = median_of(rs)
             out["http"].setdefault(name, []).append({"x": n, "rps": m["rps"], "p99_us": m["p99_us"]})
-    for n in STDIO_IN_FLIGHT:
+    for n in STDIO_IN_FLIGHT if "stdio" in only else ():
         runs = {name: [] for name in srv}
         for _ in range(opts.repeat):
             for name, s in srv.items():
@@ -80,8 +81,12 @@ def measure(opts):
         for name, rs in runs.items():
             m = median_of(rs)
             out["stdio"].setdefault(name, []).append({"x": n, "rps": m["rps"], "p99_us": m["p99_us"]})
-    for n in TOOL_COUNTS:
-        for name in ("mcpkit", "rmcp"):
+    tool_servers = ("mcpkit", "rmcp") if os.path.exists(MANY_TOOLS) else ("rmcp",)
+    if len(tool_servers) == 1:
+        log(f"[curves] {MANY_TOOLS} is not built (cargo build --release -p mcpkit-cli --example many_tools): "
+            "tools/list without mcpkit")
+    for n in TOOL_COUNTS if "tools_list" in only else ():
+        for name in tool_servers:
             log(f"[curves] tools/list with {n} tools: {name}")
             argv = [os.path.join(BIN, "stdio-load"), "--list-tools", "--duration", str(opts.duration), "--warmup", "3"]
             done = subprocess.run(argv + ["--"] + srv[name]["tools"](n), capture_output=True, timeout=600)
@@ -91,7 +96,7 @@ def measure(opts):
             if rep["errors"] or rep.get("tools") != n:
                 raise RuntimeError(f"{name} listed {rep.get('tools')} of {n} tools ({rep['errors']} errors)")
             out["tools_list"].setdefault(name, []).append({"x": n, "p50_us": rep["p50_us"], "p99_us": rep["p99_us"]})
-    for n in SESSION_COUNTS:
+    for n in SESSION_COUNTS if "sessions" in only else ():
         for name in ("mcpkit", "rmcp"):
             if name == "rmcp" and n > 10000:
                 continue
@@ -155,6 +160,7 @@ def main():
     ap.add_argument("--json", default=os.path.join(ROOT, "target", "bench-curves.json"))
     ap.add_argument("--svg", default=os.path.join(ROOT, "bench", "scale-curves.svg"))
     ap.add_argument("--plot-only", action="store_true", help="plot the --json file of an earlier run")
+    ap.add_argument("--only", default="http,stdio,tools_list,sessions", help="which curves to measure")
     opts = ap.parse_args()
     opts.duration = int(opts.duration) if opts.duration == int(opts.duration) else opts.duration
     if opts.plot_only:

@@ -21,7 +21,11 @@ struct EchoArgs {
 
 #[tokio::main(flavor = "current_thread")]
 async fn main() -> mcpkit::Result<()> {
-    let count: usize = std::env::args().nth(1).and_then(|n| n.parse().ok()).unwrap_or(10).max(1);
+    let count: usize = std::env::args()
+        .nth(1)
+        .and_then(|n| n.parse().ok())
+        .unwrap_or(10)
+        .max(1);
     let mut builder = Server::builder().name("many-tools", "0.0.0");
     for i in 0..count {
         let name = if i == 0 { "echo".to_owned() } else { format!("tool_{i}") };
