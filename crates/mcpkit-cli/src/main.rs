@@ -29,7 +29,7 @@ struct Cli {
 }
 
 /// `mcpkit serve …` parsed on its own: clap builds the whole command tree before it parses, and
-/// the tree of the other nine subcommands was ~15 % of the instructions from `exec` to the
+/// the tree of every other subcommand was ~20 % of the instructions from `exec` to the
 /// `initialize` answer of a stdio server. The same flags as `Cli` + `Serve` (global flags after
 /// `serve`; before it, `mcpkit -v serve`, the full parser runs).
 #[derive(Parser)]
