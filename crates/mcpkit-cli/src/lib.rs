@@ -4,7 +4,8 @@
 //! server's sampling and elicitation requests ([`interact`], with the choices of enum fields in
 //! [`choices`]), `--trace-wire` ([`trace`]), the MCP hosts' configuration files that `install`
 //! edits ([`hosts`]), and the reference server that `mcpkit serve` runs and the tests use
-//! ([`reference`](mod@reference), its skills in [`reference_skills`]).
+//! ([`reference`](mod@reference), its skills in [`reference_skills`]), and logs, spans and
+//! metrics ([`telemetry`]).
 #![forbid(unsafe_code)]
 
 pub mod args;
@@ -17,4 +18,5 @@ pub mod reference_skills;
 pub mod reference_tasks;
 pub mod render;
 pub mod target;
+pub mod telemetry;
 pub mod trace;

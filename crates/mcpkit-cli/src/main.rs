@@ -7,6 +7,7 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 use mcpkit_cli::cmd::{self, Globals};
+use mcpkit_cli::telemetry::{LogFormat, Options as TelemetryOptions};
 
 #[derive(Parser)]
 #[command(
@@ -24,6 +25,15 @@ struct Cli {
     /// Print every JSON-RPC message sent and received to stderr, timestamped.
     #[arg(long, global = true)]
     trace_wire: bool,
+    /// How logs are written to stderr: text lines or one JSON object per line.
+    #[arg(long, global = true, value_enum, default_value_t = LogFormat::Text)]
+    log_format: LogFormat,
+    /// Export spans and metrics over OTLP/HTTP (protobuf) to this base URL, e.g.
+    /// http://127.0.0.1:4318 (`/v1/traces` and `/v1/metrics` are appended). Without it, the
+    /// standard OTEL_EXPORTER_OTLP_* variables are honoured; OTEL_SERVICE_NAME names the
+    /// service (default mcpkit).
+    #[arg(long, global = true, value_name = "URL")]
+    otlp_endpoint: Option<String>,
     #[command(subcommand)]
     command: Command,
 }
@@ -47,6 +57,12 @@ struct ServeCli {
     /// Print every JSON-RPC message sent and received to stderr, timestamped.
     #[arg(long)]
     trace_wire: bool,
+    /// How logs are written to stderr: text lines or one JSON object per line.
+    #[arg(long, value_enum, default_value_t = LogFormat::Text)]
+    log_format: LogFormat,
+    /// Export spans and metrics over OTLP/HTTP (protobuf) to this base URL (see `mcpkit --help`).
+    #[arg(long, value_name = "URL")]
+    otlp_endpoint: Option<String>,
     #[command(flatten)]
     args: cmd::serve::Args,
 }
@@ -60,6 +76,8 @@ impl Cli {
             return Cli {
                 verbose: s.verbose,
                 trace_wire: s.trace_wire,
+                log_format: s.log_format,
+                otlp_endpoint: s.otlp_endpoint,
                 command: Command::Serve(s.args),
             };
         }
@@ -154,26 +172,15 @@ impl Command {
     }
 }
 
-fn init_tracing(verbose: u8) {
-    let default = match verbose {
-        0 => "warn",
-        1 => "info",
-        2 => "debug",
-        _ => "trace",
-    };
-    let filter = tracing_subscriber::EnvFilter::try_from_default_env()
-        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(default));
-    // Logs go to stderr only: stdout carries the protocol when serving on stdio.
-    tracing_subscriber::fmt()
-        .with_env_filter(filter)
-        .with_writer(std::io::stderr)
-        .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
-        .init();
-}
-
 fn main() -> ExitCode {
     let cli = Cli::from_args();
-    init_tracing(cli.verbose);
+    let telemetry = mcpkit_cli::telemetry::init(&TelemetryOptions {
+        verbose: cli.verbose,
+        log_format: cli.log_format,
+        otlp_endpoint: cli.otlp_endpoint.clone(),
+        prometheus: matches!(&cli.command, Command::Serve(a) if a.metrics_addr().is_some()),
+        print_trace: matches!(&cli.command, Command::Call(a) if a.print_trace()),
+    });
     // Serving stdio is one connection: a current-thread runtime answers a call without waking
     // another thread (reader, handler and writer run on this one) and starts faster.
     let stdio_server = matches!(&cli.command, Command::Serve(a) if a.on_stdio());
@@ -192,8 +199,17 @@ fn main() -> ExitCode {
     let name = cli.command.name();
     let globals = Globals {
         trace_wire: cli.trace_wire,
+        telemetry: telemetry.telemetry.clone(),
+        prometheus: telemetry.prometheus.clone(),
     };
-    match runtime.block_on(cli.command.run(globals)) {
+    // One span around the whole command: its requests (and the server spans they cause) are
+    // one trace.
+    let span = telemetry.command_span(name);
+    let outcome = runtime.block_on(tracing::Instrument::instrument(cli.command.run(globals), span));
+    // Export what is left before the runtime and the process go.
+    drop(runtime);
+    telemetry.shutdown();
+    match outcome {
         Ok(code) => ExitCode::from(code),
         Err(f) => {
             eprintln!("mcpkit {name}: {}", f.message);

@@ -72,7 +72,13 @@ const STEP: Duration = Duration::from_millis(50);
 
 /// The reference server: every fixture of the conformance suite's server leg.
 pub fn server() -> Server {
+    server_with(mcpkit::telemetry::Telemetry::off())
+}
+
+/// [`server`], recording its metrics with `telemetry`.
+pub fn server_with(telemetry: mcpkit::telemetry::Telemetry) -> Server {
     let builder = Server::builder()
+        .telemetry(telemetry)
         .name(SERVER_NAME, env!("CARGO_PKG_VERSION"))
         .instructions(INSTRUCTIONS)
         // Extras for our own tests and the CLI.

@@ -379,7 +379,7 @@ fn entry_target(name: &str, e: &ServerEntry, path: &Path) -> Result<Target, Fail
 }
 
 /// How to connect: the timeout and whether to trace the wire.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone)]
 pub struct ConnectOptions {
     /// Connect and per-request timeout.
     pub timeout: Duration,
@@ -389,6 +389,8 @@ pub struct ConnectOptions {
     pub mode: ConnectMode,
     /// OAuth 2.1 with a loopback redirect on this port, when an HTTP server asks.
     pub oauth_port: Option<u16>,
+    /// Where the client records its metrics.
+    pub telemetry: mcpkit::telemetry::Telemetry,
 }
 
 impl Target {
@@ -492,6 +494,7 @@ impl Target {
                 request_timeout: Some(options.timeout),
                 ..PeerOptions::default()
             })
+            .telemetry(options.telemetry.clone())
             .mode(options.mode);
         let connecting = connect_traced(builder, transport, options.trace_wire);
         match tokio::time::timeout(options.timeout, connecting).await {

@@ -12,6 +12,8 @@
 //!   and `inspect` (every frame to a callback).
 //! - [`testing`]: `TestPair`, a connected client and server for tests.
 //! - `auth` (feature `auth`): OAuth 2.1 for HTTP, both sides.
+//! - [`telemetry`]: spans and metrics after the OpenTelemetry MCP conventions; Prometheus text
+//!   and trace context with feature `otel`, OTLP export with feature `otlp`.
 //! - [`types`]: the wire and schema types (the `mcpkit-types` crate).
 //!
 //! ## Feature flags
@@ -24,6 +26,8 @@
 //! | `http-client` | yes | the Streamable HTTP client transport with legacy fallback (reqwest, rustls) |
 //! | `macros` | yes | `#[mcpkit::tools]`, `#[tool]`, `#[prompt]`, `#[resource]` (the `mcpkit-macros` crate) |
 //! | `auth` | no | the `auth` module: OAuth 2.1 client and resource-server layer (adds jsonwebtoken) |
+//! | `otel` | no | OpenTelemetry in [`telemetry`]: metrics, Prometheus text, trace context in `_meta` |
+//! | `otlp` | no | `telemetry::otlp`: OTLP/HTTP export of spans and metrics (adds prost) |
 //!
 //! The stream transports (stdio, child process, in-memory) are always built: they need nothing
 //! beyond tokio.
@@ -38,6 +42,7 @@ pub mod error;
 #[cfg(feature = "server")]
 pub mod server;
 mod sync;
+pub mod telemetry;
 #[cfg(all(feature = "server", feature = "client"))]
 pub mod testing;
 pub mod transport;

@@ -33,6 +33,10 @@ pub struct Args {
     /// goes to stderr, its progress to the progress bar, and its result is printed when it ends.
     #[arg(long)]
     task: bool,
+    /// Print the trace id of the call and its span tree (each span's start and duration) on
+    /// stderr, to see where a slow call spent its time.
+    #[arg(long)]
+    trace: bool,
     /// Save images, audio and binary resources here (default: a new temporary directory).
     #[arg(long, value_name = "DIR")]
     out: Option<std::path::PathBuf>,
@@ -41,6 +45,11 @@ pub struct Args {
 }
 
 impl Args {
+    /// `--trace`.
+    pub fn print_trace(&self) -> bool {
+        self.trace
+    }
+
     /// Connect (answering the server's sampling and elicitation requests, see
     /// [`crate::interact`]), call the tool, print the result, disconnect. Ctrl-C cancels the
     /// call and disconnects (exit code 130, see [`super::interrupt`]).

@@ -23,11 +23,16 @@ use mcpkit::Client;
 use crate::target::{ConnectOptions, Failure, TargetArgs};
 use interrupt::{connect_or_interrupt, run_then_close, Interrupt, INTERRUPTED};
 
-/// The top-level flags a command needs (`--verbose` is handled before any command runs).
-#[derive(Debug, Clone, Copy, Default)]
+/// The top-level flags a command needs (`--verbose`, `--log-format` and `--otlp-endpoint` are
+/// handled before any command runs, by [`crate::telemetry`]).
+#[derive(Debug, Clone, Default)]
 pub struct Globals {
     /// `--trace-wire`: print every JSON-RPC message to stderr.
     pub trace_wire: bool,
+    /// Where servers and clients record their metrics.
+    pub telemetry: mcpkit::telemetry::Telemetry,
+    /// The Prometheus text of `serve --metrics`.
+    pub prometheus: Option<mcpkit::telemetry::Prometheus>,
 }
 
 impl Globals {
@@ -38,6 +43,7 @@ impl Globals {
             trace_wire: self.trace_wire,
             mode: target.protocol,
             oauth_port: target.oauth.then_some(target.oauth_port),
+            telemetry: self.telemetry.clone(),
         }
     }
 }

@@ -38,6 +38,10 @@ pub struct Args {
     /// Serve handshake-era requests without sessions (each POST on its own).
     #[arg(long, alias = "stateless", requires = "http")]
     sessionless: bool,
+    /// Serve Prometheus text at http://ADDR/metrics (a separate address, e.g. 127.0.0.1:9464;
+    /// port 0 picks one; the bound URL is printed on stderr): the MCP metrics of this server.
+    #[arg(long, value_name = "ADDR")]
+    metrics: Option<SocketAddr>,
     #[command(flatten)]
     limits: ConnectionArgs,
     #[command(flatten)]
@@ -97,10 +101,18 @@ impl Args {
         self.http.is_none()
     }
 
+    /// `--metrics ADDR`.
+    pub fn metrics_addr(&self) -> Option<SocketAddr> {
+        self.metrics
+    }
+
     /// Serve until stdin ends (stdio), or until Ctrl-C or SIGTERM (HTTP).
     pub async fn run(self, globals: &Globals) -> Result<u8, Failure> {
+        if let (Some(addr), Some(prometheus)) = (self.metrics, globals.prometheus.clone()) {
+            serve_metrics(addr, prometheus).await?;
+        }
         let Some(addr) = self.http else {
-            let server = crate::reference::server();
+            let server = crate::reference::server_with(globals.telemetry.clone());
             let outcome = if globals.trace_wire {
                 server.serve(traced(stdio(), "client")).await
             } else {
@@ -112,9 +124,7 @@ impl Args {
             });
         };
         let config = self.http_config();
-        serve_http(addr, config, &self.auth, globals.trace_wire)
-            .await
-            .map(|()| 0)
+        serve_http(addr, config, &self.auth, globals).await.map(|()| 0)
     }
 
     /// The HTTP endpoint's configuration these flags describe.
@@ -270,7 +280,8 @@ impl AuthArgs {
 
 /// Serve HTTP on `addr`; with `trace_wire`, every JSON-RPC message in and out (both eras, the
 /// legacy endpoints too) is printed to stderr.
-async fn serve_http(addr: SocketAddr, config: HttpConfig, auth: &AuthArgs, trace_wire: bool) -> Result<(), Failure> {
+async fn serve_http(addr: SocketAddr, config: HttpConfig, auth: &AuthArgs, globals: &Globals) -> Result<(), Failure> {
+    let trace_wire = globals.trace_wire;
     let io = |e: std::io::Error| Failure {
         code: 1,
         message: e.to_string(),
@@ -278,7 +289,7 @@ async fn serve_http(addr: SocketAddr, config: HttpConfig, auth: &AuthArgs, trace
     let listener = tokio::net::TcpListener::bind(addr).await.map_err(io)?;
     let endpoint = format!("http://{}/mcp", listener.local_addr().map_err(io)?);
     let stop = CancellationToken::new();
-    let http = HttpServer::new(crate::reference::server())
+    let http = HttpServer::new(crate::reference::server_with(globals.telemetry.clone()))
         .config(config)
         .sse_legacy(true)
         .shutdown(stop.clone());
@@ -303,4 +314,25 @@ async fn serve_http(addr: SocketAddr, config: HttpConfig, auth: &AuthArgs, trace
         stop.cancel();
     });
     http.serve(listener).await.map_err(io)
+}
+
+/// Serve `prometheus` at `http://addr/metrics` on a task of its own, for as long as the process
+/// runs.
+async fn serve_metrics(addr: SocketAddr, prometheus: mcpkit::telemetry::Prometheus) -> Result<(), Failure> {
+    let listener = tokio::net::TcpListener::bind(addr).await.map_err(|e| Failure {
+        code: 1,
+        message: format!("cannot listen for --metrics on {addr}: {e}"),
+    })?;
+    let bound = listener.local_addr().map_err(|e| Failure {
+        code: 1,
+        message: e.to_string(),
+    })?;
+    eprintln!("mcpkit serve: metrics on http://{bound}/metrics");
+    let app = mcpkit::telemetry::metrics_router(prometheus);
+    tokio::spawn(async move {
+        if let Err(e) = axum::serve(listener, app).await {
+            tracing::warn!("the metrics endpoint stopped: {e}");
+        }
+    });
+    Ok(())
 }

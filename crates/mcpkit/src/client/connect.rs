@@ -169,9 +169,22 @@ impl ClientBuilder {
         self
     }
 
-    /// Connection limits and the default request timeout.
+    /// Connection limits and the default request timeout. Metrics set with
+    /// [`ClientBuilder::telemetry`] are kept unless `options` names its own.
     pub fn peer_options(mut self, options: PeerOptions) -> Self {
+        let telemetry = std::mem::take(&mut self.peer_options.telemetry);
         self.peer_options = options;
+        if !self.peer_options.telemetry.records_metrics() {
+            self.peer_options.telemetry = telemetry;
+        }
+        self
+    }
+
+    /// Record this client's metrics (`mcp.client.operation.duration`,
+    /// `mcp.client.session.duration`) with `telemetry` (see [`crate::telemetry`]). Spans go
+    /// through `tracing` with or without it.
+    pub fn telemetry(mut self, telemetry: crate::telemetry::Telemetry) -> Self {
+        self.peer_options.telemetry = telemetry;
         self
     }
 
@@ -187,8 +200,20 @@ impl ClientBuilder {
             roots: self.roots.is_some().then(|| roots.clone()),
             notifications: notify_tx.clone(),
         });
-        let connection = engine::start(transport, service, self.peer_options.clone());
+        let network = network_of(&transport);
+        let options = PeerOptions {
+            telemetry: self
+                .peer_options
+                .telemetry
+                .clone()
+                .for_side(crate::telemetry::Side::Client),
+            ..self.peer_options.clone()
+        };
+        let connection = engine::start(transport, service, options);
         let peer = connection.peer().clone();
+        if let Some(network) = network {
+            peer.telemetry_scope().set_transport(network);
+        }
         let handlers = Handlers {
             sampling: self.sampling.clone(),
             elicitation: self.elicitation.clone(),
@@ -212,6 +237,7 @@ impl ClientBuilder {
         match self.discover(&peer).await {
             Ok(Some((stateless, init))) => {
                 let version = stateless.version;
+                peer.telemetry_scope().set_version(version);
                 let inner = shared(init, version, Some(stateless));
                 *crate::sync::lock(&inner.connection) = Some(connection);
                 return Ok(Client { inner: Arc::new(inner) });
@@ -239,6 +265,7 @@ impl ClientBuilder {
                 return Err(crate::error::unsupported(&init.protocol_version));
             }
         };
+        peer.telemetry_scope().set_version(version);
         peer.notify_raw(Initialized::NAME, None::<&()>)?;
         let inner = shared(init, version, None);
         *crate::sync::lock(&inner.connection) = Some(connection);
@@ -324,5 +351,15 @@ impl ClientBuilder {
             init = init.with_instructions(i);
         }
         Ok(Some((stateless, init)))
+    }
+}
+
+/// `network.transport` of a client's connection, as the transport tells it.
+fn network_of<T: Transport>(transport: &T) -> Option<crate::telemetry::NetworkTransport> {
+    use crate::telemetry::NetworkTransport;
+    match transport.network_transport() {
+        Some("tcp") => Some(NetworkTransport::Tcp),
+        Some("pipe") => Some(NetworkTransport::Pipe),
+        _ => None,
     }
 }

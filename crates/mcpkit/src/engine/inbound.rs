@@ -18,6 +18,7 @@ use tokio_util::sync::CancellationToken;
 
 use super::{BoxFuture, HandlerResult, IncomingRequest, Peer, Role};
 use crate::sync::lock;
+use crate::telemetry::Inbound;
 use crate::transport::{Extensions, Route};
 
 /// One connection's incoming side: classifies each frame and runs its handler. Requests run
@@ -107,13 +108,25 @@ impl Dispatcher {
         }
         let id = request.id.clone();
         let cancel = request.cancel.clone();
+        let span = Inbound::start(
+            peer.telemetry_scope(),
+            &request.method,
+            Some(&request.id),
+            request.params.as_deref(),
+            &request.extensions,
+        );
         // The handler's synchronous part runs here, in arrival order (so `initialize` is
         // settled before the next request is looked at); its future runs on its own.
+        let entered = span.as_ref().map(|s| s.span().enter());
         let handler = std::panic::catch_unwind(AssertUnwindSafe(|| self.role.handle_request(peer.clone(), request)));
+        drop(entered);
         let mut handler: BoxFuture<HandlerResult> = match handler {
             Ok(f) => f,
             Err(_) => Box::pin(async { std::panic::panic_any("handler setup panicked") }),
         };
+        if let Some(span) = span {
+            handler = span.wrap_request(handler);
+        }
         // A handler that completes at its first poll (most do: echo, lists, ping) is answered
         // right here, without a task. Only when a slot is free without waiting, so the
         // concurrency limit and its queue order hold.
@@ -147,13 +160,25 @@ impl Dispatcher {
             let _ = queue.send((method, params));
             return;
         }
+        let span = Inbound::start(
+            self.peer.telemetry_scope(),
+            &method,
+            None,
+            params.as_deref(),
+            &Extensions::default(),
+        );
+        let entered = span.as_ref().map(|s| s.span().enter());
         let setup = std::panic::catch_unwind(AssertUnwindSafe(|| {
             self.role.handle_notification(self.peer.clone(), method, params)
         }));
+        drop(entered);
         let Ok(mut fut) = setup else {
             tracing::error!("a notification handler panicked");
             return;
         };
+        if let Some(span) = span {
+            fut = span.wrap_notification(fut);
+        }
         let mut cx = Context::from_waker(Waker::noop());
         match std::panic::catch_unwind(AssertUnwindSafe(|| fut.as_mut().poll(&mut cx))) {
             Ok(Poll::Ready(())) => {}
@@ -169,7 +194,17 @@ impl Dispatcher {
                         tracing::error!("a notification handler panicked");
                     }
                     while let Some((method, params)) = rx.recv().await {
-                        let fut = role.handle_notification(peer.clone(), method, params);
+                        let span = Inbound::start(
+                            peer.telemetry_scope(),
+                            &method,
+                            None,
+                            params.as_deref(),
+                            &Extensions::default(),
+                        );
+                        let mut fut = role.handle_notification(peer.clone(), method, params);
+                        if let Some(span) = span {
+                            fut = span.wrap_notification(fut);
+                        }
                         if AssertUnwindSafe(fut).catch_unwind().await.is_err() {
                             tracing::error!("a notification handler panicked");
                         }
@@ -201,6 +236,7 @@ impl Dispatcher {
     /// dispatched or sent, callers waiting for an answer from the other side fail, running
     /// handlers are cancelled.
     pub(crate) fn shutdown(&self) {
+        self.peer.shared.scope.session_ended(None);
         self.peer.shared.closed.cancel();
         lock(&self.notes).queue = None;
         self.peer.fail_pending();
@@ -231,7 +267,19 @@ pub(crate) async fn serve_one(
 ) -> Option<(Vec<u8>, Option<ErrorCode>)> {
     let id = request.id.clone();
     let cancel = request.cancel.clone();
-    let handler = role.handle_request(peer, request);
+    let span = Inbound::start(
+        peer.telemetry_scope(),
+        &request.method,
+        Some(&request.id),
+        request.params.as_deref(),
+        &request.extensions,
+    );
+    let entered = span.as_ref().map(|s| s.span().enter());
+    let mut handler = role.handle_request(peer, request);
+    drop(entered);
+    if let Some(span) = span {
+        handler = span.wrap_request(handler);
+    }
     let outcome = tokio::select! {
         r = AssertUnwindSafe(handler).catch_unwind() => r,
         _ = cancel.cancelled() => return None,

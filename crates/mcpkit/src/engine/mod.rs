@@ -41,6 +41,7 @@ use tokio_util::sync::CancellationToken;
 
 use crate::error::{Error, Result};
 use crate::sync::lock;
+use crate::telemetry::{Scope, Telemetry};
 use crate::transport::{Route, Transport};
 
 pub(crate) use inbound::{serve_one, Dispatcher};
@@ -88,6 +89,9 @@ pub struct PeerOptions {
     /// When the peer ends its input, how long requests already read may still run to send
     /// their answers before they are cancelled (default 10 s).
     pub drain_timeout: Duration,
+    /// Where this connection's metrics go (default: none; spans go through `tracing` either
+    /// way). The server and client builders' `telemetry` options set it.
+    pub telemetry: Telemetry,
 }
 
 impl Default for PeerOptions {
@@ -96,6 +100,7 @@ impl Default for PeerOptions {
             max_concurrent_requests: 256,
             request_timeout: None,
             drain_timeout: Duration::from_secs(10),
+            telemetry: Telemetry::default(),
         }
     }
 }
@@ -170,6 +175,8 @@ struct Shared {
     /// No connection loop reads answers (see [`Peer::detached`]): requests to the other side
     /// fail at once instead of waiting forever.
     detached: bool,
+    /// The connection's spans and metrics: transport, session id, negotiated version.
+    scope: Arc<Scope>,
 }
 
 impl Shared {
@@ -224,6 +231,7 @@ impl Connection {
 pub fn start<T: Transport>(transport: T, role: Arc<dyn Role>, options: PeerOptions) -> Connection {
     let (reader, writer) = transport.split();
     let (peer, out_rx) = Peer::with_outbox(options, false);
+    peer.shared.scope.session_started();
     let writer_task = tokio::spawn(io::write_loop(writer, out_rx, peer.shared.closed.clone()));
     let dispatcher = Dispatcher::new(peer.clone(), role);
     let done = tokio::spawn(async move {
@@ -231,6 +239,9 @@ pub fn start<T: Transport>(transport: T, role: Arc<dyn Role>, options: PeerOptio
         // Let the writer drain what handlers already queued, then stop it.
         dispatcher.peer().shared.closed.cancel();
         let _ = writer_task.await;
+        let failed = lock(&dispatcher.peer().shared.close_reason).is_some();
+        let shared = &dispatcher.peer().shared;
+        shared.scope.session_ended(failed.then_some("transport_error"));
     });
     Connection { peer, done }
 }
@@ -241,6 +252,7 @@ pub fn start<T: Transport>(transport: T, role: Arc<dyn Role>, options: PeerOptio
 /// small struct, no task and no queue.
 pub(crate) fn start_direct(role: Arc<dyn Role>, options: PeerOptions, sink: DirectSink) -> Dispatcher {
     let peer = Peer::from_outbox(options, false, Outbox::Direct(sink));
+    peer.shared.scope.session_started();
     Dispatcher::new(peer, role)
 }
 
@@ -265,6 +277,7 @@ impl Peer {
     }
 
     fn from_outbox(options: PeerOptions, detached: bool, out: Outbox) -> Peer {
+        let scope = Arc::new(Scope::new(options.telemetry.clone()));
         let shared = Arc::new(Shared {
             pending: Mutex::new(HashMap::new()),
             inflight: Mutex::new(HashMap::new()),
@@ -276,8 +289,15 @@ impl Peer {
             close_reason: Mutex::new(None),
             options,
             detached,
+            scope,
         });
         Peer { shared }
+    }
+
+    /// This connection's telemetry state (the layers above fill in its session id, version
+    /// and transport as they learn them).
+    pub(crate) fn telemetry_scope(&self) -> &Arc<Scope> {
+        &self.shared.scope
     }
 
     fn send_out(&self, frame: Outbound) -> std::result::Result<(), ()> {
@@ -349,9 +369,21 @@ impl Peer {
         if self.is_closed() {
             return Err(Error::ConnectionClosed);
         }
-        let bytes = serde_json::to_vec(&OutgoingNotification::new(method, params))
+        let mut bytes = serde_json::to_vec(&OutgoingNotification::new(method, params))
             .map_err(|e| Error::Serialize(e.to_string()))?;
-        self.send_out((bytes, route)).map_err(|_| Error::ConnectionClosed)
+        let span = crate::telemetry::Outbound::start(&self.shared.scope, method, None, &bytes);
+        if let Some(span) = &span {
+            bytes = span.inject(bytes);
+        }
+        let sent = self.send_out((bytes, route)).map_err(|_| Error::ConnectionClosed);
+        if let Some(span) = span {
+            let ending = match sent {
+                Ok(()) => crate::telemetry::Ending::Done,
+                Err(_) => crate::telemetry::Ending::Failed("connection_closed"),
+            };
+            span.finish(&ending);
+        }
+        sent
     }
 
     /// Why the connection ended: the transport error, or [`Error::ConnectionClosed`].

@@ -18,6 +18,7 @@ use tokio::time::{Instant, Sleep};
 use super::{Peer, RequestOptions};
 use crate::error::{Error, Result};
 use crate::sync::lock;
+use crate::telemetry::{Ending, Outbound};
 use crate::transport::Route;
 
 impl Peer {
@@ -47,8 +48,25 @@ impl Peer {
             )));
         }
         let id = RequestId::Number(self.shared.next_id.fetch_add(1, Ordering::Relaxed));
-        let bytes = serde_json::to_vec(&OutgoingRequest::new(&id, method, params))
+        let mut bytes = serde_json::to_vec(&OutgoingRequest::new(&id, method, params))
             .map_err(|e| Error::Serialize(e.to_string()))?;
+        let Some(span) = Outbound::start(&self.shared.scope, method, Some(&id), &bytes) else {
+            return self.send_and_wait(id, bytes, options).await;
+        };
+        bytes = span.inject(bytes);
+        let outcome = self.send_and_wait(id, bytes, options).await;
+        match &outcome {
+            Ok(raw) => span.finish(&Ending::Result(raw)),
+            Err(Error::Rpc(e)) => span.finish(&Ending::Error(e)),
+            Err(Error::Timeout(_)) => span.finish(&Ending::Failed("timeout")),
+            Err(Error::ConnectionClosed) => span.finish(&Ending::Failed("connection_closed")),
+            Err(_) => span.finish(&Ending::Failed("_OTHER")),
+        }
+        outcome
+    }
+
+    /// Send one serialized request and wait for its answer (progress, timeout, cancellation).
+    async fn send_and_wait(&self, id: RequestId, bytes: Vec<u8>, options: RequestOptions) -> Result<Box<RawValue>> {
         let (tx, mut rx) = oneshot::channel();
         lock(&self.shared.pending).insert(id.clone(), tx);
         let mut guard = OutboundGuard {

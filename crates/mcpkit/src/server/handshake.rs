@@ -44,6 +44,7 @@ pub(crate) fn initialize(call: Call, p: InitializeParams) -> HandlerResult {
             "initialize was already received on this session",
         ));
     }
+    call.peer.telemetry_scope().set_version(version);
     let server = &call.server;
     let mut result = InitializeResult::new(version.as_str(), server.capabilities(), server.inner.info.clone());
     if let Some(i) = &server.inner.instructions {

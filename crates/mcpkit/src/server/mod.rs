@@ -384,9 +384,22 @@ impl ServerBuilder {
         self
     }
 
-    /// Connection limits (concurrency, timeouts for server→client requests).
+    /// Connection limits (concurrency, timeouts for server→client requests). Metrics set with
+    /// [`ServerBuilder::telemetry`] are kept unless `options` names its own.
     pub fn peer_options(mut self, options: PeerOptions) -> Self {
+        let telemetry = std::mem::take(&mut self.peer_options.telemetry);
         self.peer_options = options;
+        if !self.peer_options.telemetry.records_metrics() {
+            self.peer_options.telemetry = telemetry;
+        }
+        self
+    }
+
+    /// Record this server's metrics (`mcp.server.operation.duration`, session durations, open
+    /// sessions and streams, …) with `telemetry` (see [`crate::telemetry`]). Spans go through
+    /// `tracing` with or without it.
+    pub fn telemetry(mut self, telemetry: crate::telemetry::Telemetry) -> Self {
+        self.peer_options.telemetry = telemetry;
         self
     }
 
@@ -445,7 +458,14 @@ impl ServerBuilder {
                 info: self.info,
                 instructions: self.instructions,
                 page_size: self.page_size,
-                peer_options: self.peer_options,
+                peer_options: PeerOptions {
+                    telemetry: self
+                        .peer_options
+                        .telemetry
+                        .clone()
+                        .for_side(crate::telemetry::Side::Server),
+                    ..self.peer_options
+                },
                 state: self.state,
                 always_tools: self.always_tools,
                 catalog: RwLock::new(Arc::new(snapshot)),
@@ -512,6 +532,12 @@ impl Server {
         self.inner.peer_options.clone()
     }
 
+    /// Where this server's metrics go.
+    #[cfg(feature = "http-server")]
+    pub(crate) fn telemetry(&self) -> &crate::telemetry::Telemetry {
+        &self.inner.peer_options.telemetry
+    }
+
     /// End every `subscriptions/listen` stream with a graceful final result (for shutdown).
     pub fn end_subscriptions(&self) {
         self.inner.ending.cancel();
@@ -520,6 +546,9 @@ impl Server {
     fn start_with<T: Transport>(&self, transport: T) -> Connection {
         let (service, session) = self.session_service(None);
         let conn = engine::start(transport, service, self.inner.peer_options.clone());
+        conn.peer()
+            .telemetry_scope()
+            .set_transport(crate::telemetry::NetworkTransport::Pipe);
         let _ = session.peer.set(conn.peer().clone());
         conn
     }
@@ -528,8 +557,14 @@ impl Server {
     /// frame, and what it sends goes straight to `sink`.
     #[cfg(feature = "http-server")]
     fn start_direct(&self, sink: engine::DirectSink, preset: Option<Preset>) -> (engine::Dispatcher, Arc<Session>) {
+        let version = preset.as_ref().map(|p| p.version);
         let (service, session) = self.session_service(preset);
         let dispatcher = engine::start_direct(service, self.inner.peer_options.clone(), sink);
+        let scope = dispatcher.peer().telemetry_scope();
+        scope.set_transport(crate::telemetry::NetworkTransport::Tcp);
+        if let Some(v) = version {
+            scope.set_version(v);
+        }
         let _ = session.peer.set(dispatcher.peer().clone());
         (dispatcher, session)
     }

@@ -157,6 +157,9 @@ pub struct ChildWriter {
 impl Transport for ChildTransport {
     type Reader = ChildReader;
     type Writer = ChildWriter;
+    fn network_transport(&self) -> Option<&'static str> {
+        Some("pipe")
+    }
     fn split(self) -> (ChildReader, ChildWriter) {
         let (r, w) = self.inner.split();
         let process = Arc::new(Process {

@@ -103,6 +103,9 @@ where
 {
     type Reader = InspectReader<T::Reader, F>;
     type Writer = InspectWriter<T::Writer, F>;
+    fn network_transport(&self) -> Option<&'static str> {
+        self.inner.network_transport()
+    }
     fn split(self) -> (Self::Reader, Self::Writer) {
         let (r, w) = self.inner.split();
         (

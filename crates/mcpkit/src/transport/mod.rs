@@ -146,6 +146,11 @@ pub trait Transport: Send + 'static {
     type Writer: FrameWriter;
     /// Split into reader and writer.
     fn split(self) -> (Self::Reader, Self::Writer);
+    /// What carries the bytes, for telemetry's `network.transport`: `"pipe"` (stdio, a child
+    /// process), `"tcp"` (HTTP), or `None` when the transport does not say (the default).
+    fn network_transport(&self) -> Option<&'static str> {
+        None
+    }
     /// This transport behind a [`BoxTransport`], so that transports of different types can be
     /// chosen at run time and passed on as one type.
     fn boxed(self) -> BoxTransport
@@ -184,6 +189,9 @@ impl Transport for BoxTransport {
     }
     fn boxed(self) -> BoxTransport {
         self
+    }
+    fn network_transport(&self) -> Option<&'static str> {
+        self.0.network_transport_erased()
     }
 }
 
@@ -234,12 +242,16 @@ impl FrameWriter for BoxWriter {
 
 trait ErasedTransport: Send + 'static {
     fn split_boxed(self: Box<Self>) -> (BoxReader, BoxWriter);
+    fn network_transport_erased(&self) -> Option<&'static str>;
 }
 
 impl<T: Transport> ErasedTransport for T {
     fn split_boxed(self: Box<Self>) -> (BoxReader, BoxWriter) {
         let (r, w) = (*self).split();
         (BoxReader(Box::new(r)), BoxWriter(Box::new(w)))
+    }
+    fn network_transport_erased(&self) -> Option<&'static str> {
+        self.network_transport()
     }
 }
 

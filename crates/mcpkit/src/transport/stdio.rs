@@ -288,6 +288,9 @@ where
 {
     type Reader = LineReader<R>;
     type Writer = LineWriter<W>;
+    fn network_transport(&self) -> Option<&'static str> {
+        Some("pipe")
+    }
     fn split(self) -> (LineReader<R>, LineWriter<W>) {
         (
             LineReader {

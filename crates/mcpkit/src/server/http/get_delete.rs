@@ -41,7 +41,7 @@ pub(super) async fn get(state: &HttpState, headers: &HeaderMap, client: &Client)
             None => session.resume(last),
         };
         if let Some(resumed) = resumed {
-            return sse(resumed.missed, resumed.live, None, true, &state.shutdown);
+            return sse(resumed.missed, resumed.live, None, true, state);
         }
     }
     match session.open_standalone() {
@@ -52,7 +52,7 @@ pub(super) async fn get(state: &HttpState, headers: &HeaderMap, client: &Client)
                 Some(rx),
                 Some(state.config.sse_retry),
                 true,
-                &state.shutdown,
+                state,
             )
         }
         None => rpc_error(

@@ -85,6 +85,8 @@ pub struct HttpServer {
     layers: Vec<Wrap>,
     tap: WireTap,
     backends: Option<Backends>,
+    #[cfg(feature = "otel")]
+    metrics: Option<crate::telemetry::Prometheus>,
 }
 
 impl std::fmt::Debug for HttpServer {
@@ -120,6 +122,8 @@ impl HttpServer {
             layers: Vec::new(),
             tap: WireTap::default(),
             backends: None,
+            #[cfg(feature = "otel")]
+            metrics: None,
         }
     }
 
@@ -194,6 +198,16 @@ impl HttpServer {
         self
     }
 
+    /// Serve `prometheus`'s metrics as Prometheus text at `GET /metrics` on this endpoint's
+    /// address (feature `otel`; opt-in). Give the server the same provider's
+    /// [`Telemetry`](crate::telemetry::Telemetry) so its metrics are there; to serve them on an
+    /// address of their own instead, see [`crate::telemetry::metrics_router`].
+    #[cfg(feature = "otel")]
+    pub fn metrics(mut self, prometheus: crate::telemetry::Prometheus) -> HttpServer {
+        self.metrics = Some(prometheus);
+        self
+    }
+
     /// The endpoint as an axum `Router`, with its layers: merge it into your app, or serve it
     /// as it is. Built inside a tokio runtime, it also starts the idle-session reaper.
     pub fn router(self) -> Router {
@@ -230,6 +244,10 @@ impl HttpServer {
             self.tap,
             shared,
         ));
+        #[cfg(feature = "otel")]
+        if let Some(p) = self.metrics {
+            router = router.merge(crate::telemetry::metrics_router(p));
+        }
         for wrap in self.layers {
             router = wrap(router);
         }

@@ -61,6 +61,8 @@ pub(super) async fn post(
     };
     let frame = &bytes[..];
     state.tap.incoming(frame);
+    #[cfg(feature = "otel")]
+    let extensions = trace_headers(headers, extensions);
     let message = match jsonrpc::parse(frame) {
         Ok(m) => m,
         Err(FrameError::Parse(e)) => {
@@ -298,15 +300,7 @@ async fn answer(
     }
     let retry = Some(state.config.sse_retry);
     if let Some(prime) = primed {
-        return sse_stream(
-            vec![prime],
-            Some(rx),
-            retry,
-            false,
-            &state.shutdown,
-            true,
-            session_guard,
-        );
+        return sse_stream(vec![prime], Some(rx), retry, false, state, true, session_guard);
     }
     let json = |ev: Event| ([(header::CONTENT_TYPE, "application/json")], ev.data).into_response();
     // Plain JSON when the reply comes first and soon; otherwise SSE, so a slow handler's
@@ -337,5 +331,19 @@ async fn answer(
     }
     let mut head = vec![prime];
     head.extend(first);
-    sse_stream(head, Some(rx), retry, false, &state.shutdown, true, session_guard)
+    sse_stream(head, Some(rx), retry, false, state, true, session_guard)
+}
+
+/// The W3C trace headers of the POST, for the spans of the message it carries when its
+/// `_meta` has none (only when there is a `traceparent`: other requests pay one lookup).
+#[cfg(feature = "otel")]
+fn trace_headers(headers: &HeaderMap, mut extensions: Extensions) -> Extensions {
+    if let Some(traceparent) = header_str(headers, "traceparent") {
+        extensions.insert(crate::telemetry::TraceHeaders {
+            traceparent: traceparent.to_owned(),
+            tracestate: header_str(headers, "tracestate").map(str::to_owned),
+            baggage: header_str(headers, "baggage").map(str::to_owned),
+        });
+    }
+    extensions
 }

@@ -117,6 +117,9 @@ impl HttpSession {
                     dispatcher.peer().set_request_id_base(link.cluster.id_base());
                     session.observe_with(link.observer(id.clone()));
                 }
+                if resumable {
+                    dispatcher.peer().telemetry_scope().set_session_id(id.clone());
+                }
                 served = Some(session);
                 Engine::Direct(dispatcher)
             }

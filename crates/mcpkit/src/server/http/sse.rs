@@ -12,6 +12,8 @@ use futures_util::stream::{self, StreamExt};
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
+use super::state::HttpState;
+
 use super::routes::Event;
 
 /// How long a stream that may idle stays silent before a keep-alive comment.
@@ -54,9 +56,9 @@ pub(super) fn sse(
     live: Option<mpsc::Receiver<Event>>,
     retry: Option<Duration>,
     keep_alive: bool,
-    stop: &CancellationToken,
+    state: &HttpState,
 ) -> Response {
-    sse_stream(head, live, retry, keep_alive, stop, true, ())
+    sse_stream(head, live, retry, keep_alive, state, true, ())
 }
 
 /// [`sse`] with the choice of event ids, and a guard (such as [`CancelOnDrop`]) dropped when
@@ -66,11 +68,13 @@ pub(super) fn sse_stream<G: Send + 'static>(
     live: Option<mpsc::Receiver<Event>>,
     retry: Option<Duration>,
     keep_alive: bool,
-    stop: &CancellationToken,
+    state: &HttpState,
     with_ids: bool,
     guard: G,
 ) -> Response {
-    let stop = stop.clone();
+    let stop = state.shutdown.clone();
+    // Counted in `mcpkit.server.streams.open` until the stream ends or the client goes away.
+    let guard = (guard, state.telemetry().stream_opened());
     let head: Vec<Bytes> = head
         .iter()
         .enumerate()

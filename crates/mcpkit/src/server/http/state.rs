@@ -83,6 +83,14 @@ impl HttpState {
         }
     }
 
+    /// Where this endpoint's metrics go: its server's telemetry (none for a factory's).
+    pub(super) fn telemetry(&self) -> crate::telemetry::Telemetry {
+        match &self.backend {
+            Backend::Server(s) => s.telemetry().clone(),
+            Backend::Factory(_) => crate::telemetry::Telemetry::default(),
+        }
+    }
+
     /// The methods the endpoint serves (for `Allow`).
     pub(super) fn allowed_methods(&self) -> &'static str {
         if self.config.sessionless {

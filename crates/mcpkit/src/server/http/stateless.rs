@@ -229,6 +229,8 @@ pub(super) async fn post(
         extensions,
     };
     let (peer, mut sent) = Peer::detached(backend.server.peer_options());
+    peer.telemetry_scope()
+        .set_transport(crate::telemetry::NetworkTransport::Tcp);
     let service = backend.service.clone();
     let mut reply = Box::pin(async move { engine::serve_one(&*service, peer, request).await });
     let first = if state.config.always_sse {
@@ -303,7 +305,7 @@ pub(super) async fn post(
         Some(rx),
         None,
         true,
-        &state.shutdown,
+        state,
         false,
         Some(CancelOnDrop(cancel)),
     )

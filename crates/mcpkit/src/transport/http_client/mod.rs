@@ -238,6 +238,9 @@ impl Transport for HttpClientTransport {
     /// Every message the server sent, on any stream.
     type Reader = ChannelReader;
     type Writer = HttpClientWriter;
+    fn network_transport(&self) -> Option<&'static str> {
+        Some("tcp")
+    }
     fn split(self) -> (ChannelReader, HttpClientWriter) {
         (self.rx, HttpClientWriter { inner: self.inner })
     }
