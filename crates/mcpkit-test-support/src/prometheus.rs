@@ -104,10 +104,7 @@ impl Prometheus {
             _dir: TempDir(dir),
         };
         for _ in 0..300 {
-            if get(&listen, "/-/ready")
-                .await
-                .is_some_and(|(status, _)| status == 200)
-            {
+            if get(&listen, "/-/ready").await.is_some_and(|(status, _)| status == 200) {
                 return p;
             }
             tokio::time::sleep(Duration::from_millis(100)).await;

@@ -24,14 +24,38 @@ pub(crate) struct Params<'a> {
 #[derive(Debug, Default, Deserialize)]
 #[cfg_attr(not(feature = "otel"), allow(dead_code, reason = "read by the trace context"))]
 pub(crate) struct Meta<'a> {
-    #[serde(borrow, default)]
+    #[serde(borrow, default, deserialize_with = "text")]
     pub(crate) traceparent: Option<Cow<'a, str>>,
-    #[serde(borrow, default)]
+    #[serde(borrow, default, deserialize_with = "text")]
     pub(crate) tracestate: Option<Cow<'a, str>>,
-    #[serde(borrow, default)]
+    #[serde(borrow, default, deserialize_with = "text")]
     pub(crate) baggage: Option<Cow<'a, str>>,
-    #[serde(rename = "io.modelcontextprotocol/protocolVersion", borrow, default)]
+    #[serde(
+        rename = "io.modelcontextprotocol/protocolVersion",
+        borrow,
+        default,
+        deserialize_with = "text"
+    )]
     pub(crate) protocol_version: Option<Cow<'a, str>>,
+}
+
+/// A string member, or `None` for a member of any other type (a `traceparent` of `42` is
+/// ignored like a malformed one; it does not hide the rest of the message from the span).
+fn text<'de, 'a, D>(d: D) -> Result<Option<Cow<'a, str>>, D::Error>
+where
+    D: serde::Deserializer<'de>,
+    'de: 'a,
+{
+    let raw: &'a RawValue = Deserialize::deserialize(d)?;
+    let json = raw.get();
+    if !json.starts_with('"') {
+        return Ok(None);
+    }
+    // Borrowed unless the string has escapes.
+    Ok(serde_json::from_str::<&'a str>(json)
+        .map(Cow::Borrowed)
+        .or_else(|_| serde_json::from_str::<String>(json).map(Cow::Owned))
+        .ok())
 }
 
 impl<'a> Params<'a> {
