@@ -18,11 +18,11 @@ pub mod auth_server;
 pub mod backend_suite;
 pub mod cluster;
 pub mod haproxy;
-pub mod redis;
 #[cfg(feature = "otlp-receiver")]
 pub mod otlp_receiver;
 #[cfg(feature = "otlp-receiver")]
 pub mod prometheus;
+pub mod redis;
 pub mod schema;
 
 /// How long any single await in a test may take before the test fails. Generous, because the

@@ -54,6 +54,7 @@ pub use context::TraceHeaders;
 pub(crate) use scope::{NetworkTransport, Scope};
 pub(crate) use span::{Ending, Inbound, Outbound};
 
+#[cfg(feature = "otel")]
 use std::sync::Arc;
 
 /// The target of mcpkit's spans: filter on it (`RUST_LOG=mcpkit::telemetry=info`) to keep the
@@ -169,4 +170,3 @@ impl Drop for StreamOpen {
         }
     }
 }
-

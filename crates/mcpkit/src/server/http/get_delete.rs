@@ -47,13 +47,7 @@ pub(super) async fn get(state: &HttpState, headers: &HeaderMap, client: &Client)
     match session.open_standalone() {
         Some((rx, prime)) => {
             session.took_standalone();
-            sse(
-                vec![prime],
-                Some(rx),
-                Some(state.config.sse_retry),
-                true,
-                state,
-            )
+            sse(vec![prime], Some(rx), Some(state.config.sse_retry), true, state)
         }
         None => rpc_error(
             StatusCode::CONFLICT,
