@@ -57,7 +57,11 @@ fn run(in_flight: usize, checkpoints: &[u64], cmd: &str, args: &[String]) -> Res
                 r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/call","params":{{"name":"echo","arguments":{{"message":"hello"}}}}}}"#
             )?;
         }
-        stdin.flush()
+        stdin.flush()?;
+        // Keep stdin open until every reply is read: at EOF the server answers what it has and
+        // exits, and the last checkpoint could then find it gone (a zombie has no VmRSS).
+        while credit_rx.recv().is_ok() {}
+        Ok(())
     });
     for _ in 0..in_flight {
         let _ = credit_tx.send(());
