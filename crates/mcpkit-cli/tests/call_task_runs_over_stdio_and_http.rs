@@ -3,57 +3,11 @@
 //! A task-only tool called without `--task` runs as a task by itself (the client's `call_tool`).
 #![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
 
-use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
+use support::{mcpkit as run, HttpServer};
+
+mod support;
 
 const BIN: &str = env!("CARGO_BIN_EXE_mcpkit");
-
-fn run(args: &[&str]) -> (i32, String, String) {
-    let out = Command::new(BIN)
-        .args(args)
-        .stdin(Stdio::null())
-        .output()
-        .expect("run mcpkit");
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
-}
-
-/// `mcpkit serve --http` on a free loopback port, killed when dropped.
-struct Http(std::process::Child, String);
-
-impl Drop for Http {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
-
-fn serve_http() -> Http {
-    let port = std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port();
-    let addr = format!("127.0.0.1:{port}");
-    let child = Command::new(BIN)
-        .args(["serve", "--http", &addr])
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("spawn mcpkit serve --http");
-    let start = Instant::now();
-    while std::net::TcpStream::connect(&addr).is_err() {
-        assert!(
-            start.elapsed() < Duration::from_secs(20),
-            "mcpkit serve --http did not listen"
-        );
-        std::thread::sleep(Duration::from_millis(50));
-    }
-    Http(child, format!("http://{addr}/mcp"))
-}
 
 fn check(what: &str, (code, out, err): (i32, String, String), want: &str) {
     assert_eq!(code, 0, "{what}: exit {code}\nstdout: {out}\nstderr: {err}");
@@ -96,7 +50,8 @@ fn call_task_runs_over_stdio_in_both_eras() {
 
 #[test]
 fn call_task_runs_over_http_in_both_eras() {
-    let http = serve_http();
+    let server = HttpServer::start();
+    let url = format!("{}/mcp", server.base);
     for era in ["handshake", "2026-07-28"] {
         let r = run(&[
             "call",
@@ -107,10 +62,10 @@ fn call_task_runs_over_http_in_both_eras() {
             "--protocol",
             era,
             "--server",
-            &http.1,
+            &url,
         ]);
         check(&format!("http {era}"), r, "Computed http in 0.3s");
-        let (code, out, err) = run(&["call", "failing_job", "--protocol", era, "--server", &http.1]);
+        let (code, out, err) = run(&["call", "failing_job", "--protocol", era, "--server", &url]);
         assert_eq!(
             code, 1,
             "http {era}: the task-only tool ran as a task and reported its tool error: {err}"

@@ -5,38 +5,18 @@
 //! fail (they never skip silently).
 #![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
 
-use std::path::PathBuf;
-use std::time::Duration;
-
 use mcpkit::client::ConnectMode;
-use mcpkit::transport::child::{ChildTransport, Stderr};
-use mcpkit::Client;
+use support::peers::{connect_stdio, python, python_script};
 use support::{connect_http, connect_http_mode, exercise_echo_server, HttpServer, PeerServer};
 
 mod support;
-
-fn python() -> PathBuf {
-    let p = std::env::var_os("MCPKIT_INTEROP_PYTHON")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| repo().join("target/interop-venv/bin/python"));
-    assert!(
-        p.exists(),
-        "{} not found: run scripts/setup-interop.sh (scripts/test.sh does)",
-        p.display()
-    );
-    p
-}
-
-fn repo() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
 
 /// Run the Python SDK client checks with `args` and assert every check passed.
 fn run_checks(args: &[&str]) {
     support::run_client_checks(
         "Python",
         &python(),
-        &repo().join("tests-interop/python/client_checks.py"),
+        std::path::Path::new(&python_script("client_checks.py")),
         args,
     );
 }
@@ -60,13 +40,7 @@ fn python_sdk_client_over_legacy_sse() {
 
 #[tokio::test]
 async fn mcpkit_client_calls_a_python_sdk_server() {
-    let mut cmd = tokio::process::Command::new(python());
-    cmd.arg(repo().join("tests-interop/python/echo_server.py"));
-    let transport = ChildTransport::from_command(cmd, Stderr::Trace).unwrap();
-    let client = tokio::time::timeout(Duration::from_secs(30), Client::builder().connect(transport))
-        .await
-        .expect("connect timed out")
-        .expect("connect");
+    let client = connect_stdio(ConnectMode::Handshake, python(), &[&python_script("echo_server.py")]).await;
     assert_eq!(client.protocol_version(), mcpkit::types::ProtocolVersion::V2025_11_25);
     exercise_echo_server(&client).await;
     client.close().await.unwrap();
@@ -74,8 +48,7 @@ async fn mcpkit_client_calls_a_python_sdk_server() {
 
 #[tokio::test]
 async fn mcpkit_client_calls_a_python_sdk_server_over_streamable_http() {
-    let script = repo().join("tests-interop/python/echo_server.py");
-    let server = PeerServer::start(&python(), &[script.to_str().unwrap(), "http"]);
+    let server = PeerServer::start(&python(), &[&python_script("echo_server.py"), "http"]);
     let client = connect_http(&format!("{}/mcp", server.base)).await;
     exercise_echo_server(&client).await;
     client.close().await.unwrap();
@@ -83,8 +56,7 @@ async fn mcpkit_client_calls_a_python_sdk_server_over_streamable_http() {
 
 #[tokio::test]
 async fn mcpkit_client_calls_a_python_sdk_server_over_legacy_sse() {
-    let script = repo().join("tests-interop/python/echo_server.py");
-    let server = PeerServer::start(&python(), &[script.to_str().unwrap(), "sse"]);
+    let server = PeerServer::start(&python(), &[&python_script("echo_server.py"), "sse"]);
     let client = connect_http(&format!("{}/sse", server.base)).await;
     exercise_echo_server(&client).await;
     client.close().await.unwrap();
@@ -94,19 +66,7 @@ async fn mcpkit_client_calls_a_python_sdk_server_over_legacy_sse() {
 /// there (`server/discover`) and speaks 2026-07-28 to it.
 #[tokio::test]
 async fn mcpkit_client_in_auto_mode_speaks_2026_07_28_to_a_python_sdk_server_over_stdio() {
-    let mut cmd = tokio::process::Command::new(python());
-    cmd.arg(repo().join("tests-interop/python/echo_server.py"));
-    let transport = ChildTransport::from_command(cmd, Stderr::Trace).unwrap();
-    let client = tokio::time::timeout(
-        Duration::from_secs(30),
-        Client::builder()
-            .mode(ConnectMode::Auto)
-            .probe_timeout(Duration::from_secs(30))
-            .connect(transport),
-    )
-    .await
-    .expect("connect timed out")
-    .expect("connect");
+    let client = connect_stdio(ConnectMode::Auto, python(), &[&python_script("echo_server.py")]).await;
     assert!(client.is_stateless());
     assert_eq!(client.protocol_version(), mcpkit::types::ProtocolVersion::V2026_07_28);
     exercise_echo_server(&client).await;
@@ -115,8 +75,7 @@ async fn mcpkit_client_in_auto_mode_speaks_2026_07_28_to_a_python_sdk_server_ove
 
 #[tokio::test]
 async fn mcpkit_client_in_auto_mode_speaks_2026_07_28_to_a_python_sdk_server_over_streamable_http() {
-    let script = repo().join("tests-interop/python/echo_server.py");
-    let server = PeerServer::start(&python(), &[script.to_str().unwrap(), "http"]);
+    let server = PeerServer::start(&python(), &[&python_script("echo_server.py"), "http"]);
     let client = connect_http_mode(&format!("{}/mcp", server.base), ConnectMode::Auto).await;
     assert!(client.is_stateless());
     exercise_echo_server(&client).await;
@@ -126,14 +85,12 @@ async fn mcpkit_client_in_auto_mode_speaks_2026_07_28_to_a_python_sdk_server_ove
 #[test]
 fn cli_inspects_and_calls_a_python_sdk_server_over_stdio() {
     let py = python();
-    let script = repo().join("tests-interop/python/echo_server.py");
-    support::cli_against_echo_server(&["--", py.to_str().unwrap(), script.to_str().unwrap()]);
+    support::cli_against_echo_server(&["--", py.to_str().unwrap(), &python_script("echo_server.py")]);
 }
 
 #[test]
 fn cli_inspects_and_calls_a_python_sdk_server_over_streamable_http() {
-    let script = repo().join("tests-interop/python/echo_server.py");
-    let server = PeerServer::start(&python(), &[script.to_str().unwrap(), "http"]);
+    let server = PeerServer::start(&python(), &[&python_script("echo_server.py"), "http"]);
     support::cli_against_echo_server(&["--server", &format!("{}/mcp", server.base)]);
 }
 

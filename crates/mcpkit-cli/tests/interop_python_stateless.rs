@@ -9,33 +9,16 @@
 //! fail (they never skip silently).
 #![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
 
-use std::path::PathBuf;
-
+use support::peers::{python, python_script};
 use support::HttpServer;
 
 mod support;
-
-fn python() -> PathBuf {
-    let p = std::env::var_os("MCPKIT_INTEROP_PYTHON")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| repo().join("target/interop-venv/bin/python"));
-    assert!(
-        p.exists(),
-        "{} not found: run scripts/setup-interop.sh (scripts/test.sh does)",
-        p.display()
-    );
-    p
-}
-
-fn repo() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
 
 fn run_checks(args: &[&str]) {
     support::run_client_checks(
         "Python (2026-07-28)",
         &python(),
-        &repo().join("tests-interop/python/stateless_checks.py"),
+        std::path::Path::new(&python_script("stateless_checks.py")),
         args,
     );
 }

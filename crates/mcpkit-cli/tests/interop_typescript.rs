@@ -6,37 +6,20 @@
 //! fail (they never skip silently).
 #![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
 
-use std::path::PathBuf;
-use std::time::Duration;
-
 use mcpkit::client::ConnectMode;
-use mcpkit::transport::child::{ChildTransport, Stderr};
-use mcpkit::Client;
+use support::peers::{connect_stdio, node, ts_dir};
 use support::{connect_http, connect_http_mode, exercise_echo_server, HttpServer, PeerServer};
 
 mod support;
 
-fn repo() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
-
-fn ts_dir() -> PathBuf {
-    let dir = repo().join("tests-interop/ts");
-    assert!(
-        dir.join("node_modules/@modelcontextprotocol/sdk").exists(),
-        "the TypeScript SDK is not installed: run scripts/setup-interop-ts.sh (scripts/test.sh does)"
-    );
-    dir
+/// tests-interop/ts/echo_server.mjs.
+fn echo_server() -> String {
+    ts_dir().join("echo_server.mjs").to_str().unwrap().to_owned()
 }
 
 /// Run the TypeScript SDK client checks with `args` and assert every check passed.
 fn run_checks(args: &[&str]) {
-    support::run_client_checks(
-        "TypeScript",
-        std::path::Path::new("node"),
-        &ts_dir().join("client_checks.mjs"),
-        args,
-    );
+    support::run_client_checks("TypeScript", &node(), &ts_dir().join("client_checks.mjs"), args);
 }
 
 #[test]
@@ -58,25 +41,14 @@ fn typescript_sdk_client_over_legacy_sse() {
 
 #[tokio::test]
 async fn mcpkit_client_calls_a_typescript_sdk_server() {
-    let mut cmd = tokio::process::Command::new("node");
-    cmd.arg(ts_dir().join("echo_server.mjs")).arg("stdio");
-    let transport = ChildTransport::from_command(cmd, Stderr::Trace).unwrap();
-    let client = tokio::time::timeout(Duration::from_secs(30), Client::builder().connect(transport))
-        .await
-        .expect("connect timed out")
-        .expect("connect");
+    let client = connect_stdio(ConnectMode::Handshake, node(), &[&echo_server(), "stdio"]).await;
     exercise_echo_server(&client).await;
     client.close().await.unwrap();
 }
 
-fn node() -> std::path::PathBuf {
-    std::path::PathBuf::from("node")
-}
-
 #[tokio::test]
 async fn mcpkit_client_calls_a_typescript_sdk_server_over_streamable_http() {
-    let script = ts_dir().join("echo_server.mjs");
-    let server = PeerServer::start(&node(), &[script.to_str().unwrap(), "http"]);
+    let server = PeerServer::start(&node(), &[&echo_server(), "http"]);
     let client = connect_http(&format!("{}/mcp", server.base)).await;
     exercise_echo_server(&client).await;
     client.close().await.unwrap();
@@ -84,8 +56,7 @@ async fn mcpkit_client_calls_a_typescript_sdk_server_over_streamable_http() {
 
 #[tokio::test]
 async fn mcpkit_client_calls_a_typescript_sdk_server_over_legacy_sse() {
-    let script = ts_dir().join("echo_server.mjs");
-    let server = PeerServer::start(&node(), &[script.to_str().unwrap(), "sse"]);
+    let server = PeerServer::start(&node(), &[&echo_server(), "sse"]);
     let client = connect_http(&format!("{}/sse", server.base)).await;
     exercise_echo_server(&client).await;
     client.close().await.unwrap();
@@ -95,19 +66,7 @@ async fn mcpkit_client_calls_a_typescript_sdk_server_over_legacy_sse() {
 /// with `server/discover`, gets an error (it does not speak the stateless era), and falls back to `initialize`.
 #[tokio::test]
 async fn mcpkit_client_in_auto_mode_falls_back_to_the_handshake_with_a_typescript_sdk_1x_server() {
-    let mut cmd = tokio::process::Command::new("node");
-    cmd.arg(ts_dir().join("echo_server.mjs")).arg("stdio");
-    let transport = ChildTransport::from_command(cmd, Stderr::Trace).unwrap();
-    let client = tokio::time::timeout(
-        Duration::from_secs(30),
-        Client::builder()
-            .mode(ConnectMode::Auto)
-            .probe_timeout(Duration::from_secs(30))
-            .connect(transport),
-    )
-    .await
-    .expect("connect timed out")
-    .expect("connect");
+    let client = connect_stdio(ConnectMode::Auto, node(), &[&echo_server(), "stdio"]).await;
     assert!(!client.is_stateless());
     exercise_echo_server(&client).await;
     client.close().await.unwrap();
@@ -115,8 +74,7 @@ async fn mcpkit_client_in_auto_mode_falls_back_to_the_handshake_with_a_typescrip
 
 #[tokio::test]
 async fn mcpkit_client_in_auto_mode_falls_back_to_the_handshake_with_a_typescript_sdk_1x_server_over_http() {
-    let script = ts_dir().join("echo_server.mjs");
-    let server = PeerServer::start(&node(), &[script.to_str().unwrap(), "http"]);
+    let server = PeerServer::start(&node(), &[&echo_server(), "http"]);
     let client = connect_http_mode(&format!("{}/mcp", server.base), ConnectMode::Auto).await;
     assert!(!client.is_stateless());
     exercise_echo_server(&client).await;
@@ -125,13 +83,12 @@ async fn mcpkit_client_in_auto_mode_falls_back_to_the_handshake_with_a_typescrip
 
 #[test]
 fn cli_inspects_and_calls_a_typescript_sdk_server_over_stdio() {
-    let script = ts_dir().join("echo_server.mjs");
-    support::cli_against_echo_server(&["--", "node", script.to_str().unwrap(), "stdio"]);
+    let node = node();
+    support::cli_against_echo_server(&["--", node.to_str().unwrap(), &echo_server(), "stdio"]);
 }
 
 #[test]
 fn cli_inspects_and_calls_a_typescript_sdk_server_over_streamable_http() {
-    let script = ts_dir().join("echo_server.mjs");
-    let server = PeerServer::start(&node(), &[script.to_str().unwrap(), "http"]);
+    let server = PeerServer::start(&node(), &[&echo_server(), "http"]);
     support::cli_against_echo_server(&["--server", &format!("{}/mcp", server.base)]);
 }

@@ -9,78 +9,22 @@
 //! named by `MCPKIT_NODE`.
 #![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
 
-use std::path::PathBuf;
-use std::time::Duration;
-
 use mcpkit::client::ConnectMode;
-use mcpkit::transport::child::{ChildTransport, Stderr};
 use mcpkit::types::ProtocolVersion;
 use mcpkit::Client;
+use support::peers::{node_20 as node, ts2_dir};
 use support::{connect_http_mode, exercise_echo_server, HttpServer, PeerServer};
 
 mod support;
 
-fn repo() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
-
-fn ts2_dir() -> PathBuf {
-    let dir = repo().join("tests-interop/ts2");
-    for package in ["server", "client", "node"] {
-        assert!(
-            dir.join("node_modules/@modelcontextprotocol").join(package).exists(),
-            "the TypeScript SDK v2 is not installed: run scripts/setup-interop-ts.sh (scripts/test.sh does)"
-        );
-    }
-    dir
-}
-
-/// The Node binary: `MCPKIT_NODE` when set, else `node` from the PATH; checked once to be a
-/// Node >= 20 (the v2 SDK's `engines`), so an old Node fails with a clear message.
-fn node() -> PathBuf {
-    static NODE: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
-    NODE.get_or_init(|| {
-        let node = std::env::var_os("MCPKIT_NODE").map_or_else(|| PathBuf::from("node"), PathBuf::from);
-        let out = std::process::Command::new(&node)
-            .arg("--version")
-            .output()
-            .unwrap_or_else(|e| panic!("cannot run {} (Node >= 20 is needed): {e}", node.display()));
-        let version = String::from_utf8_lossy(&out.stdout).trim().to_owned();
-        let major: u32 = version
-            .trim_start_matches('v')
-            .split('.')
-            .next()
-            .and_then(|m| m.parse().ok())
-            .unwrap_or(0);
-        assert!(
-            major >= 20,
-            "{} is Node {version}; the TypeScript SDK v2 needs Node >= 20 (set MCPKIT_NODE)",
-            node.display()
-        );
-        node
-    })
-    .clone()
-}
-
+/// tests-interop/ts2/echo_server.mjs.
 fn echo_server() -> String {
     ts2_dir().join("echo_server.mjs").to_str().unwrap().to_owned()
 }
 
 /// Connect the mcpkit client with `mode` to the v2 echo server over stdio.
 async fn connect_stdio(mode: ConnectMode) -> Client {
-    let mut cmd = tokio::process::Command::new(node());
-    cmd.arg(echo_server()).arg("stdio");
-    let transport = ChildTransport::from_command(cmd, Stderr::Trace).unwrap();
-    tokio::time::timeout(
-        Duration::from_secs(30),
-        Client::builder()
-            .mode(mode)
-            .probe_timeout(Duration::from_secs(30))
-            .connect(transport),
-    )
-    .await
-    .expect("connect timed out")
-    .expect("connect")
+    support::peers::connect_stdio(mode, node(), &[&echo_server(), "stdio"]).await
 }
 
 /// The v2 server answers `server/discover`: the mcpkit client in auto mode speaks 2026-07-28.

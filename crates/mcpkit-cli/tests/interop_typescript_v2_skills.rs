@@ -8,30 +8,13 @@
 //! (`node` on the PATH, or `MCPKIT_NODE`); without them these tests fail, never skip.
 #![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
 
-use std::path::PathBuf;
-use std::time::Duration;
-
 use mcpkit::client::ConnectMode;
-use mcpkit::transport::child::{ChildTransport, Stderr};
 use mcpkit::types::ext::skills::SkillResources;
 use mcpkit::types::ProtocolVersion;
-use mcpkit::Client;
+use support::peers::{connect_stdio, node_20 as node, ts2_dir};
 use support::HttpServer;
 
 mod support;
-
-fn ts2_dir() -> PathBuf {
-    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../tests-interop/ts2");
-    assert!(
-        dir.join("node_modules/@modelcontextprotocol/client").exists(),
-        "the TypeScript SDK v2 is not installed: run scripts/setup-interop-ts.sh (scripts/test.sh does)"
-    );
-    dir
-}
-
-fn node() -> PathBuf {
-    std::env::var_os("MCPKIT_NODE").map_or_else(|| PathBuf::from("node"), PathBuf::from)
-}
 
 fn run_checks(args: &[&str]) {
     support::run_client_checks("TypeScript v2", &node(), &ts2_dir().join("skills_checks_v2.mjs"), args);
@@ -49,13 +32,8 @@ fn typescript_sdk_v2_host_reads_mcpkit_skills_over_streamable_http() {
 }
 
 async fn mcpkit_reads_typescript_skills(mode: ConnectMode) {
-    let mut cmd = tokio::process::Command::new(node());
-    cmd.arg(ts2_dir().join("skills_server.mjs")).arg("stdio");
-    let transport = ChildTransport::from_command(cmd, Stderr::Trace).unwrap();
-    let client = tokio::time::timeout(Duration::from_secs(30), Client::builder().mode(mode).connect(transport))
-        .await
-        .expect("connect timed out")
-        .expect("connect");
+    let server = ts2_dir().join("skills_server.mjs");
+    let client = connect_stdio(mode, node(), &[server.to_str().unwrap(), "stdio"]).await;
     assert!(client.serves_skills());
     let skills = client.list_all_skills().await.unwrap();
     let mut uris: Vec<&str> = skills.iter().map(|s| s.uri.as_str()).collect();

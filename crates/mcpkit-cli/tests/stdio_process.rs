@@ -27,8 +27,8 @@ fn initialize_line(id: i64) -> String {
     .to_string()
 }
 
-/// Run `mcpkit <args>` with `input` on stdin (then closed); its exit status, stdout and stderr.
-async fn run(args: &[&str], input: &str, env: &[(&str, &str)]) -> (std::process::ExitStatus, String, String) {
+/// `mcpkit <args>` with `env` and all three pipes, killed on drop.
+fn spawn(args: &[&str], env: &[(&str, &str)]) -> tokio::process::Child {
     let mut cmd = Command::new(BIN);
     cmd.args(args)
         .stdin(Stdio::piped())
@@ -38,7 +38,12 @@ async fn run(args: &[&str], input: &str, env: &[(&str, &str)]) -> (std::process:
     for (k, v) in env {
         cmd.env(k, v);
     }
-    let mut child = cmd.spawn().expect("spawn mcpkit");
+    cmd.spawn().expect("spawn mcpkit")
+}
+
+/// Run `mcpkit <args>` with `input` on stdin (then closed); its exit status, stdout and stderr.
+async fn run(args: &[&str], input: &str, env: &[(&str, &str)]) -> (std::process::ExitStatus, String, String) {
+    let mut child = spawn(args, env);
     let mut stdin = child.stdin.take().unwrap();
     stdin.write_all(input.as_bytes()).await.unwrap();
     stdin.flush().await.unwrap();
@@ -144,14 +149,7 @@ async fn closing_the_client_lets_mcpkit_serve_exit_by_itself() {
 /// server exits with status 0.
 #[tokio::test]
 async fn mcpkit_serve_exits_0_when_stdin_closes() {
-    let mut child = Command::new(BIN)
-        .arg("serve")
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .kill_on_drop(true)
-        .spawn()
-        .expect("spawn mcpkit serve");
+    let mut child = spawn(&["serve"], &[]);
     let mut stdin = child.stdin.take().unwrap();
     let mut stdout = BufReader::new(child.stdout.take().unwrap());
     stdin
@@ -219,15 +217,7 @@ async fn mcpkit_serve_exits_0_on_immediate_eof() {
 /// once every reply is in.
 #[tokio::test]
 async fn mcpkit_serve_writes_only_json_rpc_on_stdout() {
-    let mut child = Command::new(BIN)
-        .args(["-vvv", "serve"])
-        .env("RUST_LOG", "trace")
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .kill_on_drop(true)
-        .spawn()
-        .expect("spawn mcpkit serve");
+    let mut child = spawn(&["-vvv", "serve"], &[("RUST_LOG", "trace")]);
     let mut stdin = child.stdin.take().unwrap();
     let mut stdout = BufReader::new(child.stdout.take().unwrap());
     let stderr = child.stderr.take().unwrap();

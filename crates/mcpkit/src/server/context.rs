@@ -53,6 +53,37 @@ impl RequestContext {
     }
 
     /// Fires when the client cancels this request or the connection ends.
+    ///
+    /// When it fires, the engine stops the handler by dropping its future (and sends no
+    /// reply). So code written after `cx.cancellation().cancelled().await` in the handler is
+    /// not run: the future is dropped instead of being polled to its end (at most, if the
+    /// engine happens to poll it once more, it runs up to its next `.await`; nothing
+    /// guarantees even that). Do not put clean-up there. Instead:
+    /// - clean up in a drop guard, a value whose `Drop` does the clean-up. It runs whether the
+    ///   handler finishes, fails, panics or is dropped on cancellation;
+    /// - or do the clean-up work outside the handler's future (e.g. a `tokio::spawn`ed task
+    ///   that awaits a clone of this token);
+    /// - inside the handler, use `tokio::select!` on `cancelled()` and the work only to stop
+    ///   the work early. Code after the `select!` is not guaranteed to run either.
+    ///
+    /// ```
+    /// use mcpkit::server::{RequestContext, ToolDef};
+    ///
+    /// struct Cleanup;
+    /// impl Drop for Cleanup {
+    ///     // Runs on success and on cancellation alike.
+    ///     fn drop(&mut self) { /* remove the temporary files, release the lock, … */ }
+    /// }
+    ///
+    /// let tool = ToolDef::new("long_job", |cx: RequestContext| async move {
+    ///     let _cleanup = Cleanup;
+    ///     tokio::select! {
+    ///         () = cx.cancellation().cancelled() => "cancelled", // may never be returned
+    ///         () = tokio::time::sleep(std::time::Duration::from_secs(5)) => "done",
+    ///     }
+    /// });
+    /// # let _ = tool;
+    /// ```
     pub fn cancellation(&self) -> &CancellationToken {
         &self.cancel
     }

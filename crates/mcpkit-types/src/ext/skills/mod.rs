@@ -19,7 +19,7 @@ use serde::ser::Serializer;
 use serde::{Deserialize, Serialize};
 
 use crate::method::request;
-use crate::schema::{CacheScope, Cursor, JsonObject, Meta, PaginatedParams, RequestMeta, Resource};
+use crate::schema::{CacheScope, Cursor, JsonObject, ListResourcesResult, Meta, PaginatedParams, RequestMeta};
 
 /// The extension's identifier.
 pub const ID: &str = "io.modelcontextprotocol/skills";
@@ -134,27 +134,42 @@ impl Skill {
     }
 }
 
-/// Result of `skills/list` (spec: `ListSkillsResult`).
-#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct ListSkillsResult {
-    /// The entries of this page.
-    pub skills: Vec<Skill>,
-    /// Cursor for the next page.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub next_cursor: Option<Cursor>,
-    /// Result kind (2026-07-28 `resultType`).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub result_type: Option<String>,
-    /// Cache lifetime in milliseconds (2026-07-28).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub ttl_ms: Option<u64>,
-    /// Cache scope (2026-07-28).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub cache_scope: Option<CacheScope>,
-    /// Result metadata.
-    #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
-    pub meta: Option<Meta>,
+/// A result struct of the skills methods: its own members, then the ones every cacheable
+/// 2026-07-28 result ends with (`resultType`, `ttlMs`, `cacheScope`, `_meta`), written once
+/// here with the same serde attributes as the core list results (`schema::resources`), so the
+/// wire members and their order are theirs.
+macro_rules! cacheable_result {
+    ($(#[$attr:meta])* pub struct $name:ident { $($(#[$field_attr:meta])* pub $field:ident: $ty:ty,)* }) => {
+        $(#[$attr])*
+        #[serde(rename_all = "camelCase")]
+        pub struct $name {
+            $($(#[$field_attr])* pub $field: $ty,)*
+            /// Result kind (2026-07-28 `resultType`).
+            #[serde(default, skip_serializing_if = "Option::is_none")]
+            pub result_type: Option<String>,
+            /// Cache lifetime in milliseconds (2026-07-28).
+            #[serde(default, skip_serializing_if = "Option::is_none")]
+            pub ttl_ms: Option<u64>,
+            /// Cache scope (2026-07-28).
+            #[serde(default, skip_serializing_if = "Option::is_none")]
+            pub cache_scope: Option<CacheScope>,
+            /// Result metadata.
+            #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
+            pub meta: Option<Meta>,
+        }
+    };
+}
+
+cacheable_result! {
+    /// Result of `skills/list` (spec: `ListSkillsResult`).
+    #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+    pub struct ListSkillsResult {
+        /// The entries of this page.
+        pub skills: Vec<Skill>,
+        /// Cursor for the next page.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub next_cursor: Option<Cursor>,
+    }
 }
 
 /// Params of `skills/get`.
@@ -177,24 +192,13 @@ impl GetSkillParams {
     }
 }
 
-/// Result of `skills/get` (spec: `GetSkillResult`).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct GetSkillResult {
-    /// The skill's entry.
-    pub skill: Skill,
-    /// Result kind (2026-07-28 `resultType`).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub result_type: Option<String>,
-    /// Cache lifetime in milliseconds (2026-07-28).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub ttl_ms: Option<u64>,
-    /// Cache scope (2026-07-28).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub cache_scope: Option<CacheScope>,
-    /// Result metadata.
-    #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
-    pub meta: Option<Meta>,
+cacheable_result! {
+    /// Result of `skills/get` (spec: `GetSkillResult`).
+    #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+    pub struct GetSkillResult {
+        /// The skill's entry.
+        pub skill: Skill,
+    }
 }
 
 /// Params of `resources/directory/read`.
@@ -210,28 +214,11 @@ pub struct ReadDirectoryParams {
     pub meta: Option<RequestMeta>,
 }
 
-/// Result of `resources/directory/read` (spec: `ReadResourceDirectoryResult`).
-#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct ReadDirectoryResult {
-    /// The directory's direct children; subdirectories have [`DIRECTORY_MIME_TYPE`].
-    pub resources: Vec<Resource>,
-    /// Cursor for the next page.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub next_cursor: Option<Cursor>,
-    /// Result kind (2026-07-28 `resultType`).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub result_type: Option<String>,
-    /// Cache lifetime in milliseconds (2026-07-28; sent as on the list methods).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub ttl_ms: Option<u64>,
-    /// Cache scope (2026-07-28).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub cache_scope: Option<CacheScope>,
-    /// Result metadata.
-    #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
-    pub meta: Option<Meta>,
-}
+/// Result of `resources/directory/read` (spec: `ReadResourceDirectoryResult`): the shape of
+/// `resources/list`'s result, the same members on the wire. `resources` holds the directory's
+/// direct children (subdirectories have [`DIRECTORY_MIME_TYPE`]); `ttlMs` and `cacheScope` are
+/// sent as on the list methods.
+pub type ReadDirectoryResult = ListResourcesResult;
 
 request!(
     /// `skills/list` (client → server): the skills a server serves, paginated.

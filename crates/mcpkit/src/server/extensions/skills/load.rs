@@ -247,6 +247,20 @@ fn relative(root: &Path, dir: &Path) -> String {
         .join("/")
 }
 
+/// The entries of `dir`, by name (so the manifest and the skill order do not depend on the
+/// file system's order).
+fn sorted_entries(
+    dir: &Path,
+    io: &dyn Fn(&Path, std::io::Error) -> SkillError,
+) -> Result<Vec<std::fs::DirEntry>, SkillError> {
+    let mut entries: Vec<_> = std::fs::read_dir(dir)
+        .map_err(|e| io(dir, e))?
+        .filter_map(|e| e.ok())
+        .collect();
+    entries.sort_by_key(|e| e.file_name());
+    Ok(entries)
+}
+
 fn find_skill_dirs(
     dir: &Path,
     out: &mut Vec<PathBuf>,
@@ -255,12 +269,7 @@ fn find_skill_dirs(
     if dir.join(SKILL_MD).is_file() {
         out.push(dir.to_owned());
     }
-    let mut entries: Vec<_> = std::fs::read_dir(dir)
-        .map_err(|e| io(dir, e))?
-        .filter_map(|e| e.ok())
-        .collect();
-    entries.sort_by_key(|e| e.file_name());
-    for entry in entries {
+    for entry in sorted_entries(dir, io)? {
         let path = entry.path();
         // Real directories only: a linked directory is not searched for skills.
         if entry.file_type().is_ok_and(|t| t.is_dir()) {
@@ -276,12 +285,7 @@ fn collect_files(
     out: &mut Vec<(String, Vec<u8>)>,
     io: &dyn Fn(&Path, std::io::Error) -> SkillError,
 ) -> Result<(), SkillError> {
-    let mut entries: Vec<_> = std::fs::read_dir(dir)
-        .map_err(|e| io(dir, e))?
-        .filter_map(|e| e.ok())
-        .collect();
-    entries.sort_by_key(|e| e.file_name());
-    for entry in entries {
+    for entry in sorted_entries(dir, io)? {
         let path = entry.path();
         let resolved = path.canonicalize().map_err(|e| io(&path, e))?;
         if !resolved.starts_with(skill_dir) {

@@ -133,18 +133,10 @@ impl Catalogue {
 
     /// `skills/list`: one page of entries (entries are whole: a page never splits one).
     pub(super) fn list(&self, call: &Call, p: PaginatedParams) -> HandlerResult {
-        let size = call.server.inner.page_size.max(1);
-        let page = match p.cursor.as_deref() {
-            None => 0,
-            Some(c) => page_of(c)
-                .filter(|i| i * size < self.entries.len())
-                .ok_or_else(|| ErrorObject::invalid_params(format!("Invalid cursor: {c:?}")))?,
-        };
-        let start = page * size;
-        let end = (start + size).min(self.entries.len());
+        let (range, next_cursor) = page(call, p.cursor.as_deref(), self.entries.len())?;
         let result = ListSkillsResult {
-            skills: self.entries[start..end].to_vec(),
-            next_cursor: (end < self.entries.len()).then(|| cursor_for(page + 1)),
+            skills: self.entries[range].to_vec(),
+            next_cursor,
             ..Default::default()
         };
         call.finish(to_raw(&result)?, Some(call.server.inner.cache.lists))
@@ -175,21 +167,33 @@ impl Catalogue {
             };
             return Err(ErrorObject::invalid_params(message).with_data(json!({ "uri": p.uri })));
         };
-        let size = call.server.inner.page_size.max(1);
-        let page = match p.cursor.as_deref() {
-            None => 0,
-            Some(c) => page_of(c)
-                .filter(|i| i * size < children.len())
-                .ok_or_else(|| ErrorObject::invalid_params(format!("Invalid cursor: {c:?}")))?,
-        };
-        let start = page * size;
-        let end = (start + size).min(children.len());
+        let (range, next_cursor) = page(call, p.cursor.as_deref(), children.len())?;
         let result = ReadDirectoryResult {
-            resources: children[start..end].to_vec(),
-            next_cursor: (end < children.len()).then(|| cursor_for(page + 1)),
+            resources: children[range].to_vec(),
+            next_cursor,
             ..Default::default()
         };
         // Caching hints as on the list methods: hosts treat the listing like `resources/list`.
         call.finish(to_raw(&result)?, Some(call.server.inner.cache.lists))
     }
+}
+
+/// Which of `len` entries the page `cursor` names (`None`: the first) holds, at the server's
+/// page size, and the cursor of the next page if there is one; a cursor naming no page is
+/// invalid params.
+fn page(
+    call: &Call,
+    cursor: Option<&str>,
+    len: usize,
+) -> Result<(std::ops::Range<usize>, Option<String>), ErrorObject> {
+    let size = call.server.inner.page_size.max(1);
+    let page = match cursor {
+        None => 0,
+        Some(c) => page_of(c)
+            .filter(|i| i * size < len)
+            .ok_or_else(|| ErrorObject::invalid_params(format!("Invalid cursor: {c:?}")))?,
+    };
+    let start = page * size;
+    let end = (start + size).min(len);
+    Ok((start..end, (end < len).then(|| cursor_for(page + 1))))
 }

@@ -17,7 +17,7 @@ use serde::Deserialize;
 use serde_json::{json, Value};
 
 use super::runner::{self, Parts};
-use super::store::{now_ms, Applied, Lookup, TaskChange, TaskRecord, TaskRequest, TaskStoreError};
+use super::store::{now_ms, Applied, Lookup, TaskChange, TaskOwner, TaskRecord, TaskRequest, TaskStoreError};
 use super::{negotiated, negotiated_in, new_id, owner_of, plausible_id, Runtime, META_PROGRESS};
 use crate::engine::{BoxFuture, HandlerResult};
 use crate::server::handshake;
@@ -59,6 +59,16 @@ fn admit(call: &Call, meta: Option<&RequestMeta>, method: &str) -> Result<(), Er
     }
 }
 
+/// Who asks about task `id`, once the request is admitted (the extension negotiated) and `id`
+/// could name a task (one that cannot is unknown without asking the store).
+fn caller(call: &Call, meta: Option<&RequestMeta>, method: &str, id: &str) -> Result<TaskOwner, ErrorObject> {
+    admit(call, meta, method)?;
+    if !plausible_id(id) {
+        return Err(unknown(id));
+    }
+    Ok(owner_of(call))
+}
+
 fn unknown(id: &str) -> ErrorObject {
     ErrorObject::invalid_params(format!("Failed to retrieve task: Task not found: {id}"))
         .with_data(json!({ "taskId": id }))
@@ -84,11 +94,7 @@ fn ack(call: &Call) -> HandlerResult {
 
 /// `tasks/get`: the task with what its status carries (SEP-2663 "Task Polling").
 async fn get(call: Call, p: TaskParams, tasks: Arc<Runtime>) -> HandlerResult {
-    admit(&call, p.meta.as_ref(), GetTask::NAME)?;
-    if !plausible_id(&p.task_id) {
-        return Err(unknown(&p.task_id));
-    }
-    let owner = owner_of(&call);
+    let owner = caller(&call, p.meta.as_ref(), GetTask::NAME, &p.task_id)?;
     let record = match tasks.config.store.get(&p.task_id, &owner).await.map_err(store_error)? {
         Lookup::Found(r) => r,
         Lookup::Missing => return Err(unknown(&p.task_id)),
@@ -111,11 +117,7 @@ async fn get(call: Call, p: TaskParams, tasks: Arc<Runtime>) -> HandlerResult {
 /// are ignored; once every pending key is answered the task runs again (SEP-2663 "Task Input
 /// Requests").
 async fn update(call: Call, p: UpdateTaskParams, tasks: Arc<Runtime>) -> HandlerResult {
-    admit(&call, p.meta.as_ref(), UpdateTask::NAME)?;
-    if !plausible_id(&p.task_id) {
-        return Err(unknown(&p.task_id));
-    }
-    let owner = owner_of(&call);
+    let owner = caller(&call, p.meta.as_ref(), UpdateTask::NAME, &p.task_id)?;
     let store = &tasks.config.store;
     match store
         .update(&p.task_id, Some(&owner), TaskChange::Answer(p.input_responses))
@@ -138,11 +140,7 @@ async fn update(call: Call, p: UpdateTaskParams, tasks: Arc<Runtime>) -> Handler
 /// `tasks/cancel`: stop the task. A task that already ended stays as it ended, and the answer
 /// is the same acknowledgement (SEP-2663 "Task Cancellation").
 async fn cancel(call: Call, p: TaskParams, tasks: Arc<Runtime>) -> HandlerResult {
-    admit(&call, p.meta.as_ref(), CancelTask::NAME)?;
-    if !plausible_id(&p.task_id) {
-        return Err(unknown(&p.task_id));
-    }
-    let owner = owner_of(&call);
+    let owner = caller(&call, p.meta.as_ref(), CancelTask::NAME, &p.task_id)?;
     match tasks
         .config
         .store

@@ -175,32 +175,7 @@ async fn run_once(
         arguments,
         cx,
     });
-    let until_expiry = record
-        .expires_ms
-        .map_or(Duration::MAX, |e| Duration::from_millis(e.saturating_sub(now_ms())));
-    let outcome = async {
-        tokio::select! {
-            biased;
-            () = cancel.cancelled() => None,
-            () = tokio::time::sleep(until_expiry) => None,
-            r = AssertUnwindSafe(handler).catch_unwind() => Some(r),
-        }
-    };
-    let store = tasks.config.store.clone();
-    let id = record.id.as_str();
-    // Progress goes to the store in order, the latest winning, until the handler is done (its
-    // context, and with it the sender, is dropped).
-    let pump = async {
-        while progress.changed().await.is_ok() {
-            let latest = progress.borrow_and_update().clone();
-            if let Some((p, message)) = latest {
-                if let Err(e) = store.update(id, None, TaskChange::Progress(p, message)).await {
-                    tracing::debug!(task = %id, "task progress not stored: {e}");
-                }
-            }
-        }
-    };
-    let (outcome, ()) = futures_util::join!(outcome, pump);
+    let outcome = supervise(tasks, &record.id, record.expires_ms, cancel, &mut progress, handler).await;
     let outcome = match outcome? {
         Ok(r) => r,
         Err(_panic) => {
@@ -216,6 +191,42 @@ async fn run_once(
         });
     }
     Some(TaskChange::Finished(settle(outcome, &input, version)))
+}
+
+/// Run `work`, a handler's future, as task `id` until it ends (`Some`, with its panic caught as
+/// `Err`) or the task is cancelled or expires at `expires_ms` (`None`); meanwhile its progress
+/// goes to the store in order, the latest winning, until the handler is done (its context, and
+/// with it the progress sender, is dropped).
+async fn supervise<T>(
+    tasks: &Runtime,
+    id: &str,
+    expires_ms: Option<u64>,
+    cancel: &CancellationToken,
+    progress: &mut watch::Receiver<Latest>,
+    work: impl std::future::Future<Output = T>,
+) -> Option<std::thread::Result<T>> {
+    let until_expiry = expires_ms.map_or(Duration::MAX, |e| Duration::from_millis(e.saturating_sub(now_ms())));
+    let outcome = async {
+        tokio::select! {
+            biased;
+            () = cancel.cancelled() => None,
+            () = tokio::time::sleep(until_expiry) => None,
+            r = AssertUnwindSafe(work).catch_unwind() => Some(r),
+        }
+    };
+    let store = &tasks.config.store;
+    let pump = async {
+        while progress.changed().await.is_ok() {
+            let latest = progress.borrow_and_update().clone();
+            if let Some((p, message)) = latest {
+                if let Err(e) = store.update(id, None, TaskChange::Progress(p, message)).await {
+                    tracing::debug!(task = %id, "task progress not stored: {e}");
+                }
+            }
+        }
+    };
+    let (outcome, ()) = futures_util::join!(outcome, pump);
+    outcome
 }
 
 /// How a handler's run ended, as the task's outcome: a result (tool errors included), or the
@@ -281,27 +292,7 @@ pub(crate) fn spawn_rest(
     tokio::spawn(async move {
         let id = record.id.as_str();
         let cancel = tasks.running.start(id, parts);
-        let until_expiry = record
-            .expires_ms
-            .map_or(Duration::MAX, |e| Duration::from_millis(e.saturating_sub(now_ms())));
-        let outcome = async {
-            tokio::select! {
-                biased;
-                () = cancel.cancelled() => None,
-                () = tokio::time::sleep(until_expiry) => None,
-                r = AssertUnwindSafe(rest).catch_unwind() => Some(r),
-            }
-        };
-        let store = tasks.config.store.clone();
-        let pump = async {
-            while progress.changed().await.is_ok() {
-                let latest = progress.borrow_and_update().clone();
-                if let Some((p, message)) = latest {
-                    let _ = store.update(id, None, TaskChange::Progress(p, message)).await;
-                }
-            }
-        };
-        let (outcome, ()) = futures_util::join!(outcome, pump);
+        let outcome = supervise(&tasks, id, record.expires_ms, &cancel, &mut progress, rest).await;
         let outcome = match outcome {
             None => None,
             Some(Err(_panic)) => Some(TaskOutcome::Failed(ErrorObject::internal(
@@ -323,7 +314,7 @@ pub(crate) fn spawn_rest(
             }),
         };
         if let Some(outcome) = outcome {
-            if let Err(e) = store.update(id, None, TaskChange::Finished(outcome)).await {
+            if let Err(e) = tasks.config.store.update(id, None, TaskChange::Finished(outcome)).await {
                 tracing::warn!(task = %id, "task store update failed: {e}");
             }
         }
