@@ -129,6 +129,10 @@ enum Command {
     Uninstall(cmd::install::UninstallArgs),
     /// The servers in the MCP hosts' configuration files (every host, or --host HOST).
     ListInstalled(cmd::install::ListArgs),
+    /// Write a typed Rust client for the server's tools: one async method per tool, argument
+    /// and result types from their JSON Schemas, and a fingerprint of the tools; `--check`
+    /// exits 1 when the file no longer matches the server.
+    Codegen(cmd::codegen::Args),
 }
 
 impl Command {
@@ -149,6 +153,7 @@ impl Command {
             Command::Install(_) => "install",
             Command::Uninstall(_) => "uninstall",
             Command::ListInstalled(_) => "list-installed",
+            Command::Codegen(_) => "codegen",
         }
     }
 
@@ -168,6 +173,7 @@ impl Command {
             Command::Install(a) => a.run(&globals).await,
             Command::Uninstall(a) => a.run(&globals).await,
             Command::ListInstalled(a) => a.run(&globals).await,
+            Command::Codegen(a) => a.run(&globals).await,
         }
     }
 }

@@ -3,6 +3,7 @@
 
 pub mod bench;
 pub mod call;
+pub mod codegen;
 pub mod complete;
 pub mod inspect;
 pub mod install;
