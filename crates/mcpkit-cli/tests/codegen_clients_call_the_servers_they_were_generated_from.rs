@@ -217,7 +217,10 @@ fn awkward_server() -> Server {
         .tool(
             echo_args(
                 "std",
-                json!({"type": "object", "properties": {"mode": {"enum": ["fast", "slow"]}}, "required": ["mode"]}),
+                json!({"type": "object", "properties": {"mode": {
+                    "enum": ["fast", "slow"],
+                    "description": "One of <fast|slow>; see https://example.com/modes"
+                }}, "required": ["mode"]}),
             )
             .description("See <https://example.com/docs> for *modes*:\n- fast\n- slow"),
         )

@@ -12,12 +12,12 @@
 // mcpkit-codegen tool "new" sha256:15e8c48192624112
 // mcpkit-codegen tool "pair" sha256:885264db2111c4ef
 // mcpkit-codegen tool "refs" sha256:132e7d6433f90bfc
-// mcpkit-codegen tool "std" sha256:5727a1a130f2b462
+// mcpkit-codegen tool "std" sha256:d2198121df613ec7
 // mcpkit-codegen tool "type" sha256:857910d144e2f114
 
 /// The fingerprint of the tools this file was generated from (SHA-256 of their canonical
 /// JSON); `mcpkit codegen --check` compares it with the server's tools.
-pub const FINGERPRINT: &str = "sha256:552da92167ed31d295abc82cad53d8f69d579b24ce1935beb663fca477ebb9ee";
+pub const FINGERPRINT: &str = "sha256:45fec1ba156d487a438d26e053a7738cc7da9bd2af1f7a1f5acfb0d3f5d6aa23";
 /// Why a call failed.
 #[derive(Debug)]
 pub enum CallError {
@@ -220,6 +220,12 @@ impl AwkwardClient {
     /// ```
     ///
     /// Calls the tool `std`.
+    ///
+    /// Arguments:
+    /// - `mode`:
+    ///   ```text
+    ///   One of <fast|slow>; see https://example.com/modes
+    ///   ```
     pub async fn std_2(
         &self,
         mode: std_2::ArgsMode,
@@ -379,7 +385,9 @@ pub mod pair {
 }
 /// Types of the tool `std`.
 pub mod std_2 {
-    ///`ArgsMode`
+    /**```text
+One of <fast|slow>; see https://example.com/modes
+```*/
     #[derive(
         ::serde::Deserialize,
         ::serde::Serialize,

@@ -32,6 +32,10 @@ pub(crate) fn lines(text: &str) -> Vec<String> {
     if text.is_empty() {
         return Vec::new();
     }
+    // Already a text block (a description prepared for the type generator): keep it.
+    if text.starts_with("```") && text.ends_with("```") && text.lines().count() >= 2 {
+        return text.lines().map(str::to_owned).collect();
+    }
     if is_plain(text) {
         let mut out: Vec<String> = text.lines().map(|l| l.trim().to_owned()).collect();
         // Runs of blank lines are one paragraph break.

@@ -12,6 +12,7 @@
 //!   tools' `"title": "Result"` never share a type), string `format`s (dates and UUIDs stay
 //!   `String`), `pattern`, `minLength`/`maxLength` (no validating newtypes: the server checks its
 //!   input) and the generator's own `x-rust-type` extension.
+//! - Descriptions are made safe for doc comments ([`crate::docs`]).
 //! - Validation-only keywords are dropped: `if`/`then`/`else` (the generator panics on them),
 //!   `dependentRequired`/`dependentSchemas`/`dependencies`, and `allOf`/`anyOf`/`oneOf`
 //!   branches that only require properties to be present.
@@ -137,6 +138,11 @@ fn rewrite(schema: &mut Value, renames: &[(String, String)], warnings: &mut Vec<
                 ));
             }
         }
+    }
+    // The generator copies descriptions into doc comments verbatim: make them safe first.
+    if let Some(Value::String(d)) = map.get("description") {
+        let safe = crate::docs::lines(d).join("\n");
+        map.insert("description".into(), Value::String(safe));
     }
     map.remove("title");
     map.remove("pattern");
