@@ -16,6 +16,10 @@ export MCPKIT_INTEROP_PYTHON="$root/target/interop-venv/bin/python"
 # harnesses); crates/mcpkit/tests/examples_run.rs runs them.
 cargo build --workspace --examples --locked
 cargo test --workspace --all-targets --locked
+# Every publishable crate packages (metadata, licence files, readme, no path-only dependency):
+# `cargo package` without building (the tests above built everything).
+cargo package --workspace --exclude mcpkit-test-support --exclude mcpkit-codegen-check \
+    --exclude mcpkit-conformance --no-verify --locked
 cargo test --workspace --doc --locked
 # Windows, where most desktop hosts launch stdio servers: the libraries and binaries must build
 # there (nix is a unix-only dependency). Checked when that target's standard library is

@@ -1,5 +1,5 @@
 //! `--trace-wire`: every JSON-RPC message, in and out, printed to stderr with a UTC timestamp,
-//! through [`mcpkit::transport::inspect`] (a client, or a server on stdio) or
+//! through [`mcpkit::transport::inspect`](mod@mcpkit::transport::inspect) (a client, or a server on stdio) or
 //! [`HttpServer::inspect`](mcpkit::server::http::HttpServer::inspect) (`serve --http`).
 //!
 //! ```text

@@ -31,7 +31,7 @@ pub struct Args {
     #[arg(long, requires = "http", value_name = "HOST")]
     allow_host: Vec<String>,
     /// Also accept requests a browser sends from this origin, beside the loopback names
-    /// (repeatable): a full origin such as https://app.example.com (exact match), a host
+    /// (repeatable): a full origin such as `https://app.example.com` (exact match), a host
     /// name (any scheme and port), or * (any). Requests without Origin are not checked.
     #[arg(long, requires = "http", value_name = "ORIGIN")]
     allow_origin: Vec<String>,

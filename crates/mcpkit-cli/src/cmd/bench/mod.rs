@@ -12,14 +12,14 @@
 //! the bottleneck against a fast server: the `tools/call` frame is serialized once (only the id
 //! changes) and replies are read with a borrowed parse of only the id, `error` and the result's
 //! `isError`/`resultType`.
-//! - stdio ([`stdio`]): the bench and the client share the server process; N calls pipelined,
+//! - stdio (`stdio.rs`): the bench and the client share the server process; N calls pipelined,
 //!   one writer task writing every refill of one read in one write.
-//! - HTTP ([`http`]): each of the N callers drives its own HTTP/1.1 keep-alive connection,
+//! - HTTP (`http.rs`): each of the N callers drives its own HTTP/1.1 keep-alive connection,
 //!   with the headers the client's transport negotiated (session, revision, auth).
 //!
 //! The client stays connected throughout: the server's requests and notifications during the
 //! load reach it, and it answers them. `--driver client` sends every call through the client
-//! instead ([`client`]); so does the bench over https and the legacy HTTP+SSE transport.
+//! instead (`client.rs`); so does the bench over https and the legacy HTTP+SSE transport.
 
 mod client;
 mod http;

@@ -9,7 +9,7 @@
 //! the URI of its `SKILL.md`), and with `directoryRead: true` in its settings also
 //! `resources/directory/read` (the direct children of a directory resource).
 //!
-//! [`format`] holds what both sides check: frontmatter parsing, the naming rules, digests and
+//! [`format`](mod@format) holds what both sides check: frontmatter parsing, the naming rules, digests and
 //! the verification a host does before it uses a file.
 
 pub mod format;
