@@ -77,6 +77,15 @@ pub fn server() -> Server {
 
 /// [`server`], recording its metrics with `telemetry`.
 pub fn server_with(telemetry: mcpkit::telemetry::Telemetry) -> Server {
+    server_with_tasks(telemetry, None)
+}
+
+/// [`server_with`], keeping its tasks in `tasks` (the store instances share) instead of its
+/// own memory.
+pub fn server_with_tasks(
+    telemetry: mcpkit::telemetry::Telemetry,
+    tasks: Option<std::sync::Arc<dyn mcpkit::server::backend::TaskStore>>,
+) -> Server {
     let builder = Server::builder()
         .telemetry(telemetry)
         .name(SERVER_NAME, env!("CARGO_PKG_VERSION"))
@@ -140,7 +149,7 @@ pub fn server_with(telemetry: mcpkit::telemetry::Telemetry) -> Server {
             builder
         }
     };
-    crate::reference_tasks::with_tasks(builder).build()
+    crate::reference_tasks::with_tasks(builder, tasks).build()
 }
 
 /// A `serde_json::Value` known to be an object, as a [`JsonObject`].

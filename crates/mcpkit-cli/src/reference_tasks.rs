@@ -2,9 +2,10 @@
 //! the tools the conformance suite's `tasks-*` scenarios call, by the names and with the
 //! behaviour they expect.
 
+use std::sync::Arc;
 use std::time::Duration;
 
-use mcpkit::server::extensions::tasks::{Tasks, TasksConfig};
+use mcpkit::server::extensions::tasks::{TaskStore, Tasks, TasksConfig};
 use mcpkit::server::{Args, RequestContext, ServerBuilder, ToolDef};
 use mcpkit::types::schema::{InputRequest, InputResponse, TaskSupport};
 use schemars::JsonSchema;
@@ -12,12 +13,14 @@ use serde::Deserialize;
 
 use crate::reference::{field_text, one_field_form};
 
-/// The server with the extension on and its fixtures.
-pub fn with_tasks(builder: ServerBuilder) -> ServerBuilder {
+/// The server with the extension on and its fixtures; its tasks in `store` when given.
+pub fn with_tasks(builder: ServerBuilder, store: Option<Arc<dyn TaskStore>>) -> ServerBuilder {
+    let mut config = TasksConfig::default().poll_interval(Duration::from_millis(200));
+    if let Some(store) = store {
+        config.store = store;
+    }
     builder
-        .extension(Tasks::new(
-            TasksConfig::default().poll_interval(Duration::from_millis(200)),
-        ))
+        .extension(Tasks::new(config))
         .tool(greet())
         .tool(slow_compute())
         .tool(failing_job())

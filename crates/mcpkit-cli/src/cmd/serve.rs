@@ -6,6 +6,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use mcpkit::auth::resource::{IntrospectionVerifier, JwtVerifier, ProtectedResource, TokenVerifier};
+use mcpkit::server::backend::Backends;
 use mcpkit::server::http::{HttpConfig, HttpServer};
 use mcpkit::transport::stdio::stdio;
 use tokio_util::sync::CancellationToken;
@@ -49,6 +50,60 @@ pub struct Args {
     // Boxed: the command enum's variants stay of similar size.
     #[command(flatten)]
     session_limits: Box<SessionLimitArgs>,
+    #[command(flatten)]
+    cluster: Box<ClusterArgs>,
+}
+
+/// `mcpkit serve --http ADDR --redis URL`: instances sharing one Redis act as one server
+/// behind a load balancer without affinity (sessions, SSE resumption, server→client traffic,
+/// requestState keys and tasks are shared).
+#[derive(clap::Args, Debug, Clone, Default)]
+struct ClusterArgs {
+    /// Share the server's state with every instance using this Redis (redis://HOST:PORT/DB;
+    /// Redis 6.2 or later, or Valkey). Also read from MCPKIT_REDIS_URL.
+    #[arg(long, requires = "http", value_name = "URL")]
+    redis: Option<String>,
+    /// The deployment's key prefix in Redis: instances share state only with the same prefix
+    /// [default: mcpkit].
+    #[arg(long, value_name = "PREFIX")]
+    redis_prefix: Option<String>,
+    /// This instance's name among those sharing the Redis ([A-Za-z0-9_.-], at most 64)
+    /// [default: random].
+    #[arg(long, value_name = "ID")]
+    instance_id: Option<String>,
+}
+
+/// The Redis URL when nothing is given on the command line.
+const REDIS_URL_ENV: &str = "MCPKIT_REDIS_URL";
+
+impl ClusterArgs {
+    /// The Redis URL, prefix and instance id to share state through; `None` for a lone
+    /// instance. A prefix or an instance id without a Redis URL is a usage error.
+    fn resolve(&self) -> Result<Option<(String, String, String)>, Failure> {
+        let usage = |message: String| Failure { code: 2, message };
+        let url = self
+            .redis
+            .clone()
+            .or_else(|| std::env::var(REDIS_URL_ENV).ok().filter(|u| !u.trim().is_empty()));
+        let Some(url) = url else {
+            if self.redis_prefix.is_some() || self.instance_id.is_some() {
+                return Err(usage(format!(
+                    "--redis-prefix and --instance-id need --redis URL (or {REDIS_URL_ENV})"
+                )));
+            }
+            return Ok(None);
+        };
+        let prefix = self.redis_prefix.clone().unwrap_or_else(|| "mcpkit".to_owned());
+        if prefix.is_empty() || prefix.contains(char::is_whitespace) {
+            return Err(usage(format!("--redis-prefix {prefix:?}: not a usable key prefix")));
+        }
+        let id = match &self.instance_id {
+            Some(id) if mcpkit::server::backend::valid_instance_id(id) => id.clone(),
+            Some(id) => return Err(usage(format!("--instance-id {id:?}: use 1 to 64 of [A-Za-z0-9_.-]"))),
+            None => Backends::memory().instance_id.to_string(),
+        };
+        Ok(Some((url, prefix, id)))
+    }
 }
 
 /// How `mcpkit serve --http` treats slow, stalled and idle connections, and how long it gives
@@ -124,7 +179,20 @@ impl Args {
             });
         };
         let config = self.http_config();
-        serve_http(addr, config, &self.auth, globals).await.map(|()| 0)
+        let shared = match self.cluster.resolve()? {
+            None => None,
+            Some((url, prefix, id)) => {
+                let backends = mcpkit_redis::RedisBackends::connect(&url, &prefix, &id)
+                    .await
+                    .map_err(|e| Failure {
+                        code: 1,
+                        message: format!("--redis {url}: {e}"),
+                    })?;
+                eprintln!("mcpkit serve: sharing state through Redis (prefix {prefix}, instance {id})");
+                Some(backends)
+            }
+        };
+        serve_http(addr, config, &self.auth, globals, shared).await.map(|()| 0)
     }
 
     /// The HTTP endpoint's configuration these flags describe.
@@ -280,7 +348,13 @@ impl AuthArgs {
 
 /// Serve HTTP on `addr`; with `trace_wire`, every JSON-RPC message in and out (both eras, the
 /// legacy endpoints too) is printed to stderr.
-async fn serve_http(addr: SocketAddr, config: HttpConfig, auth: &AuthArgs, globals: &Globals) -> Result<(), Failure> {
+async fn serve_http(
+    addr: SocketAddr,
+    config: HttpConfig,
+    auth: &AuthArgs,
+    globals: &Globals,
+    shared: Option<Backends>,
+) -> Result<(), Failure> {
     let trace_wire = globals.trace_wire;
     let io = |e: std::io::Error| Failure {
         code: 1,
@@ -289,10 +363,15 @@ async fn serve_http(addr: SocketAddr, config: HttpConfig, auth: &AuthArgs, globa
     let listener = tokio::net::TcpListener::bind(addr).await.map_err(io)?;
     let endpoint = format!("http://{}/mcp", listener.local_addr().map_err(io)?);
     let stop = CancellationToken::new();
-    let http = HttpServer::new(crate::reference::server_with(globals.telemetry.clone()))
+    let tasks = shared.as_ref().map(|b| b.tasks.clone());
+    let server = crate::reference::server_with_tasks(globals.telemetry.clone(), tasks);
+    let mut http = HttpServer::new(server)
         .config(config)
         .sse_legacy(true)
         .shutdown(stop.clone());
+    if let Some(backends) = shared {
+        http = http.backend(backends);
+    }
     let http = if trace_wire {
         http.inspect(printer("client"))
     } else {

@@ -251,8 +251,9 @@ impl HttpServer {
         for wrap in self.layers {
             router = wrap(router);
         }
-        // Outside the layers (a load balancer's probe carries no credentials).
-        router.merge(health::router(self.backends))
+        // Outside the layers (a load balancer's probe carries no credentials); everything else
+        // goes to the layered router as it is (its fallback included).
+        health::router(self.backends).fallback_service(router)
     }
 
     /// Serve on `listener` until the [`HttpServer::shutdown`] token fires, with `TCP_NODELAY`
