@@ -18,70 +18,11 @@
 /// The fingerprint of the tools this file was generated from (SHA-256 of their canonical
 /// JSON); `mcpkit codegen --check` compares it with the server's tools.
 pub const FINGERPRINT: &str = "sha256:45fec1ba156d487a438d26e053a7738cc7da9bd2af1f7a1f5acfb0d3f5d6aa23";
-/// Why a call failed.
-#[derive(Debug)]
-pub enum CallError {
-    /// The request failed: connection, timeout, or a JSON-RPC error from the server.
-    Request(::mcpkit::Error),
-    /// The tool ran and reported an error (`isError: true`).
-    Tool {
-        /// The tool's name.
-        tool: ::std::string::String,
-        /// The text of the error content.
-        message: ::std::string::String,
-        /// The error content as the server sent it.
-        content: ::std::vec::Vec<::mcpkit::types::schema::ContentBlock>,
-    },
-    /// An argument could not be turned into JSON.
-    Arguments {
-        /// The tool's name.
-        tool: ::std::string::String,
-        /// What went wrong.
-        reason: ::std::string::String,
-    },
-    /// The result does not decode as the generated type.
-    Decode {
-        /// The tool's name.
-        tool: ::std::string::String,
-        /// What went wrong.
-        reason: ::std::string::String,
-    },
-}
-impl ::std::fmt::Display for CallError {
-    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-        match self {
-            CallError::Request(e) => write!(f, "{e}"),
-            CallError::Tool { tool, message, .. } => {
-                write!(f, "tool {tool:?} failed: {message}")
-            }
-            CallError::Arguments { tool, reason } => {
-                write!(f, "an argument of tool {tool:?} is not JSON: {reason}")
-            }
-            CallError::Decode { tool, reason } => {
-                write!(f, "the result of tool {tool:?} does not decode: {reason}")
-            }
-        }
-    }
-}
-impl ::std::error::Error for CallError {
-    fn source(&self) -> ::std::option::Option<&(dyn ::std::error::Error + 'static)> {
-        match self {
-            CallError::Request(e) => Some(e),
-            _ => None,
-        }
-    }
-}
-/// What a method returns.
-pub type CallResult<T> = ::std::result::Result<T, CallError>;
+pub use ::mcpkit::client::generated::{CallError, CallResult};
 /// A typed client for the MCP server `awkward` `0.0.1`: one method per tool.
-#[derive(Clone)]
+#[derive(Clone, Debug)]
 pub struct AwkwardClient {
     client: ::mcpkit::Client,
-}
-impl ::std::fmt::Debug for AwkwardClient {
-    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-        f.debug_struct(stringify!(AwkwardClient)).finish_non_exhaustive()
-    }
 }
 impl AwkwardClient {
     /// Wrap a connected client.
@@ -101,97 +42,67 @@ impl AwkwardClient {
         &self,
         text: ::std::string::String,
     ) -> CallResult<::std::string::String> {
-        let mut mcpkit_arguments = ::serde_json::Map::new();
-        self::argument(&mut mcpkit_arguments, "3d.render", "text", &text)?;
-        let mcpkit_result = self
-            .client
-            .call_tool("3d.render", mcpkit_arguments)
+        ::mcpkit::client::generated::ToolCall::new(&self.client, "3d.render")
+            .argument("text", &text)?
+            .text()
             .await
-            .map_err(CallError::Request)?;
-        self::text("3d.render", mcpkit_result)
     }
     /// Calls the tool `a-b`.
     pub async fn a_b(
         &self,
         text: ::std::string::String,
     ) -> CallResult<::std::string::String> {
-        let mut mcpkit_arguments = ::serde_json::Map::new();
-        self::argument(&mut mcpkit_arguments, "a-b", "text", &text)?;
-        let mcpkit_result = self
-            .client
-            .call_tool("a-b", mcpkit_arguments)
+        ::mcpkit::client::generated::ToolCall::new(&self.client, "a-b")
+            .argument("text", &text)?
+            .text()
             .await
-            .map_err(CallError::Request)?;
-        self::text("a-b", mcpkit_result)
     }
     /// Calls the tool `a.b`.
     pub async fn a_b_2(
         &self,
         text: ::std::string::String,
     ) -> CallResult<::std::string::String> {
-        let mut mcpkit_arguments = ::serde_json::Map::new();
-        self::argument(&mut mcpkit_arguments, "a.b", "text", &text)?;
-        let mcpkit_result = self
-            .client
-            .call_tool("a.b", mcpkit_arguments)
+        ::mcpkit::client::generated::ToolCall::new(&self.client, "a.b")
+            .argument("text", &text)?
+            .text()
             .await
-            .map_err(CallError::Request)?;
-        self::text("a.b", mcpkit_result)
     }
     /// Calls the tool `get-weather.v2`.
     pub async fn get_weather_v2(
         &self,
         city: ::std::string::String,
     ) -> CallResult<::std::string::String> {
-        let mut mcpkit_arguments = ::serde_json::Map::new();
-        self::argument(&mut mcpkit_arguments, "get-weather.v2", "city", &city)?;
-        let mcpkit_result = self
-            .client
-            .call_tool("get-weather.v2", mcpkit_arguments)
+        ::mcpkit::client::generated::ToolCall::new(&self.client, "get-weather.v2")
+            .argument("city", &city)?
+            .text()
             .await
-            .map_err(CallError::Request)?;
-        self::text("get-weather.v2", mcpkit_result)
     }
     /// Calls the tool `misspelt`.
     pub async fn misspelt(
         &self,
         v: ::std::option::Option<::serde_json::Value>,
     ) -> CallResult<::std::string::String> {
-        let mut mcpkit_arguments = ::serde_json::Map::new();
-        if let ::std::option::Option::Some(value) = &v {
-            self::argument(&mut mcpkit_arguments, "misspelt", "v", value)?;
-        }
-        let mcpkit_result = self
-            .client
-            .call_tool("misspelt", mcpkit_arguments)
+        ::mcpkit::client::generated::ToolCall::new(&self.client, "misspelt")
+            .optional_argument("v", &v)?
+            .text()
             .await
-            .map_err(CallError::Request)?;
-        self::text("misspelt", mcpkit_result)
     }
     /// Calls the tool `new`.
     pub async fn new_2(
         &self,
         text: ::std::string::String,
     ) -> CallResult<::std::string::String> {
-        let mut mcpkit_arguments = ::serde_json::Map::new();
-        self::argument(&mut mcpkit_arguments, "new", "text", &text)?;
-        let mcpkit_result = self
-            .client
-            .call_tool("new", mcpkit_arguments)
+        ::mcpkit::client::generated::ToolCall::new(&self.client, "new")
+            .argument("text", &text)?
+            .text()
             .await
-            .map_err(CallError::Request)?;
-        self::text("new", mcpkit_result)
     }
     /// Calls the tool `pair`.
     pub async fn pair(&self, x: i64) -> CallResult<pair::Output> {
-        let mut mcpkit_arguments = ::serde_json::Map::new();
-        self::argument(&mut mcpkit_arguments, "pair", "x", &x)?;
-        let mcpkit_result = self
-            .client
-            .call_tool("pair", mcpkit_arguments)
+        ::mcpkit::client::generated::ToolCall::new(&self.client, "pair")
+            .argument("x", &x)?
+            .structured()
             .await
-            .map_err(CallError::Request)?;
-        self::structured("pair", mcpkit_result, false)
     }
     /// Calls the tool `refs`.
     pub async fn refs(
@@ -199,19 +110,11 @@ impl AwkwardClient {
         remote: ::std::option::Option<::serde_json::Value>,
         local: ::std::option::Option<::serde_json::Value>,
     ) -> CallResult<::std::string::String> {
-        let mut mcpkit_arguments = ::serde_json::Map::new();
-        if let ::std::option::Option::Some(value) = &remote {
-            self::argument(&mut mcpkit_arguments, "refs", "remote", value)?;
-        }
-        if let ::std::option::Option::Some(value) = &local {
-            self::argument(&mut mcpkit_arguments, "refs", "local", value)?;
-        }
-        let mcpkit_result = self
-            .client
-            .call_tool("refs", mcpkit_arguments)
+        ::mcpkit::client::generated::ToolCall::new(&self.client, "refs")
+            .optional_argument("remote", &remote)?
+            .optional_argument("local", &local)?
+            .text()
             .await
-            .map_err(CallError::Request)?;
-        self::text("refs", mcpkit_result)
     }
     /// ```text
     /// See <https://example.com/docs> for *modes*:
@@ -230,14 +133,10 @@ impl AwkwardClient {
         &self,
         mode: std_2::ArgsMode,
     ) -> CallResult<::std::string::String> {
-        let mut mcpkit_arguments = ::serde_json::Map::new();
-        self::argument(&mut mcpkit_arguments, "std", "mode", &mode)?;
-        let mcpkit_result = self
-            .client
-            .call_tool("std", mcpkit_arguments)
+        ::mcpkit::client::generated::ToolCall::new(&self.client, "std")
+            .argument("mode", &mode)?
+            .text()
             .await
-            .map_err(CallError::Request)?;
-        self::text("std", mcpkit_result)
     }
     /// Calls the tool `type`.
     pub async fn type_(
@@ -245,100 +144,12 @@ impl AwkwardClient {
         self_: ::std::string::String,
         type_: ::std::option::Option<i64>,
     ) -> CallResult<::std::string::String> {
-        let mut mcpkit_arguments = ::serde_json::Map::new();
-        self::argument(&mut mcpkit_arguments, "type", "self", &self_)?;
-        if let ::std::option::Option::Some(value) = &type_ {
-            self::argument(&mut mcpkit_arguments, "type", "type", value)?;
-        }
-        let mcpkit_result = self
-            .client
-            .call_tool("type", mcpkit_arguments)
+        ::mcpkit::client::generated::ToolCall::new(&self.client, "type")
+            .argument("self", &self_)?
+            .optional_argument("type", &type_)?
+            .text()
             .await
-            .map_err(CallError::Request)?;
-        self::text("type", mcpkit_result)
     }
-}
-/// Put one argument into the arguments object.
-fn argument<T: ::serde::Serialize>(
-    arguments: &mut ::serde_json::Map<::std::string::String, ::serde_json::Value>,
-    tool: &str,
-    key: &str,
-    value: &T,
-) -> CallResult<()> {
-    let value = ::serde_json::to_value(value)
-        .map_err(|e| CallError::Arguments {
-            tool: tool.to_owned(),
-            reason: e.to_string(),
-        })?;
-    arguments.insert(key.to_owned(), value);
-    Ok(())
-}
-/// Decode a result's `structuredContent` (from a server without it, the JSON in its first
-/// text block); with `unwrap`, the `result` member of it.
-fn structured<T: ::serde::de::DeserializeOwned>(
-    tool: &str,
-    result: ::mcpkit::types::schema::CallToolResult,
-    unwrap: bool,
-) -> CallResult<T> {
-    if result.is_error() {
-        return Err(tool_error(tool, result));
-    }
-    let decode = |reason: ::std::string::String| CallError::Decode {
-        tool: tool.to_owned(),
-        reason,
-    };
-    let value = match result.structured_content {
-        Some(value) => value,
-        None => {
-            let text = content_text(&result.content);
-            ::serde_json::from_str(&text)
-                .map_err(|e| decode(
-                    format!("no structuredContent, and the text is not JSON: {e}"),
-                ))?
-        }
-    };
-    let value = match value {
-        ::serde_json::Value::Object(mut members) if unwrap => {
-            members
-                .remove("result")
-                .ok_or_else(|| decode(
-                    "structuredContent has no \"result\" member".to_owned(),
-                ))?
-        }
-        other => other,
-    };
-    ::serde_json::from_value(value).map_err(|e| decode(e.to_string()))
-}
-/// The text of a result without an output schema.
-fn text(
-    tool: &str,
-    result: ::mcpkit::types::schema::CallToolResult,
-) -> CallResult<::std::string::String> {
-    if result.is_error() {
-        return Err(tool_error(tool, result));
-    }
-    Ok(content_text(&result.content))
-}
-/// The tool error a result with `isError: true` stands for.
-fn tool_error(tool: &str, result: ::mcpkit::types::schema::CallToolResult) -> CallError {
-    CallError::Tool {
-        tool: tool.to_owned(),
-        message: content_text(&result.content),
-        content: result.content,
-    }
-}
-/// The text blocks of a result, one per line.
-fn content_text(
-    content: &[::mcpkit::types::schema::ContentBlock],
-) -> ::std::string::String {
-    content
-        .iter()
-        .filter_map(|block| match block {
-            ::mcpkit::types::schema::ContentBlock::Text(t) => Some(t.text.as_str()),
-            _ => None,
-        })
-        .collect::<::std::vec::Vec<_>>()
-        .join("\n")
 }
 /// Types of the tool `pair`.
 pub mod pair {
@@ -350,38 +161,7 @@ pub mod pair {
         /// The `second` member.
         pub second: ::std::string::String,
     }
-    /// Error types.
-    pub mod error {
-        /// Error from a `TryFrom` or `FromStr` implementation.
-        pub struct ConversionError(::std::borrow::Cow<'static, str>);
-        impl ::std::error::Error for ConversionError {}
-        impl ::std::fmt::Display for ConversionError {
-            fn fmt(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> Result<(), ::std::fmt::Error> {
-                ::std::fmt::Display::fmt(&self.0, f)
-            }
-        }
-        impl ::std::fmt::Debug for ConversionError {
-            fn fmt(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> Result<(), ::std::fmt::Error> {
-                ::std::fmt::Debug::fmt(&self.0, f)
-            }
-        }
-        impl From<&'static str> for ConversionError {
-            fn from(value: &'static str) -> Self {
-                Self(value.into())
-            }
-        }
-        impl From<String> for ConversionError {
-            fn from(value: String) -> Self {
-                Self(value.into())
-            }
-        }
-    }
+    pub use ::mcpkit::client::generated::error;
 }
 /// Types of the tool `std`.
 pub mod std_2 {
@@ -444,36 +224,5 @@ One of <fast|slow>; see https://example.com/modes
             value.parse()
         }
     }
-    /// Error types.
-    pub mod error {
-        /// Error from a `TryFrom` or `FromStr` implementation.
-        pub struct ConversionError(::std::borrow::Cow<'static, str>);
-        impl ::std::error::Error for ConversionError {}
-        impl ::std::fmt::Display for ConversionError {
-            fn fmt(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> Result<(), ::std::fmt::Error> {
-                ::std::fmt::Display::fmt(&self.0, f)
-            }
-        }
-        impl ::std::fmt::Debug for ConversionError {
-            fn fmt(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> Result<(), ::std::fmt::Error> {
-                ::std::fmt::Debug::fmt(&self.0, f)
-            }
-        }
-        impl From<&'static str> for ConversionError {
-            fn from(value: &'static str) -> Self {
-                Self(value.into())
-            }
-        }
-        impl From<String> for ConversionError {
-            fn from(value: String) -> Self {
-                Self(value.into())
-            }
-        }
-    }
+    pub use ::mcpkit::client::generated::error;
 }

@@ -12,70 +12,11 @@
 /// The fingerprint of the tools this file was generated from (SHA-256 of their canonical
 /// JSON); `mcpkit codegen --check` compares it with the server's tools.
 pub const FINGERPRINT: &str = "sha256:2c0bb0c3a4fe407c991134f7362f0d74b11ee6f051d8ed6f03271071add8f4f3";
-/// Why a call failed.
-#[derive(Debug)]
-pub enum CallError {
-    /// The request failed: connection, timeout, or a JSON-RPC error from the server.
-    Request(::mcpkit::Error),
-    /// The tool ran and reported an error (`isError: true`).
-    Tool {
-        /// The tool's name.
-        tool: ::std::string::String,
-        /// The text of the error content.
-        message: ::std::string::String,
-        /// The error content as the server sent it.
-        content: ::std::vec::Vec<::mcpkit::types::schema::ContentBlock>,
-    },
-    /// An argument could not be turned into JSON.
-    Arguments {
-        /// The tool's name.
-        tool: ::std::string::String,
-        /// What went wrong.
-        reason: ::std::string::String,
-    },
-    /// The result does not decode as the generated type.
-    Decode {
-        /// The tool's name.
-        tool: ::std::string::String,
-        /// What went wrong.
-        reason: ::std::string::String,
-    },
-}
-impl ::std::fmt::Display for CallError {
-    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-        match self {
-            CallError::Request(e) => write!(f, "{e}"),
-            CallError::Tool { tool, message, .. } => {
-                write!(f, "tool {tool:?} failed: {message}")
-            }
-            CallError::Arguments { tool, reason } => {
-                write!(f, "an argument of tool {tool:?} is not JSON: {reason}")
-            }
-            CallError::Decode { tool, reason } => {
-                write!(f, "the result of tool {tool:?} does not decode: {reason}")
-            }
-        }
-    }
-}
-impl ::std::error::Error for CallError {
-    fn source(&self) -> ::std::option::Option<&(dyn ::std::error::Error + 'static)> {
-        match self {
-            CallError::Request(e) => Some(e),
-            _ => None,
-        }
-    }
-}
-/// What a method returns.
-pub type CallResult<T> = ::std::result::Result<T, CallError>;
+pub use ::mcpkit::client::generated::{CallError, CallResult};
 /// A typed client for the MCP server `python-codegen-server`: one method per tool.
-#[derive(Clone)]
+#[derive(Clone, Debug)]
 pub struct PythonCodegenClient {
     client: ::mcpkit::Client,
-}
-impl ::std::fmt::Debug for PythonCodegenClient {
-    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-        f.debug_struct(stringify!(PythonCodegenClient)).finish_non_exhaustive()
-    }
 }
 impl PythonCodegenClient {
     /// Wrap a connected client.
@@ -94,15 +35,11 @@ impl PythonCodegenClient {
     ///
     /// Calls the tool `add`.
     pub async fn add(&self, a: i64, b: i64) -> CallResult<i64> {
-        let mut mcpkit_arguments = ::serde_json::Map::new();
-        self::argument(&mut mcpkit_arguments, "add", "a", &a)?;
-        self::argument(&mut mcpkit_arguments, "add", "b", &b)?;
-        let mcpkit_result = self
-            .client
-            .call_tool("add", mcpkit_arguments)
+        ::mcpkit::client::generated::ToolCall::new(&self.client, "add")
+            .argument("a", &a)?
+            .argument("b", &b)?
+            .structured_result_member()
             .await
-            .map_err(CallError::Request)?;
-        self::structured("add", mcpkit_result, true)
     }
     /// Describe a contact in one line
     ///
@@ -112,29 +49,19 @@ impl PythonCodegenClient {
         contact: describe::Contact,
         shout: ::std::option::Option<bool>,
     ) -> CallResult<::std::string::String> {
-        let mut mcpkit_arguments = ::serde_json::Map::new();
-        self::argument(&mut mcpkit_arguments, "describe", "contact", &contact)?;
-        if let ::std::option::Option::Some(value) = &shout {
-            self::argument(&mut mcpkit_arguments, "describe", "shout", value)?;
-        }
-        let mcpkit_result = self
-            .client
-            .call_tool("describe", mcpkit_arguments)
+        ::mcpkit::client::generated::ToolCall::new(&self.client, "describe")
+            .argument("contact", &contact)?
+            .optional_argument("shout", &shout)?
+            .structured_result_member()
             .await
-            .map_err(CallError::Request)?;
-        self::structured("describe", mcpkit_result, true)
     }
     /// Always fails (returns a tool error with isError: true)
     ///
     /// Calls the tool `fail`.
     pub async fn fail(&self) -> CallResult<::std::string::String> {
-        let mcpkit_arguments = ::serde_json::Map::new();
-        let mcpkit_result = self
-            .client
-            .call_tool("fail", mcpkit_arguments)
+        ::mcpkit::client::generated::ToolCall::new(&self.client, "fail")
+            .structured_result_member()
             .await
-            .map_err(CallError::Request)?;
-        self::structured("fail", mcpkit_result, true)
     }
     /// Make a contact living in a city
     ///
@@ -144,88 +71,12 @@ impl PythonCodegenClient {
         name: ::std::string::String,
         city: ::std::string::String,
     ) -> CallResult<make_contact::Output> {
-        let mut mcpkit_arguments = ::serde_json::Map::new();
-        self::argument(&mut mcpkit_arguments, "make_contact", "name", &name)?;
-        self::argument(&mut mcpkit_arguments, "make_contact", "city", &city)?;
-        let mcpkit_result = self
-            .client
-            .call_tool("make_contact", mcpkit_arguments)
+        ::mcpkit::client::generated::ToolCall::new(&self.client, "make_contact")
+            .argument("name", &name)?
+            .argument("city", &city)?
+            .structured()
             .await
-            .map_err(CallError::Request)?;
-        self::structured("make_contact", mcpkit_result, false)
     }
-}
-/// Put one argument into the arguments object.
-fn argument<T: ::serde::Serialize>(
-    arguments: &mut ::serde_json::Map<::std::string::String, ::serde_json::Value>,
-    tool: &str,
-    key: &str,
-    value: &T,
-) -> CallResult<()> {
-    let value = ::serde_json::to_value(value)
-        .map_err(|e| CallError::Arguments {
-            tool: tool.to_owned(),
-            reason: e.to_string(),
-        })?;
-    arguments.insert(key.to_owned(), value);
-    Ok(())
-}
-/// Decode a result's `structuredContent` (from a server without it, the JSON in its first
-/// text block); with `unwrap`, the `result` member of it.
-fn structured<T: ::serde::de::DeserializeOwned>(
-    tool: &str,
-    result: ::mcpkit::types::schema::CallToolResult,
-    unwrap: bool,
-) -> CallResult<T> {
-    if result.is_error() {
-        return Err(tool_error(tool, result));
-    }
-    let decode = |reason: ::std::string::String| CallError::Decode {
-        tool: tool.to_owned(),
-        reason,
-    };
-    let value = match result.structured_content {
-        Some(value) => value,
-        None => {
-            let text = content_text(&result.content);
-            ::serde_json::from_str(&text)
-                .map_err(|e| decode(
-                    format!("no structuredContent, and the text is not JSON: {e}"),
-                ))?
-        }
-    };
-    let value = match value {
-        ::serde_json::Value::Object(mut members) if unwrap => {
-            members
-                .remove("result")
-                .ok_or_else(|| decode(
-                    "structuredContent has no \"result\" member".to_owned(),
-                ))?
-        }
-        other => other,
-    };
-    ::serde_json::from_value(value).map_err(|e| decode(e.to_string()))
-}
-/// The tool error a result with `isError: true` stands for.
-fn tool_error(tool: &str, result: ::mcpkit::types::schema::CallToolResult) -> CallError {
-    CallError::Tool {
-        tool: tool.to_owned(),
-        message: content_text(&result.content),
-        content: result.content,
-    }
-}
-/// The text blocks of a result, one per line.
-fn content_text(
-    content: &[::mcpkit::types::schema::ContentBlock],
-) -> ::std::string::String {
-    content
-        .iter()
-        .filter_map(|block| match block {
-            ::mcpkit::types::schema::ContentBlock::Text(t) => Some(t.text.as_str()),
-            _ => None,
-        })
-        .collect::<::std::vec::Vec<_>>()
-        .join("\n")
 }
 /// Types of the tool `describe`.
 pub mod describe {
@@ -323,38 +174,7 @@ pub mod describe {
             super::ContactKind::Person
         }
     }
-    /// Error types.
-    pub mod error {
-        /// Error from a `TryFrom` or `FromStr` implementation.
-        pub struct ConversionError(::std::borrow::Cow<'static, str>);
-        impl ::std::error::Error for ConversionError {}
-        impl ::std::fmt::Display for ConversionError {
-            fn fmt(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> Result<(), ::std::fmt::Error> {
-                ::std::fmt::Display::fmt(&self.0, f)
-            }
-        }
-        impl ::std::fmt::Debug for ConversionError {
-            fn fmt(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> Result<(), ::std::fmt::Error> {
-                ::std::fmt::Debug::fmt(&self.0, f)
-            }
-        }
-        impl From<&'static str> for ConversionError {
-            fn from(value: &'static str) -> Self {
-                Self(value.into())
-            }
-        }
-        impl From<String> for ConversionError {
-            fn from(value: String) -> Self {
-                Self(value.into())
-            }
-        }
-    }
+    pub use ::mcpkit::client::generated::error;
 }
 /// Types of the tool `make_contact`.
 pub mod make_contact {
@@ -452,36 +272,5 @@ pub mod make_contact {
             super::OutputKind::Person
         }
     }
-    /// Error types.
-    pub mod error {
-        /// Error from a `TryFrom` or `FromStr` implementation.
-        pub struct ConversionError(::std::borrow::Cow<'static, str>);
-        impl ::std::error::Error for ConversionError {}
-        impl ::std::fmt::Display for ConversionError {
-            fn fmt(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> Result<(), ::std::fmt::Error> {
-                ::std::fmt::Display::fmt(&self.0, f)
-            }
-        }
-        impl ::std::fmt::Debug for ConversionError {
-            fn fmt(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> Result<(), ::std::fmt::Error> {
-                ::std::fmt::Debug::fmt(&self.0, f)
-            }
-        }
-        impl From<&'static str> for ConversionError {
-            fn from(value: &'static str) -> Self {
-                Self(value.into())
-            }
-        }
-        impl From<String> for ConversionError {
-            fn from(value: String) -> Self {
-                Self(value.into())
-            }
-        }
-    }
+    pub use ::mcpkit::client::generated::error;
 }

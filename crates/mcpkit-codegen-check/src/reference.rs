@@ -45,70 +45,11 @@
 /// The fingerprint of the tools this file was generated from (SHA-256 of their canonical
 /// JSON); `mcpkit codegen --check` compares it with the server's tools.
 pub const FINGERPRINT: &str = "sha256:c554b00684e3983e1b239b448e87eb0c7cbee9e91a80da5bf9547a4a1bef838c";
-/// Why a call failed.
-#[derive(Debug)]
-pub enum CallError {
-    /// The request failed: connection, timeout, or a JSON-RPC error from the server.
-    Request(::mcpkit::Error),
-    /// The tool ran and reported an error (`isError: true`).
-    Tool {
-        /// The tool's name.
-        tool: ::std::string::String,
-        /// The text of the error content.
-        message: ::std::string::String,
-        /// The error content as the server sent it.
-        content: ::std::vec::Vec<::mcpkit::types::schema::ContentBlock>,
-    },
-    /// An argument could not be turned into JSON.
-    Arguments {
-        /// The tool's name.
-        tool: ::std::string::String,
-        /// What went wrong.
-        reason: ::std::string::String,
-    },
-    /// The result does not decode as the generated type.
-    Decode {
-        /// The tool's name.
-        tool: ::std::string::String,
-        /// What went wrong.
-        reason: ::std::string::String,
-    },
-}
-impl ::std::fmt::Display for CallError {
-    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-        match self {
-            CallError::Request(e) => write!(f, "{e}"),
-            CallError::Tool { tool, message, .. } => {
-                write!(f, "tool {tool:?} failed: {message}")
-            }
-            CallError::Arguments { tool, reason } => {
-                write!(f, "an argument of tool {tool:?} is not JSON: {reason}")
-            }
-            CallError::Decode { tool, reason } => {
-                write!(f, "the result of tool {tool:?} does not decode: {reason}")
-            }
-        }
-    }
-}
-impl ::std::error::Error for CallError {
-    fn source(&self) -> ::std::option::Option<&(dyn ::std::error::Error + 'static)> {
-        match self {
-            CallError::Request(e) => Some(e),
-            _ => None,
-        }
-    }
-}
-/// What a method returns.
-pub type CallResult<T> = ::std::result::Result<T, CallError>;
+pub use ::mcpkit::client::generated::{CallError, CallResult};
 /// A typed client for the MCP server `mcpkit-reference` `0.1.0`: one method per tool.
-#[derive(Clone)]
+#[derive(Clone, Debug)]
 pub struct McpkitReferenceClient {
     client: ::mcpkit::Client,
-}
-impl ::std::fmt::Debug for McpkitReferenceClient {
-    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-        f.debug_struct(stringify!(McpkitReferenceClient)).finish_non_exhaustive()
-    }
 }
 impl McpkitReferenceClient {
     /// Wrap a connected client.
@@ -131,15 +72,11 @@ impl McpkitReferenceClient {
     /// - `a`: The first addend.
     /// - `b`: The second addend.
     pub async fn add(&self, a: f64, b: f64) -> CallResult<add::Output> {
-        let mut mcpkit_arguments = ::serde_json::Map::new();
-        self::argument(&mut mcpkit_arguments, "add", "a", &a)?;
-        self::argument(&mut mcpkit_arguments, "add", "b", &b)?;
-        let mcpkit_result = self
-            .client
-            .call_tool("add", mcpkit_arguments)
+        ::mcpkit::client::generated::ToolCall::new(&self.client, "add")
+            .argument("a", &a)?
+            .argument("b", &b)?
+            .structured()
             .await
-            .map_err(CallError::Request)?;
-        self::structured("add", mcpkit_result, false)
     }
     /// Asks for confirmation, then deletes (pretends to)
     ///
@@ -151,14 +88,10 @@ impl McpkitReferenceClient {
         &self,
         filename: ::std::string::String,
     ) -> CallResult<::std::string::String> {
-        let mut mcpkit_arguments = ::serde_json::Map::new();
-        self::argument(&mut mcpkit_arguments, "confirm_delete", "filename", &filename)?;
-        let mcpkit_result = self
-            .client
-            .call_tool("confirm_delete", mcpkit_arguments)
+        ::mcpkit::client::generated::ToolCall::new(&self.client, "confirm_delete")
+            .argument("filename", &filename)?
+            .text()
             .await
-            .map_err(CallError::Request)?;
-        self::text("confirm_delete", mcpkit_result)
     }
     /// Echoes the message back
     ///
@@ -170,26 +103,18 @@ impl McpkitReferenceClient {
         &self,
         message: ::std::string::String,
     ) -> CallResult<::std::string::String> {
-        let mut mcpkit_arguments = ::serde_json::Map::new();
-        self::argument(&mut mcpkit_arguments, "echo", "message", &message)?;
-        let mcpkit_result = self
-            .client
-            .call_tool("echo", mcpkit_arguments)
+        ::mcpkit::client::generated::ToolCall::new(&self.client, "echo")
+            .argument("message", &message)?
+            .text()
             .await
-            .map_err(CallError::Request)?;
-        self::text("echo", mcpkit_result)
     }
     /// Fails with a tool error after a second (runs only as a task)
     ///
     /// Calls the tool `failing_job`.
     pub async fn failing_job(&self) -> CallResult<::std::string::String> {
-        let mcpkit_arguments = ::serde_json::Map::new();
-        let mcpkit_result = self
-            .client
-            .call_tool("failing_job", mcpkit_arguments)
+        ::mcpkit::client::generated::ToolCall::new(&self.client, "failing_job")
+            .text()
             .await
-            .map_err(CallError::Request)?;
-        self::text("failing_job", mcpkit_result)
     }
     /// Greets someone (never runs as a task)
     ///
@@ -201,14 +126,10 @@ impl McpkitReferenceClient {
         &self,
         name: ::std::string::String,
     ) -> CallResult<::std::string::String> {
-        let mut mcpkit_arguments = ::serde_json::Map::new();
-        self::argument(&mut mcpkit_arguments, "greet", "name", &name)?;
-        let mcpkit_result = self
-            .client
-            .call_tool("greet", mcpkit_arguments)
+        ::mcpkit::client::generated::ToolCall::new(&self.client, "greet")
+            .argument("name", &name)?
+            .text()
             .await
-            .map_err(CallError::Request)?;
-        self::text("greet", mcpkit_result)
     }
     /// Tool with JSON Schema 2020-12 features for conformance testing (SEP-1613)
     ///
@@ -223,77 +144,33 @@ impl McpkitReferenceClient {
         phone: ::std::option::Option<::std::string::String>,
         email: ::std::option::Option<::std::string::String>,
     ) -> CallResult<::std::string::String> {
-        let mut mcpkit_arguments = ::serde_json::Map::new();
-        if let ::std::option::Option::Some(value) = &name {
-            self::argument(
-                &mut mcpkit_arguments,
+        ::mcpkit::client::generated::ToolCall::new(
+                &self.client,
                 "json_schema_2020_12_tool",
-                "name",
-                value,
-            )?;
-        }
-        if let ::std::option::Option::Some(value) = &address {
-            self::argument(
-                &mut mcpkit_arguments,
-                "json_schema_2020_12_tool",
-                "address",
-                value,
-            )?;
-        }
-        if let ::std::option::Option::Some(value) = &contact_method {
-            self::argument(
-                &mut mcpkit_arguments,
-                "json_schema_2020_12_tool",
-                "contactMethod",
-                value,
-            )?;
-        }
-        if let ::std::option::Option::Some(value) = &phone {
-            self::argument(
-                &mut mcpkit_arguments,
-                "json_schema_2020_12_tool",
-                "phone",
-                value,
-            )?;
-        }
-        if let ::std::option::Option::Some(value) = &email {
-            self::argument(
-                &mut mcpkit_arguments,
-                "json_schema_2020_12_tool",
-                "email",
-                value,
-            )?;
-        }
-        let mcpkit_result = self
-            .client
-            .call_tool("json_schema_2020_12_tool", mcpkit_arguments)
+            )
+            .optional_argument("name", &name)?
+            .optional_argument("address", &address)?
+            .optional_argument("contactMethod", &contact_method)?
+            .optional_argument("phone", &phone)?
+            .optional_argument("email", &email)?
+            .text()
             .await
-            .map_err(CallError::Request)?;
-        self::text("json_schema_2020_12_tool", mcpkit_result)
     }
     /// Asks two questions at once
     ///
     /// Calls the tool `multi_input`.
     pub async fn multi_input(&self) -> CallResult<::std::string::String> {
-        let mcpkit_arguments = ::serde_json::Map::new();
-        let mcpkit_result = self
-            .client
-            .call_tool("multi_input", mcpkit_arguments)
+        ::mcpkit::client::generated::ToolCall::new(&self.client, "multi_input")
+            .text()
             .await
-            .map_err(CallError::Request)?;
-        self::text("multi_input", mcpkit_result)
     }
     /// Fails with a protocol error (the task ends failed)
     ///
     /// Calls the tool `protocol_error_job`.
     pub async fn protocol_error_job(&self) -> CallResult<::std::string::String> {
-        let mcpkit_arguments = ::serde_json::Map::new();
-        let mcpkit_result = self
-            .client
-            .call_tool("protocol_error_job", mcpkit_arguments)
+        ::mcpkit::client::generated::ToolCall::new(&self.client, "protocol_error_job")
+            .text()
             .await
-            .map_err(CallError::Request)?;
-        self::text("protocol_error_job", mcpkit_result)
     }
     /// ```text
     /// Works for `seconds` seconds with progress; runs as a task when it can
@@ -309,31 +186,19 @@ impl McpkitReferenceClient {
         seconds: ::std::option::Option<f64>,
         label: ::std::option::Option<::std::string::String>,
     ) -> CallResult<::std::string::String> {
-        let mut mcpkit_arguments = ::serde_json::Map::new();
-        if let ::std::option::Option::Some(value) = &seconds {
-            self::argument(&mut mcpkit_arguments, "slow_compute", "seconds", value)?;
-        }
-        if let ::std::option::Option::Some(value) = &label {
-            self::argument(&mut mcpkit_arguments, "slow_compute", "label", value)?;
-        }
-        let mcpkit_result = self
-            .client
-            .call_tool("slow_compute", mcpkit_arguments)
+        ::mcpkit::client::generated::ToolCall::new(&self.client, "slow_compute")
+            .optional_argument("seconds", &seconds)?
+            .optional_argument("label", &label)?
+            .text()
             .await
-            .map_err(CallError::Request)?;
-        self::text("slow_compute", mcpkit_result)
     }
     /// Tests audio content response
     ///
     /// Calls the tool `test_audio_content`.
     pub async fn test_audio_content(&self) -> CallResult<::std::string::String> {
-        let mcpkit_arguments = ::serde_json::Map::new();
-        let mcpkit_result = self
-            .client
-            .call_tool("test_audio_content", mcpkit_arguments)
+        ::mcpkit::client::generated::ToolCall::new(&self.client, "test_audio_content")
+            .text()
             .await
-            .map_err(CallError::Request)?;
-        self::text("test_audio_content", mcpkit_result)
     }
     /// Tests server-initiated elicitation (user input request)
     ///
@@ -345,14 +210,10 @@ impl McpkitReferenceClient {
         &self,
         message: ::std::string::String,
     ) -> CallResult<::std::string::String> {
-        let mut mcpkit_arguments = ::serde_json::Map::new();
-        self::argument(&mut mcpkit_arguments, "test_elicitation", "message", &message)?;
-        let mcpkit_result = self
-            .client
-            .call_tool("test_elicitation", mcpkit_arguments)
+        ::mcpkit::client::generated::ToolCall::new(&self.client, "test_elicitation")
+            .argument("message", &message)?
+            .text()
             .await
-            .map_err(CallError::Request)?;
-        self::text("test_elicitation", mcpkit_result)
     }
     /// Tests elicitation with default values per SEP-1034
     ///
@@ -360,13 +221,12 @@ impl McpkitReferenceClient {
     pub async fn test_elicitation_sep1034_defaults(
         &self,
     ) -> CallResult<::std::string::String> {
-        let mcpkit_arguments = ::serde_json::Map::new();
-        let mcpkit_result = self
-            .client
-            .call_tool("test_elicitation_sep1034_defaults", mcpkit_arguments)
+        ::mcpkit::client::generated::ToolCall::new(
+                &self.client,
+                "test_elicitation_sep1034_defaults",
+            )
+            .text()
             .await
-            .map_err(CallError::Request)?;
-        self::text("test_elicitation_sep1034_defaults", mcpkit_result)
     }
     /// Tests elicitation with enum schema improvements per SEP-1330
     ///
@@ -374,37 +234,31 @@ impl McpkitReferenceClient {
     pub async fn test_elicitation_sep1330_enums(
         &self,
     ) -> CallResult<::std::string::String> {
-        let mcpkit_arguments = ::serde_json::Map::new();
-        let mcpkit_result = self
-            .client
-            .call_tool("test_elicitation_sep1330_enums", mcpkit_arguments)
+        ::mcpkit::client::generated::ToolCall::new(
+                &self.client,
+                "test_elicitation_sep1330_enums",
+            )
+            .text()
             .await
-            .map_err(CallError::Request)?;
-        self::text("test_elicitation_sep1330_enums", mcpkit_result)
     }
     /// Tests embedded resource content response
     ///
     /// Calls the tool `test_embedded_resource`.
     pub async fn test_embedded_resource(&self) -> CallResult<::std::string::String> {
-        let mcpkit_arguments = ::serde_json::Map::new();
-        let mcpkit_result = self
-            .client
-            .call_tool("test_embedded_resource", mcpkit_arguments)
+        ::mcpkit::client::generated::ToolCall::new(
+                &self.client,
+                "test_embedded_resource",
+            )
+            .text()
             .await
-            .map_err(CallError::Request)?;
-        self::text("test_embedded_resource", mcpkit_result)
     }
     /// Tests error response handling
     ///
     /// Calls the tool `test_error_handling`.
     pub async fn test_error_handling(&self) -> CallResult<::std::string::String> {
-        let mcpkit_arguments = ::serde_json::Map::new();
-        let mcpkit_result = self
-            .client
-            .call_tool("test_error_handling", mcpkit_arguments)
+        ::mcpkit::client::generated::ToolCall::new(&self.client, "test_error_handling")
+            .text()
             .await
-            .map_err(CallError::Request)?;
-        self::text("test_error_handling", mcpkit_result)
     }
     /// Mirrors its region parameter into the Mcp-Param-Region header (x-mcp-header)
     ///
@@ -418,27 +272,19 @@ impl McpkitReferenceClient {
         region: ::std::string::String,
         query: ::std::string::String,
     ) -> CallResult<::std::string::String> {
-        let mut mcpkit_arguments = ::serde_json::Map::new();
-        self::argument(&mut mcpkit_arguments, "test_header_param", "region", &region)?;
-        self::argument(&mut mcpkit_arguments, "test_header_param", "query", &query)?;
-        let mcpkit_result = self
-            .client
-            .call_tool("test_header_param", mcpkit_arguments)
+        ::mcpkit::client::generated::ToolCall::new(&self.client, "test_header_param")
+            .argument("region", &region)?
+            .argument("query", &query)?
+            .text()
             .await
-            .map_err(CallError::Request)?;
-        self::text("test_header_param", mcpkit_result)
     }
     /// Tests image content response
     ///
     /// Calls the tool `test_image_content`.
     pub async fn test_image_content(&self) -> CallResult<::std::string::String> {
-        let mcpkit_arguments = ::serde_json::Map::new();
-        let mcpkit_result = self
-            .client
-            .call_tool("test_image_content", mcpkit_arguments)
+        ::mcpkit::client::generated::ToolCall::new(&self.client, "test_image_content")
+            .text()
             .await
-            .map_err(CallError::Request)?;
-        self::text("test_image_content", mcpkit_result)
     }
     /// Asks only for the inputs the client's declared capabilities allow
     ///
@@ -446,13 +292,12 @@ impl McpkitReferenceClient {
     pub async fn test_input_required_result_capabilities(
         &self,
     ) -> CallResult<::std::string::String> {
-        let mcpkit_arguments = ::serde_json::Map::new();
-        let mcpkit_result = self
-            .client
-            .call_tool("test_input_required_result_capabilities", mcpkit_arguments)
+        ::mcpkit::client::generated::ToolCall::new(
+                &self.client,
+                "test_input_required_result_capabilities",
+            )
+            .text()
             .await
-            .map_err(CallError::Request)?;
-        self::text("test_input_required_result_capabilities", mcpkit_result)
     }
     /// Asks for the user's name through an input request, then greets them
     ///
@@ -460,13 +305,12 @@ impl McpkitReferenceClient {
     pub async fn test_input_required_result_elicitation(
         &self,
     ) -> CallResult<::std::string::String> {
-        let mcpkit_arguments = ::serde_json::Map::new();
-        let mcpkit_result = self
-            .client
-            .call_tool("test_input_required_result_elicitation", mcpkit_arguments)
+        ::mcpkit::client::generated::ToolCall::new(
+                &self.client,
+                "test_input_required_result_elicitation",
+            )
+            .text()
             .await
-            .map_err(CallError::Request)?;
-        self::text("test_input_required_result_elicitation", mcpkit_result)
     }
     /// Asks for the client's roots through an input request
     ///
@@ -474,13 +318,12 @@ impl McpkitReferenceClient {
     pub async fn test_input_required_result_list_roots(
         &self,
     ) -> CallResult<::std::string::String> {
-        let mcpkit_arguments = ::serde_json::Map::new();
-        let mcpkit_result = self
-            .client
-            .call_tool("test_input_required_result_list_roots", mcpkit_arguments)
+        ::mcpkit::client::generated::ToolCall::new(
+                &self.client,
+                "test_input_required_result_list_roots",
+            )
+            .text()
             .await
-            .map_err(CallError::Request)?;
-        self::text("test_input_required_result_list_roots", mcpkit_result)
     }
     /// Asks for input over two rounds
     ///
@@ -488,13 +331,12 @@ impl McpkitReferenceClient {
     pub async fn test_input_required_result_multi_round(
         &self,
     ) -> CallResult<::std::string::String> {
-        let mcpkit_arguments = ::serde_json::Map::new();
-        let mcpkit_result = self
-            .client
-            .call_tool("test_input_required_result_multi_round", mcpkit_arguments)
+        ::mcpkit::client::generated::ToolCall::new(
+                &self.client,
+                "test_input_required_result_multi_round",
+            )
+            .text()
             .await
-            .map_err(CallError::Request)?;
-        self::text("test_input_required_result_multi_round", mcpkit_result)
     }
     /// Asks for several inputs in one round
     ///
@@ -502,13 +344,12 @@ impl McpkitReferenceClient {
     pub async fn test_input_required_result_multiple_inputs(
         &self,
     ) -> CallResult<::std::string::String> {
-        let mcpkit_arguments = ::serde_json::Map::new();
-        let mcpkit_result = self
-            .client
-            .call_tool("test_input_required_result_multiple_inputs", mcpkit_arguments)
+        ::mcpkit::client::generated::ToolCall::new(
+                &self.client,
+                "test_input_required_result_multiple_inputs",
+            )
+            .text()
             .await
-            .map_err(CallError::Request)?;
-        self::text("test_input_required_result_multiple_inputs", mcpkit_result)
     }
     /// Carries its own state across input rounds in requestState
     ///
@@ -516,13 +357,12 @@ impl McpkitReferenceClient {
     pub async fn test_input_required_result_request_state(
         &self,
     ) -> CallResult<::std::string::String> {
-        let mcpkit_arguments = ::serde_json::Map::new();
-        let mcpkit_result = self
-            .client
-            .call_tool("test_input_required_result_request_state", mcpkit_arguments)
+        ::mcpkit::client::generated::ToolCall::new(
+                &self.client,
+                "test_input_required_result_request_state",
+            )
+            .text()
             .await
-            .map_err(CallError::Request)?;
-        self::text("test_input_required_result_request_state", mcpkit_result)
     }
     /// Asks the client's LLM a question through an input request
     ///
@@ -530,13 +370,12 @@ impl McpkitReferenceClient {
     pub async fn test_input_required_result_sampling(
         &self,
     ) -> CallResult<::std::string::String> {
-        let mcpkit_arguments = ::serde_json::Map::new();
-        let mcpkit_result = self
-            .client
-            .call_tool("test_input_required_result_sampling", mcpkit_arguments)
+        ::mcpkit::client::generated::ToolCall::new(
+                &self.client,
+                "test_input_required_result_sampling",
+            )
+            .text()
             .await
-            .map_err(CallError::Request)?;
-        self::text("test_input_required_result_sampling", mcpkit_result)
     }
     /// One input round whose requestState is integrity-protected
     ///
@@ -544,37 +383,31 @@ impl McpkitReferenceClient {
     pub async fn test_input_required_result_tampered_state(
         &self,
     ) -> CallResult<::std::string::String> {
-        let mcpkit_arguments = ::serde_json::Map::new();
-        let mcpkit_result = self
-            .client
-            .call_tool("test_input_required_result_tampered_state", mcpkit_arguments)
+        ::mcpkit::client::generated::ToolCall::new(
+                &self.client,
+                "test_input_required_result_tampered_state",
+            )
+            .text()
             .await
-            .map_err(CallError::Request)?;
-        self::text("test_input_required_result_tampered_state", mcpkit_result)
     }
     /// Logs messages (sent only when the request asked for a log level)
     ///
     /// Calls the tool `test_logging_tool`.
     pub async fn test_logging_tool(&self) -> CallResult<::std::string::String> {
-        let mcpkit_arguments = ::serde_json::Map::new();
-        let mcpkit_result = self
-            .client
-            .call_tool("test_logging_tool", mcpkit_arguments)
+        ::mcpkit::client::generated::ToolCall::new(&self.client, "test_logging_tool")
+            .text()
             .await
-            .map_err(CallError::Request)?;
-        self::text("test_logging_tool", mcpkit_result)
     }
     /// Requires the client's sampling capability (tests MissingRequiredClientCapability)
     ///
     /// Calls the tool `test_missing_capability`.
     pub async fn test_missing_capability(&self) -> CallResult<::std::string::String> {
-        let mcpkit_arguments = ::serde_json::Map::new();
-        let mcpkit_result = self
-            .client
-            .call_tool("test_missing_capability", mcpkit_arguments)
+        ::mcpkit::client::generated::ToolCall::new(
+                &self.client,
+                "test_missing_capability",
+            )
+            .text()
             .await
-            .map_err(CallError::Request)?;
-        self::text("test_missing_capability", mcpkit_result)
     }
     /// Tests response with multiple content types (text, image, resource)
     ///
@@ -582,25 +415,20 @@ impl McpkitReferenceClient {
     pub async fn test_multiple_content_types(
         &self,
     ) -> CallResult<::std::string::String> {
-        let mcpkit_arguments = ::serde_json::Map::new();
-        let mcpkit_result = self
-            .client
-            .call_tool("test_multiple_content_types", mcpkit_arguments)
+        ::mcpkit::client::generated::ToolCall::new(
+                &self.client,
+                "test_multiple_content_types",
+            )
+            .text()
             .await
-            .map_err(CallError::Request)?;
-        self::text("test_multiple_content_types", mcpkit_result)
     }
     /// Tests SSE stream disconnection and client reconnection (SEP-1699). Server will close the stream mid-call and send the result after client reconnects.
     ///
     /// Calls the tool `test_reconnection`.
     pub async fn test_reconnection(&self) -> CallResult<::std::string::String> {
-        let mcpkit_arguments = ::serde_json::Map::new();
-        let mcpkit_result = self
-            .client
-            .call_tool("test_reconnection", mcpkit_arguments)
+        ::mcpkit::client::generated::ToolCall::new(&self.client, "test_reconnection")
+            .text()
             .await
-            .map_err(CallError::Request)?;
-        self::text("test_reconnection", mcpkit_result)
     }
     /// Tests server-initiated sampling (LLM completion request)
     ///
@@ -612,74 +440,59 @@ impl McpkitReferenceClient {
         &self,
         prompt: ::std::string::String,
     ) -> CallResult<::std::string::String> {
-        let mut mcpkit_arguments = ::serde_json::Map::new();
-        self::argument(&mut mcpkit_arguments, "test_sampling", "prompt", &prompt)?;
-        let mcpkit_result = self
-            .client
-            .call_tool("test_sampling", mcpkit_arguments)
+        ::mcpkit::client::generated::ToolCall::new(&self.client, "test_sampling")
+            .argument("prompt", &prompt)?
+            .text()
             .await
-            .map_err(CallError::Request)?;
-        self::text("test_sampling", mcpkit_result)
     }
     /// Tests simple text content response
     ///
     /// Calls the tool `test_simple_text`.
     pub async fn test_simple_text(&self) -> CallResult<::std::string::String> {
-        let mcpkit_arguments = ::serde_json::Map::new();
-        let mcpkit_result = self
-            .client
-            .call_tool("test_simple_text", mcpkit_arguments)
+        ::mcpkit::client::generated::ToolCall::new(&self.client, "test_simple_text")
+            .text()
             .await
-            .map_err(CallError::Request)?;
-        self::text("test_simple_text", mcpkit_result)
     }
     /// Streams progress, then asks for input
     ///
     /// Calls the tool `test_streaming_elicitation`.
     pub async fn test_streaming_elicitation(&self) -> CallResult<::std::string::String> {
-        let mcpkit_arguments = ::serde_json::Map::new();
-        let mcpkit_result = self
-            .client
-            .call_tool("test_streaming_elicitation", mcpkit_arguments)
+        ::mcpkit::client::generated::ToolCall::new(
+                &self.client,
+                "test_streaming_elicitation",
+            )
+            .text()
             .await
-            .map_err(CallError::Request)?;
-        self::text("test_streaming_elicitation", mcpkit_result)
     }
     /// Tests tool that emits log messages during execution
     ///
     /// Calls the tool `test_tool_with_logging`.
     pub async fn test_tool_with_logging(&self) -> CallResult<::std::string::String> {
-        let mcpkit_arguments = ::serde_json::Map::new();
-        let mcpkit_result = self
-            .client
-            .call_tool("test_tool_with_logging", mcpkit_arguments)
+        ::mcpkit::client::generated::ToolCall::new(
+                &self.client,
+                "test_tool_with_logging",
+            )
+            .text()
             .await
-            .map_err(CallError::Request)?;
-        self::text("test_tool_with_logging", mcpkit_result)
     }
     /// Tests tool that reports progress notifications
     ///
     /// Calls the tool `test_tool_with_progress`.
     pub async fn test_tool_with_progress(&self) -> CallResult<::std::string::String> {
-        let mcpkit_arguments = ::serde_json::Map::new();
-        let mcpkit_result = self
-            .client
-            .call_tool("test_tool_with_progress", mcpkit_arguments)
+        ::mcpkit::client::generated::ToolCall::new(
+                &self.client,
+                "test_tool_with_progress",
+            )
+            .text()
             .await
-            .map_err(CallError::Request)?;
-        self::text("test_tool_with_progress", mcpkit_result)
     }
     /// Gathers a name first, then runs as a task (runs only as a task)
     ///
     /// Calls the tool `test_tool_with_task`.
     pub async fn test_tool_with_task(&self) -> CallResult<::std::string::String> {
-        let mcpkit_arguments = ::serde_json::Map::new();
-        let mcpkit_result = self
-            .client
-            .call_tool("test_tool_with_task", mcpkit_arguments)
+        ::mcpkit::client::generated::ToolCall::new(&self.client, "test_tool_with_task")
+            .text()
             .await
-            .map_err(CallError::Request)?;
-        self::text("test_tool_with_task", mcpkit_result)
     }
     /// ```text
     /// Changes the prompt list (adds or removes test_dynamic_prompt)
@@ -687,13 +500,12 @@ impl McpkitReferenceClient {
     ///
     /// Calls the tool `test_trigger_prompt_change`.
     pub async fn test_trigger_prompt_change(&self) -> CallResult<::std::string::String> {
-        let mcpkit_arguments = ::serde_json::Map::new();
-        let mcpkit_result = self
-            .client
-            .call_tool("test_trigger_prompt_change", mcpkit_arguments)
+        ::mcpkit::client::generated::ToolCall::new(
+                &self.client,
+                "test_trigger_prompt_change",
+            )
+            .text()
             .await
-            .map_err(CallError::Request)?;
-        self::text("test_trigger_prompt_change", mcpkit_result)
     }
     /// ```text
     /// Changes the tool list (adds or removes test_dynamic_tool)
@@ -701,96 +513,13 @@ impl McpkitReferenceClient {
     ///
     /// Calls the tool `test_trigger_tool_change`.
     pub async fn test_trigger_tool_change(&self) -> CallResult<::std::string::String> {
-        let mcpkit_arguments = ::serde_json::Map::new();
-        let mcpkit_result = self
-            .client
-            .call_tool("test_trigger_tool_change", mcpkit_arguments)
+        ::mcpkit::client::generated::ToolCall::new(
+                &self.client,
+                "test_trigger_tool_change",
+            )
+            .text()
             .await
-            .map_err(CallError::Request)?;
-        self::text("test_trigger_tool_change", mcpkit_result)
     }
-}
-/// Put one argument into the arguments object.
-fn argument<T: ::serde::Serialize>(
-    arguments: &mut ::serde_json::Map<::std::string::String, ::serde_json::Value>,
-    tool: &str,
-    key: &str,
-    value: &T,
-) -> CallResult<()> {
-    let value = ::serde_json::to_value(value)
-        .map_err(|e| CallError::Arguments {
-            tool: tool.to_owned(),
-            reason: e.to_string(),
-        })?;
-    arguments.insert(key.to_owned(), value);
-    Ok(())
-}
-/// Decode a result's `structuredContent` (from a server without it, the JSON in its first
-/// text block); with `unwrap`, the `result` member of it.
-fn structured<T: ::serde::de::DeserializeOwned>(
-    tool: &str,
-    result: ::mcpkit::types::schema::CallToolResult,
-    unwrap: bool,
-) -> CallResult<T> {
-    if result.is_error() {
-        return Err(tool_error(tool, result));
-    }
-    let decode = |reason: ::std::string::String| CallError::Decode {
-        tool: tool.to_owned(),
-        reason,
-    };
-    let value = match result.structured_content {
-        Some(value) => value,
-        None => {
-            let text = content_text(&result.content);
-            ::serde_json::from_str(&text)
-                .map_err(|e| decode(
-                    format!("no structuredContent, and the text is not JSON: {e}"),
-                ))?
-        }
-    };
-    let value = match value {
-        ::serde_json::Value::Object(mut members) if unwrap => {
-            members
-                .remove("result")
-                .ok_or_else(|| decode(
-                    "structuredContent has no \"result\" member".to_owned(),
-                ))?
-        }
-        other => other,
-    };
-    ::serde_json::from_value(value).map_err(|e| decode(e.to_string()))
-}
-/// The text of a result without an output schema.
-fn text(
-    tool: &str,
-    result: ::mcpkit::types::schema::CallToolResult,
-) -> CallResult<::std::string::String> {
-    if result.is_error() {
-        return Err(tool_error(tool, result));
-    }
-    Ok(content_text(&result.content))
-}
-/// The tool error a result with `isError: true` stands for.
-fn tool_error(tool: &str, result: ::mcpkit::types::schema::CallToolResult) -> CallError {
-    CallError::Tool {
-        tool: tool.to_owned(),
-        message: content_text(&result.content),
-        content: result.content,
-    }
-}
-/// The text blocks of a result, one per line.
-fn content_text(
-    content: &[::mcpkit::types::schema::ContentBlock],
-) -> ::std::string::String {
-    content
-        .iter()
-        .filter_map(|block| match block {
-            ::mcpkit::types::schema::ContentBlock::Text(t) => Some(t.text.as_str()),
-            _ => None,
-        })
-        .collect::<::std::vec::Vec<_>>()
-        .join("\n")
 }
 /// Types of the tool `add`.
 pub mod add {
@@ -800,38 +529,7 @@ pub mod add {
         ///The sum of a and b.
         pub sum: f64,
     }
-    /// Error types.
-    pub mod error {
-        /// Error from a `TryFrom` or `FromStr` implementation.
-        pub struct ConversionError(::std::borrow::Cow<'static, str>);
-        impl ::std::error::Error for ConversionError {}
-        impl ::std::fmt::Display for ConversionError {
-            fn fmt(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> Result<(), ::std::fmt::Error> {
-                ::std::fmt::Display::fmt(&self.0, f)
-            }
-        }
-        impl ::std::fmt::Debug for ConversionError {
-            fn fmt(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> Result<(), ::std::fmt::Error> {
-                ::std::fmt::Debug::fmt(&self.0, f)
-            }
-        }
-        impl From<&'static str> for ConversionError {
-            fn from(value: &'static str) -> Self {
-                Self(value.into())
-            }
-        }
-        impl From<String> for ConversionError {
-            fn from(value: String) -> Self {
-                Self(value.into())
-            }
-        }
-    }
+    pub use ::mcpkit::client::generated::error;
 }
 /// Types of the tool `json_schema_2020_12_tool`.
 pub mod json_schema_2020_12_tool {
@@ -902,36 +600,5 @@ pub mod json_schema_2020_12_tool {
             value.parse()
         }
     }
-    /// Error types.
-    pub mod error {
-        /// Error from a `TryFrom` or `FromStr` implementation.
-        pub struct ConversionError(::std::borrow::Cow<'static, str>);
-        impl ::std::error::Error for ConversionError {}
-        impl ::std::fmt::Display for ConversionError {
-            fn fmt(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> Result<(), ::std::fmt::Error> {
-                ::std::fmt::Display::fmt(&self.0, f)
-            }
-        }
-        impl ::std::fmt::Debug for ConversionError {
-            fn fmt(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> Result<(), ::std::fmt::Error> {
-                ::std::fmt::Debug::fmt(&self.0, f)
-            }
-        }
-        impl From<&'static str> for ConversionError {
-            fn from(value: &'static str) -> Self {
-                Self(value.into())
-            }
-        }
-        impl From<String> for ConversionError {
-            fn from(value: String) -> Self {
-                Self(value.into())
-            }
-        }
-    }
+    pub use ::mcpkit::client::generated::error;
 }

@@ -11,70 +11,11 @@
 /// The fingerprint of the tools this file was generated from (SHA-256 of their canonical
 /// JSON); `mcpkit codegen --check` compares it with the server's tools.
 pub const FINGERPRINT: &str = "sha256:66b45dc3f0edf6e259a486fd97ec73fe1fd83d605832b6d84a46b964545f997d";
-/// Why a call failed.
-#[derive(Debug)]
-pub enum CallError {
-    /// The request failed: connection, timeout, or a JSON-RPC error from the server.
-    Request(::mcpkit::Error),
-    /// The tool ran and reported an error (`isError: true`).
-    Tool {
-        /// The tool's name.
-        tool: ::std::string::String,
-        /// The text of the error content.
-        message: ::std::string::String,
-        /// The error content as the server sent it.
-        content: ::std::vec::Vec<::mcpkit::types::schema::ContentBlock>,
-    },
-    /// An argument could not be turned into JSON.
-    Arguments {
-        /// The tool's name.
-        tool: ::std::string::String,
-        /// What went wrong.
-        reason: ::std::string::String,
-    },
-    /// The result does not decode as the generated type.
-    Decode {
-        /// The tool's name.
-        tool: ::std::string::String,
-        /// What went wrong.
-        reason: ::std::string::String,
-    },
-}
-impl ::std::fmt::Display for CallError {
-    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-        match self {
-            CallError::Request(e) => write!(f, "{e}"),
-            CallError::Tool { tool, message, .. } => {
-                write!(f, "tool {tool:?} failed: {message}")
-            }
-            CallError::Arguments { tool, reason } => {
-                write!(f, "an argument of tool {tool:?} is not JSON: {reason}")
-            }
-            CallError::Decode { tool, reason } => {
-                write!(f, "the result of tool {tool:?} does not decode: {reason}")
-            }
-        }
-    }
-}
-impl ::std::error::Error for CallError {
-    fn source(&self) -> ::std::option::Option<&(dyn ::std::error::Error + 'static)> {
-        match self {
-            CallError::Request(e) => Some(e),
-            _ => None,
-        }
-    }
-}
-/// What a method returns.
-pub type CallResult<T> = ::std::result::Result<T, CallError>;
+pub use ::mcpkit::client::generated::{CallError, CallResult};
 /// A typed client for the MCP server `ts2-echo-server` `1.0.0`: one method per tool.
-#[derive(Clone)]
+#[derive(Clone, Debug)]
 pub struct Ts2EchoClient {
     client: ::mcpkit::Client,
-}
-impl ::std::fmt::Debug for Ts2EchoClient {
-    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-        f.debug_struct(stringify!(Ts2EchoClient)).finish_non_exhaustive()
-    }
 }
 impl Ts2EchoClient {
     /// Wrap a connected client.
@@ -93,15 +34,11 @@ impl Ts2EchoClient {
     ///
     /// Calls the tool `add`.
     pub async fn add(&self, a: f64, b: f64) -> CallResult<f64> {
-        let mut mcpkit_arguments = ::serde_json::Map::new();
-        self::argument(&mut mcpkit_arguments, "add", "a", &a)?;
-        self::argument(&mut mcpkit_arguments, "add", "b", &b)?;
-        let mcpkit_result = self
-            .client
-            .call_tool("add", mcpkit_arguments)
+        ::mcpkit::client::generated::ToolCall::new(&self.client, "add")
+            .argument("a", &a)?
+            .argument("b", &b)?
+            .structured_result_member()
             .await
-            .map_err(CallError::Request)?;
-        self::structured("add", mcpkit_result, true)
     }
     /// Echo the message back unchanged
     ///
@@ -110,107 +47,15 @@ impl Ts2EchoClient {
         &self,
         message: ::std::string::String,
     ) -> CallResult<::std::string::String> {
-        let mut mcpkit_arguments = ::serde_json::Map::new();
-        self::argument(&mut mcpkit_arguments, "echo", "message", &message)?;
-        let mcpkit_result = self
-            .client
-            .call_tool("echo", mcpkit_arguments)
+        ::mcpkit::client::generated::ToolCall::new(&self.client, "echo")
+            .argument("message", &message)?
+            .text()
             .await
-            .map_err(CallError::Request)?;
-        self::text("echo", mcpkit_result)
     }
     /// Always fails (returns a tool error with isError: true)
     ///
     /// Calls the tool `fail`.
     pub async fn fail(&self) -> CallResult<::std::string::String> {
-        let mcpkit_arguments = ::serde_json::Map::new();
-        let mcpkit_result = self
-            .client
-            .call_tool("fail", mcpkit_arguments)
-            .await
-            .map_err(CallError::Request)?;
-        self::text("fail", mcpkit_result)
+        ::mcpkit::client::generated::ToolCall::new(&self.client, "fail").text().await
     }
-}
-/// Put one argument into the arguments object.
-fn argument<T: ::serde::Serialize>(
-    arguments: &mut ::serde_json::Map<::std::string::String, ::serde_json::Value>,
-    tool: &str,
-    key: &str,
-    value: &T,
-) -> CallResult<()> {
-    let value = ::serde_json::to_value(value)
-        .map_err(|e| CallError::Arguments {
-            tool: tool.to_owned(),
-            reason: e.to_string(),
-        })?;
-    arguments.insert(key.to_owned(), value);
-    Ok(())
-}
-/// Decode a result's `structuredContent` (from a server without it, the JSON in its first
-/// text block); with `unwrap`, the `result` member of it.
-fn structured<T: ::serde::de::DeserializeOwned>(
-    tool: &str,
-    result: ::mcpkit::types::schema::CallToolResult,
-    unwrap: bool,
-) -> CallResult<T> {
-    if result.is_error() {
-        return Err(tool_error(tool, result));
-    }
-    let decode = |reason: ::std::string::String| CallError::Decode {
-        tool: tool.to_owned(),
-        reason,
-    };
-    let value = match result.structured_content {
-        Some(value) => value,
-        None => {
-            let text = content_text(&result.content);
-            ::serde_json::from_str(&text)
-                .map_err(|e| decode(
-                    format!("no structuredContent, and the text is not JSON: {e}"),
-                ))?
-        }
-    };
-    let value = match value {
-        ::serde_json::Value::Object(mut members) if unwrap => {
-            members
-                .remove("result")
-                .ok_or_else(|| decode(
-                    "structuredContent has no \"result\" member".to_owned(),
-                ))?
-        }
-        other => other,
-    };
-    ::serde_json::from_value(value).map_err(|e| decode(e.to_string()))
-}
-/// The text of a result without an output schema.
-fn text(
-    tool: &str,
-    result: ::mcpkit::types::schema::CallToolResult,
-) -> CallResult<::std::string::String> {
-    if result.is_error() {
-        return Err(tool_error(tool, result));
-    }
-    Ok(content_text(&result.content))
-}
-/// The tool error a result with `isError: true` stands for.
-fn tool_error(tool: &str, result: ::mcpkit::types::schema::CallToolResult) -> CallError {
-    CallError::Tool {
-        tool: tool.to_owned(),
-        message: content_text(&result.content),
-        content: result.content,
-    }
-}
-/// The text blocks of a result, one per line.
-fn content_text(
-    content: &[::mcpkit::types::schema::ContentBlock],
-) -> ::std::string::String {
-    content
-        .iter()
-        .filter_map(|block| match block {
-            ::mcpkit::types::schema::ContentBlock::Text(t) => Some(t.text.as_str()),
-            _ => None,
-        })
-        .collect::<::std::vec::Vec<_>>()
-        .join("\n")
 }

@@ -6,7 +6,7 @@
 //! object, one argument struct otherwise — argument and result types generated from
 //! `inputSchema` and `outputSchema` by the `typify` JSON-Schema generator, doc comments from
 //! the descriptions, results decoded from `structuredContent` (the content's text when the tool
-//! has no output schema), tool errors as [`CallError::Tool`](#the-generated-module), and a
+//! has no output schema), tool errors as `CallError::Tool`, and a
 //! [fingerprint](fingerprint::of_tools) of the tools so a later run can tell whether the server
 //! drifted ([`read_stamp`], [`drift`]).
 //!
@@ -34,9 +34,10 @@
 //!
 //! # The generated module
 //!
-//! `FINGERPRINT`, `CallError` (`Request`, `Tool`, `Arguments`, `Decode`), `CallResult<T>`, the
-//! client (`new`, `client`, `into_inner`, one method per tool) and a module per tool holding
-//! its named types.
+//! `FINGERPRINT`, the client (`new`, `client`, `into_inner`, one method per tool) and a module
+//! per tool holding its named types. What the methods share is `mcpkit::client::generated`
+//! (its `ToolCall` sends each call and decodes the result); the module re-exports its
+//! `CallError` (`Request`, `Tool`, `Arguments`, `Decode`) and `CallResult<T>`.
 #![forbid(unsafe_code)]
 
 mod docs;
@@ -131,7 +132,6 @@ pub fn generate(tools: &[Tool], options: &Options) -> Result<Generated, Error> {
     let mut warnings = Vec::new();
     let mut methods_scope = names::Scope::with_reserved(RESERVED_METHODS);
     let mut modules_scope = names::Scope::with_reserved(RESERVED_MODULES);
-    let mut uses = emit::Uses::default();
     let mut methods = Vec::new();
     let mut modules = Vec::new();
     for tool in &sorted {
@@ -148,7 +148,7 @@ pub fn generate(tools: &[Tool], options: &Options) -> Result<Generated, Error> {
                 tool.name
             ));
         }
-        let (method, module) = tool_code(tool, &ident, &mut uses, &mut warnings);
+        let (method, module) = tool_code(tool, &ident, &mut warnings);
         methods.push(method);
         modules.extend(module);
     }
@@ -160,7 +160,7 @@ pub fn generate(tools: &[Tool], options: &Options) -> Result<Generated, Error> {
         (Some(n), None) => format!("the MCP server {}", docs::code(&n)),
         _ => "an MCP server".to_owned(),
     };
-    let body = emit::file(&client, &about, &fingerprint, &methods, &modules, &uses);
+    let body = emit::file(&client, &about, &fingerprint, &methods, &modules);
     let file: syn::File =
         syn::parse2(body).map_err(|e| Error(format!("internal error: the generated code does not parse: {e}")))?;
     let mut source = String::new();
@@ -197,12 +197,7 @@ fn capitalised(s: &str) -> String {
 
 /// The method and module of one tool; a tool whose typed code does not parse (a generator
 /// bug) is emitted untyped instead.
-fn tool_code(
-    tool: &Tool,
-    ident: &str,
-    uses: &mut emit::Uses,
-    warnings: &mut Vec<String>,
-) -> (TokenStream, Option<TokenStream>) {
+fn tool_code(tool: &Tool, ident: &str, warnings: &mut Vec<String>) -> (TokenStream, Option<TokenStream>) {
     let prepared = schema::prepare(&tool.name, &tool.input_schema, tool.output_schema.as_ref());
     let typed = types::tool_types(&tool.name, ident, prepared);
     let code = emit::ToolCode {
@@ -211,8 +206,7 @@ fn tool_code(
         description: tool.description.as_deref(),
         types: typed,
     };
-    let mut scratch = emit::Uses::default();
-    let method = emit::method(&code, &mut scratch);
+    let method = emit::method(&code);
     let module = emit::module(&code);
     let parses = syn::parse2::<syn::ImplItemFn>(method.clone()).is_ok()
         && module
@@ -220,7 +214,6 @@ fn tool_code(
             .is_none_or(|m| syn::parse2::<syn::File>(m.clone()).is_ok());
     if parses {
         warnings.extend(code.types.warnings.iter().cloned());
-        let method = emit::method(&code, uses);
         return (method, module);
     }
     warnings.push(format!(
@@ -229,5 +222,5 @@ fn tool_code(
     ));
     let untyped = types::untyped(&tool.input_schema, tool.output_schema.is_some());
     let code = emit::ToolCode { types: untyped, ..code };
-    (emit::method(&code, uses), None)
+    (emit::method(&code), None)
 }

@@ -69,8 +69,9 @@ pub(crate) struct ToolTypes {
     pub(crate) warnings: Vec<String>,
 }
 
-/// Parameter names the method body uses itself.
-const PARAM_RESERVED: &[&str] = &["mcpkit_arguments", "mcpkit_result"];
+/// Parameter names the method body uses itself: none (it is one chain of calls on a
+/// `ToolCall`), so only keywords and clashes between the parameters are renamed.
+const PARAM_RESERVED: &[&str] = &[];
 
 /// The schemas to type, in order: the parameters (or the whole input), then the output.
 struct Slot {

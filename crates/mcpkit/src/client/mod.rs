@@ -9,10 +9,12 @@
 //! - `dispatch`: the client's handler table; `cache`: stateless-era response caching.
 //! - `skills`: the Skills extension (list, get, load and read skills, verified).
 //! - [`tasks`]: the Tasks extension (call as a task, poll, answer, cancel).
+//! - [`generated`]: what the clients written by `mcpkit codegen` call.
 
 mod cache;
 mod connect;
 mod dispatch;
+pub mod generated;
 mod output_schema;
 mod skills;
 mod stateless;
