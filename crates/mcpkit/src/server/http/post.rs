@@ -107,7 +107,7 @@ pub(super) async fn post(
     if is_initialize {
         return initialize(state, headers, frame, message, request_id, extensions, client).await;
     }
-    let session = match state.session_of(headers, client).await {
+    let session = match state.session_for(headers, client, request_id.as_ref()).await {
         Ok(s) => s,
         Err(r) => return r,
     };
@@ -182,7 +182,7 @@ async fn initialize(
             )
         }
     };
-    if let Err(refused) = share(state, &session, client).await {
+    if let Err(refused) = share(state, &session, client, request_id.as_ref()).await {
         state.sessions.remove(&session);
         return refused;
     }
@@ -205,7 +205,12 @@ async fn initialize(
 
 /// With shared backends, a new session is a record for every instance (under the cluster-wide
 /// cap) and this instance follows its bus address: a 503 naming the cause when either fails.
-async fn share(state: &HttpState, session: &Arc<HttpSession>, client: &Client) -> Result<(), Response> {
+async fn share(
+    state: &HttpState,
+    session: &Arc<HttpSession>,
+    client: &Client,
+    request_id: Option<&RequestId>,
+) -> Result<(), Response> {
     let Some(shared) = &state.cluster else { return Ok(()) };
     let record = SessionRecord::new(session.id.to_string(), client.caller.as_ref().map(|c| c.binding()));
     let me = state.me.get().cloned().unwrap_or_default();
@@ -214,16 +219,23 @@ async fn share(state: &HttpState, session: &Arc<HttpSession>, client: &Client) -
         .sessions
         .create(record, state.config.max_sessions, state.config.session_idle_timeout)
         .await;
-    let refused = |m: &str| rpc_error(StatusCode::SERVICE_UNAVAILABLE, ErrorCode::INTERNAL_ERROR, m, None);
+    let refused = |m: &str| {
+        rpc_error(
+            StatusCode::SERVICE_UNAVAILABLE,
+            ErrorCode::INTERNAL_ERROR,
+            m,
+            request_id,
+        )
+    };
     match created {
         Ok(Admitted::Yes) => {}
         Ok(Admitted::Full) => return Err(refused("Too many sessions")),
         Ok(_) => return Err(refused("Session id already in use")),
-        Err(e) => return Err(unavailable(&e.to_string(), None)),
+        Err(e) => return Err(unavailable(&e.to_string(), request_id)),
     }
     if let Err(e) = cluster::follow(me, session).await {
         let _ = shared.backends.sessions.delete(&session.id).await;
-        return Err(unavailable(&e.to_string(), None));
+        return Err(unavailable(&e.to_string(), request_id));
     }
     Ok(())
 }

@@ -107,6 +107,17 @@ impl HttpState {
     /// (503 when the store cannot be reached).
     #[allow(clippy::result_large_err)]
     pub(super) async fn session_of(&self, headers: &HeaderMap, client: &Client) -> Result<Arc<HttpSession>, Response> {
+        self.session_for(headers, client, None).await
+    }
+
+    /// [`HttpState::session_of`] for a request with `request_id`: a 503 names it.
+    #[allow(clippy::result_large_err)]
+    pub(super) async fn session_for(
+        &self,
+        headers: &HeaderMap,
+        client: &Client,
+        request_id: Option<&mcpkit_types::RequestId>,
+    ) -> Result<Arc<HttpSession>, Response> {
         let Some(id) = header_str(headers, SESSION_ID_HEADER) else {
             return Err(rpc_error(
                 StatusCode::BAD_REQUEST,
@@ -139,7 +150,7 @@ impl HttpState {
         let record = match shared.backends.sessions.get(id).await {
             Ok(Some(record)) => record,
             Ok(None) => return Err(not_found()),
-            Err(e) => return Err(unavailable(&e.to_string(), None)),
+            Err(e) => return Err(unavailable(&e.to_string(), request_id)),
         };
         if record.caller != client.caller.as_ref().map(|c| c.binding()) {
             tracing::debug!("session {id} named by another caller");
@@ -154,7 +165,7 @@ impl HttpState {
             let me = self.me.get().cloned().unwrap_or_default();
             if let Err(e) = cluster::follow(me, &session).await {
                 self.sessions.remove(&session);
-                return Err(unavailable(&e.to_string(), None));
+                return Err(unavailable(&e.to_string(), request_id));
             }
             tracing::debug!("session {id} rebuilt from its record");
         }

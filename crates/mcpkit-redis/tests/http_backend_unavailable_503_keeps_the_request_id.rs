@@ -1,0 +1,102 @@
+//! While Redis is unreachable, the 503 of a handshake-era request that needs the session store
+//! is a JSON-RPC error for that request: it carries the request's id (readable from the body),
+//! not `null`. Pinned as exact JSON, for a new session (`initialize`) and for a request of a
+//! session this instance has not cached.
+#![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
+
+use mcpkit::server::http::HttpServer;
+use mcpkit::server::{RawArgs, ToolDef};
+use mcpkit::Server;
+use mcpkit_redis::RedisBackends;
+use mcpkit_test_support::redis::RedisProcess;
+use mcpkit_test_support::within;
+use reqwest::StatusCode;
+use serde_json::{json, Value};
+
+async fn instance(redis: &RedisProcess, id: &str) -> String {
+    let server = Server::builder()
+        .name("unavailable-test", "1.0.0")
+        .tool(ToolDef::new("echo", |RawArgs(a): RawArgs| async move {
+            a.len().to_string()
+        }))
+        .build();
+    let backends = RedisBackends::connect(&redis.url(), "down", id).await.unwrap();
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    tokio::spawn(HttpServer::new(server).backend(backends).serve(listener));
+    format!("http://{addr}/mcp")
+}
+
+async fn post(url: &str, session: Option<&str>, body: Value) -> (StatusCode, Value) {
+    let mut b = reqwest::Client::new()
+        .post(url)
+        .header("content-type", "application/json")
+        .header("accept", "application/json, text/event-stream")
+        .body(body.to_string());
+    if let Some(s) = session {
+        b = b
+            .header("mcp-session-id", s)
+            .header("mcp-protocol-version", "2025-11-25");
+    }
+    let r = within("an HTTP response", b.send()).await.unwrap();
+    let status = r.status();
+    let session_id = r
+        .headers()
+        .get("mcp-session-id")
+        .map(|v| v.to_str().unwrap().to_owned());
+    let text = within("a body", r.text()).await.unwrap();
+    let mut v: Value = serde_json::from_str(&text).unwrap_or(Value::Null);
+    if let Some(id) = session_id {
+        v["_session"] = json!(id);
+    }
+    (status, v)
+}
+
+fn initialize(id: u64) -> Value {
+    json!({"jsonrpc": "2.0", "id": id, "method": "initialize", "params": {
+        "protocolVersion": "2025-11-25", "capabilities": {},
+        "clientInfo": {"name": "t", "version": "1"}}})
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_503_of_a_redis_outage_names_the_request() {
+    let mut redis = RedisProcess::start();
+    let a = instance(&redis, "a").await;
+    let b = instance(&redis, "b").await;
+    // A session opened on A; B has never served it.
+    let (status, opened) = post(&a, None, initialize(1)).await;
+    assert_eq!(status, StatusCode::OK, "{opened}");
+    let session = opened["_session"].as_str().unwrap().to_owned();
+    let (status, _) = post(
+        &a,
+        Some(&session),
+        json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
+    )
+    .await;
+    assert_eq!(status, StatusCode::ACCEPTED);
+
+    let address = format!("127.0.0.1:{}", redis.port());
+    redis.stop();
+
+    let (status, body) = post(&a, None, initialize(7)).await;
+    assert_eq!(status, StatusCode::SERVICE_UNAVAILABLE, "{body}");
+    let message = body["error"]["message"].as_str().unwrap_or_default().to_owned();
+    assert!(message.starts_with("Shared session state is unavailable ("), "{body}");
+    assert!(message.contains(&address), "the cause names Redis's address: {body}");
+    assert_eq!(
+        body,
+        json!({"jsonrpc": "2.0", "id": 7, "error": {"code": -32603, "message": message}})
+    );
+
+    let call = json!({"jsonrpc": "2.0", "id": "call-9", "method": "tools/call",
+        "params": {"name": "echo", "arguments": {}}});
+    let (status, body) = post(&b, Some(&session), call).await;
+    assert_eq!(status, StatusCode::SERVICE_UNAVAILABLE, "{body}");
+    let message = body["error"]["message"].as_str().unwrap_or_default().to_owned();
+    assert!(message.contains(&address), "{body}");
+    assert_eq!(
+        body,
+        json!({"jsonrpc": "2.0", "id": "call-9", "error": {"code": -32603, "message": message}})
+    );
+    eprintln!("503 while Redis is down: {body}");
+}
