@@ -21,6 +21,8 @@
 #   passing one.
 #
 #   MCPKIT_CONFORMANCE_CLIENT  use this client binary instead of building it
+#   CONFORMANCE_SCENARIOS    run only these scenarios (space-separated), no requirement set:
+#                            one suite run each, reported and judged as the extension scenarios
 # Environment:
 #   MCPKIT_BIN               use this server binary instead of building target/release/mcpkit
 #   CONFORMANCE_TIMEOUT      seconds allowed for one requirement set's run (default 1800)
@@ -363,7 +365,11 @@ run_server_leg() {
   stamp="$(date -u +%Y%m%dT%H%M%SZ)"
   summary="$(mktemp)"
   local suite_failed_to_run=0
-  for set in "${sets[@]}"; do
+  if [ -n "${CONFORMANCE_SCENARIOS:-}" ]; then
+    sets=()
+    read -r -a server_extension_scenarios <<<"$CONFORMANCE_SCENARIOS"
+  fi
+  for set in ${sets[@]+"${sets[@]}"}; do
     local out="$results_root/server-$set-$stamp"
     rm -rf "$out"
     mkdir -p "$out"
@@ -445,7 +451,11 @@ run_client_leg() {
   stamp="$(date -u +%Y%m%dT%H%M%SZ)"
   summary="$(mktemp)"
   local suite_failed_to_run=0
-  for set in "${sets[@]}"; do
+  if [ -n "${CONFORMANCE_SCENARIOS:-}" ]; then
+    sets=()
+    read -r -a client_extension_scenarios <<<"$CONFORMANCE_SCENARIOS"
+  fi
+  for set in ${sets[@]+"${sets[@]}"}; do
     local out="$results_root/client-$set-$stamp"
     rm -rf "$out"
     mkdir -p "$out"

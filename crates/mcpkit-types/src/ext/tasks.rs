@@ -159,9 +159,23 @@ request!(
     CancelTask, "tasks/cancel", TaskParams, TaskAck
 );
 notification!(
-    /// `notifications/tasks/status`: a task changed (optional for a server to send).
-    TaskStatusChanged, "notifications/tasks/status", DetailedTask
+    /// `notifications/tasks`: a task changed (SEP-2663 "Task Status Notifications"; optional
+    /// for a server to send). On the stateless wire it travels on a `subscriptions/listen`
+    /// stream whose filter named the task (`taskIds`).
+    TaskStatusChanged, "notifications/tasks", TaskStatusParams
 );
+
+/// Params of `notifications/tasks`: the complete task, as `tasks/get` would return it at that
+/// moment (SEP-2663 `TaskStatusNotificationParams`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct TaskStatusParams {
+    /// The task.
+    #[serde(flatten)]
+    pub task: DetailedTask,
+    /// Notification metadata (the subscription id on a `subscriptions/listen` stream).
+    #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
+    pub meta: Option<Meta>,
+}
 
 /// `inputRequests` inside a flattened task: read through text, as [`InputRequest`] keeps its
 /// params raw and a flattened member cannot be borrowed raw.

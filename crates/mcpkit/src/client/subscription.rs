@@ -3,7 +3,9 @@
 //! handed out.
 
 use mcpkit_types::method::{Method, NotificationMethod, SubscriptionsAcknowledged, SubscriptionsListen};
-use mcpkit_types::schema::{SubscriptionFilter, SubscriptionsAcknowledgedParams, SubscriptionsListenParams};
+use mcpkit_types::schema::{
+    RequestMeta, SubscriptionFilter, SubscriptionsAcknowledgedParams, SubscriptionsListenParams,
+};
 use tokio::sync::broadcast;
 
 use super::{Client, ServerNotification};
@@ -37,6 +39,16 @@ impl Client {
     /// `filter` it honours; the notifications then arrive on [`Client::notifications`], each
     /// tagged with the subscription id in `_meta`. Dropping the [`Subscription`] ends it.
     pub async fn listen(&self, filter: SubscriptionFilter) -> Result<Subscription> {
+        self.listen_with(filter, None).await
+    }
+
+    /// [`Client::listen`], with `meta` as the request's `_meta` (the protocol fields are added
+    /// where it has none: a request declaring an extension for itself).
+    pub(super) async fn listen_with(
+        &self,
+        filter: SubscriptionFilter,
+        meta: Option<RequestMeta>,
+    ) -> Result<Subscription> {
         let Some(stateless) = &self.inner.stateless else {
             return Err(Error::Protocol(format!(
                 "{} belongs to the stateless era; use subscribe() on this session",
@@ -47,7 +59,7 @@ impl Client {
         let mut notes = self.notifications();
         let value = serde_json::to_value(SubscriptionsListenParams {
             notifications: filter,
-            meta: None,
+            meta,
         })
         .map_err(|e| Error::Serialize(e.to_string()))?;
         let params = stateless.params(value)?;

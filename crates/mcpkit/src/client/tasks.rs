@@ -5,11 +5,13 @@
 use std::time::Duration;
 
 use mcpkit_types::ext::tasks::{
-    CancelTask, CreateTaskResult, GetTask, GetTaskResult, TaskParams, UpdateTask, UpdateTaskParams, ID, RESULT_TASK,
+    CancelTask, CreateTaskResult, GetTask, GetTaskResult, TaskParams, TaskStatusChanged, UpdateTask, UpdateTaskParams,
+    ID, RESULT_TASK,
 };
-use mcpkit_types::method::{CallTool, Method};
+use mcpkit_types::method::{CallTool, Method, NotificationMethod};
 use mcpkit_types::schema::{
-    CallToolParams, CallToolResult, JsonObject, ProgressToken, RequestMeta, TaskStatus, META_CLIENT_CAPABILITIES,
+    CallToolParams, CallToolResult, JsonObject, ProgressToken, RequestMeta, SubscriptionFilter, TaskStatus,
+    META_CLIENT_CAPABILITIES,
 };
 use mcpkit_types::ErrorCode;
 use serde::{Deserialize, Serialize};
@@ -106,18 +108,33 @@ impl Client {
             .map(|_| ())
     }
 
-    /// Poll task `task_id` until it ends, answering its input requests with this client's
+    /// Wait for task `task_id` to end, answering its input requests with this client's
     /// handlers (sampling, elicitation, roots), and return its result. `on_update` sees every
-    /// poll (status, message, progress). A task that failed is its JSON-RPC error; one that
-    /// was cancelled is [`Error::Protocol`].
+    /// state the task is seen in (status, message, progress). A task that failed is its
+    /// JSON-RPC error; one that was cancelled is [`Error::Protocol`].
+    ///
+    /// Where the server pushes status notifications (SEP-2663 `notifications/tasks`), they
+    /// settle the wait without polling: on the stateless wire through a `subscriptions/listen`
+    /// naming the task, on a session that declared the extension ([`ClientBuilder::extension`]
+    /// and the server both) as they come. `tasks/get` is still asked once at the start and
+    /// then every poll interval the server suggests, so a notification that never comes only
+    /// costs time.
+    ///
+    /// [`ClientBuilder::extension`]: super::ClientBuilder::extension
     pub async fn wait_task(
         &self,
         task_id: &str,
         mut on_update: impl FnMut(&GetTaskResult) + Send,
     ) -> Result<CallToolResult> {
+        let mut notes = self.notifications();
+        let (pushed, _subscription) = self.task_notifications(task_id).await;
         let mut answered: std::collections::HashSet<String> = Default::default();
+        let mut next: Option<GetTaskResult> = None;
         loop {
-            let task = self.get_task(task_id).await?;
+            let task = match next.take() {
+                Some(t) => t,
+                None => self.get_task(task_id).await?,
+            };
             on_update(&task);
             let every = task.task.task.poll_interval_ms.unwrap_or(1000).clamp(10, 60_000);
             match task.task.task.status {
@@ -157,7 +174,44 @@ impl Client {
                 }
                 TaskStatus::Working => {}
             }
-            tokio::time::sleep(Duration::from_millis(every)).await;
+            let poll = tokio::time::sleep(Duration::from_millis(every));
+            if pushed {
+                tokio::select! {
+                    pushed = next_status(&mut notes, task_id) => next = pushed,
+                    () = poll => {}
+                }
+            } else {
+                poll.await;
+            }
+        }
+    }
+
+    /// Whether the server will push status notifications of task `task_id` to this client,
+    /// and the subscription that carries them (stateless era).
+    async fn task_notifications(&self, task_id: &str) -> (bool, Option<super::Subscription>) {
+        if self.inner.stateless.is_none() {
+            return (self.uses_extension(ID), None);
+        }
+        if self.server_extension(ID).is_none() {
+            return (false, None);
+        }
+        let filter = SubscriptionFilter {
+            task_ids: Some(vec![task_id.to_owned()]),
+            ..Default::default()
+        };
+        match self.listen_with(filter, self.task_params(task_id).meta).await {
+            Ok(sub) => {
+                let honoured = sub
+                    .acknowledged()
+                    .task_ids
+                    .as_ref()
+                    .is_some_and(|ids| ids.iter().any(|i| i == task_id));
+                (honoured, Some(sub))
+            }
+            Err(e) => {
+                tracing::debug!("no status notifications for task {task_id}: {e}");
+                (false, None)
+            }
         }
     }
 
@@ -236,6 +290,29 @@ impl Client {
             params.meta = Some(meta);
         }
         params
+    }
+}
+
+/// The next `notifications/tasks` about `task_id`, as `tasks/get` would have answered; `None`
+/// once no more can arrive (the connection ended) or one was lost (the caller polls).
+async fn next_status(
+    notes: &mut tokio::sync::broadcast::Receiver<super::ServerNotification>,
+    task_id: &str,
+) -> Option<GetTaskResult> {
+    loop {
+        match notes.recv().await {
+            Ok(super::ServerNotification::Other { method, params }) if method == TaskStatusChanged::NAME => {
+                let Some(task) = params.and_then(|p| serde_json::from_value::<GetTaskResult>(p).ok()) else {
+                    continue;
+                };
+                if task.task.task.task_id == task_id {
+                    return Some(task);
+                }
+            }
+            Ok(_) => {}
+            Err(tokio::sync::broadcast::error::RecvError::Lagged(_)) => return None,
+            Err(tokio::sync::broadcast::error::RecvError::Closed) => std::future::pending::<()>().await,
+        }
     }
 }
 

@@ -94,7 +94,11 @@ fn list(call: &Call, pages: fn(&Snapshot) -> &[Box<RawValue>], p: PaginatedParam
 }
 
 async fn listen(call: Call, p: SubscriptionsListenParams) -> HandlerResult {
-    stateless::listen(call.server, call.peer, call.id, p, call.cancel).await
+    let feed = call
+        .extensions
+        .get::<stateless::FeedSlot>()
+        .and_then(|slot| crate::sync::lock(&slot.0).take());
+    stateless::listen(call.server, call.peer, call.id, p, call.cancel, feed).await
 }
 
 /// The input-round side of a request that may ask for input (`tools/call`, `prompts/get`,

@@ -14,6 +14,12 @@ const LOG_UNSET: u8 = u8::MAX;
 /// No log messages at all (a stateless request that set no `logLevel`).
 const LOG_OFF: u8 = u8::MAX - 1;
 
+/// Attached to a request served on a throwaway session of its own (sessionless HTTP mode):
+/// nothing bound to its session outlives the request, so what must (a task) is bound to the
+/// verified caller, or to nothing but its own unguessable id.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct SessionlessRequest;
+
 /// What one client negotiated, and what it subscribed to.
 #[derive(Debug, Default)]
 pub(crate) struct Session {

@@ -259,8 +259,9 @@ async fn sessionless(
     request_id: Option<RequestId>,
     version: ProtocolVersion,
     is_initialize: bool,
-    extensions: Extensions,
+    mut extensions: Extensions,
 ) -> Response {
+    extensions.insert(crate::server::session::SessionlessRequest);
     let preset = (!is_initialize).then(|| Preset {
         version,
         capabilities: Default::default(),

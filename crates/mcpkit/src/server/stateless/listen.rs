@@ -1,18 +1,19 @@
 //! `subscriptions/listen` (spec: 2026-07-28 `basic/patterns/subscriptions`): one long request
 //! that carries the catalogue changes its filter asks for.
 
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
 use mcpkit_types::method::{
     NotificationMethod, PromptListChanged, ResourceListChanged, ResourceUpdated, SubscriptionsAcknowledged,
     ToolListChanged,
 };
+use mcpkit_types::schema::JsonObject;
 use mcpkit_types::schema::{
     SubscriptionFilter, SubscriptionsAcknowledgedParams, SubscriptionsListenParams, META_SUBSCRIPTION_ID,
 };
 use mcpkit_types::{ErrorObject, RequestId};
-use serde_json::json;
-use tokio::sync::broadcast;
+use serde_json::{json, Value};
+use tokio::sync::{broadcast, mpsc};
 
 use crate::engine::{HandlerResult, Peer};
 use crate::server::Server;
@@ -50,6 +51,29 @@ impl Change {
     }
 }
 
+/// What an extension adds to one `subscriptions/listen` stream (the Tasks extension's
+/// `notifications/tasks`): the filter members it honours, and the notifications to forward,
+/// each tagged with the subscription id like the core ones. The stream carries them until the
+/// sender is dropped or the subscription ends.
+pub(crate) struct ListenFeed {
+    /// The members of the acknowledged filter the extension honours (the others are unset).
+    pub(crate) honoured: SubscriptionFilter,
+    /// Notifications to forward: method and params.
+    pub(crate) notes: mpsc::Receiver<(&'static str, JsonObject)>,
+}
+
+/// Where an extension wrapping `subscriptions/listen` leaves its [`ListenFeed`] (in the
+/// request's extensions, for the core handler to take).
+pub(crate) struct FeedSlot(pub(crate) Mutex<Option<ListenFeed>>);
+
+/// The next note of `feed`; never, once there is none.
+async fn next_note(feed: &mut Option<ListenFeed>) -> Option<(&'static str, JsonObject)> {
+    match feed {
+        Some(f) => f.notes.recv().await,
+        None => std::future::pending().await,
+    }
+}
+
 /// The part of `asked` this server honours: only kinds it can ever send.
 fn honoured(server: &Server, asked: SubscriptionFilter) -> SubscriptionFilter {
     let snap = server.snapshot();
@@ -59,6 +83,8 @@ fn honoured(server: &Server, asked: SubscriptionFilter) -> SubscriptionFilter {
         prompts_list_changed: yes(snap.offers_prompts(), asked.prompts_list_changed),
         resources_list_changed: yes(snap.offers_resources(), asked.resources_list_changed),
         resource_subscriptions: asked.resource_subscriptions.filter(|_| snap.offers_resources()),
+        // An extension that serves task notifications adds its own (see [`ListenFeed`]).
+        task_ids: None,
     }
 }
 
@@ -71,8 +97,12 @@ pub(crate) async fn listen(
     id: RequestId,
     p: SubscriptionsListenParams,
     cancel: tokio_util::sync::CancellationToken,
+    mut feed: Option<ListenFeed>,
 ) -> HandlerResult {
-    let filter = honoured(&server, p.notifications);
+    let mut filter = honoured(&server, p.notifications);
+    if let Some(f) = &feed {
+        filter.task_ids = f.honoured.task_ids.clone();
+    }
     // Subscribe before acknowledging, so nothing after the acknowledgement is missed.
     let mut changes = server.inner.changes.subscribe();
     let tag = json!({ META_SUBSCRIPTION_ID: id });
@@ -86,6 +116,19 @@ pub(crate) async fn listen(
         tokio::select! {
             _ = cancel.cancelled() => return Err(ErrorObject::internal("subscription cancelled")),
             _ = server.inner.ending.cancelled() => break,
+            note = next_note(&mut feed) => match note {
+                Some((method, mut params)) => {
+                    let meta = params.entry("_meta").or_insert_with(|| Value::Object(JsonObject::new()));
+                    if let Value::Object(meta) = meta {
+                        meta.insert(META_SUBSCRIPTION_ID.to_owned(), json!(id));
+                    }
+                    if peer.notify_related(method, Some(&params), &id).is_err() {
+                        break;
+                    }
+                }
+                // The extension has nothing more to send; the core kinds go on.
+                None => feed = None,
+            },
             change = changes.recv() => match change {
                 Ok(change) if change.wanted_by(&filter) => {
                     let params = match &change {

@@ -14,7 +14,7 @@ use mcpkit_types::schema::DiscoverResult;
 pub(crate) use finish::finish;
 pub use finish::CacheHint;
 pub(crate) use input::{InputState, Settled};
-pub(crate) use listen::{listen, Change};
+pub(crate) use listen::{listen, Change, FeedSlot, ListenFeed};
 pub(crate) use meta::{read_meta, supported_versions, validate};
 
 use super::Server;

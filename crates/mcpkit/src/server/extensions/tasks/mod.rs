@@ -16,8 +16,12 @@
 //!   unguessable id alone. A task of another caller is unknown (-32602), like one that never
 //!   existed.
 //! - Tasks are kept for their TTL from creation, then `tasks/get` says they expired (-32602).
+//! - Status changes are pushed as `notifications/tasks` to a client that declared the
+//!   extension: on a `subscriptions/listen` stream naming the task (stateless era), or to the
+//!   session the task runs for (handshake era); see `notify`. Clients may always poll.
 
 mod memory;
+mod notify;
 mod routes;
 mod runner;
 mod store;
@@ -115,6 +119,7 @@ impl Tasks {
             runtime: Arc::new(Runtime {
                 config,
                 running: runner::Running::default(),
+                events: notify::Events::default(),
             }),
         }
     }
@@ -136,6 +141,8 @@ pub(crate) struct Runtime {
     pub(crate) config: TasksConfig,
     /// Tasks running on this instance: how to stop them.
     running: runner::Running,
+    /// Changes of tasks, for `subscriptions/listen` streams (see `notify`).
+    events: notify::Events,
 }
 
 /// Whether these client capabilities declare the extension (at our revision: the initial one).

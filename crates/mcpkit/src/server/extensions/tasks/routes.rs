@@ -10,7 +10,7 @@ use mcpkit_types::ext::tasks::{
     CancelTask, CreateTaskResult, GetTask, GetTaskResult, TaskAck, TaskParams, UpdateTask, UpdateTaskParams, ID,
     RESULT_TASK,
 };
-use mcpkit_types::method::{CallTool, Method};
+use mcpkit_types::method::{CallTool, Method, SubscriptionsListen};
 use mcpkit_types::schema::{CallToolParams, JsonObject, RequestMeta, TaskStatus, TaskSupport, RESULT_COMPLETE};
 use mcpkit_types::{ErrorCode, ErrorObject};
 use serde::Deserialize;
@@ -30,18 +30,16 @@ pub(crate) fn register(r: &mut Router, runtime: &Arc<Runtime>) {
     r.request::<GetTask, _, _>(move |call, p| get(call, p, g.clone()))
         .request::<UpdateTask, _, _>(move |call, p| update(call, p, u.clone()))
         .request::<CancelTask, _, _>(move |call, p| cancel(call, p, c.clone()))
-        .wrap(move |name, entry| {
-            if name == CallTool::NAME {
-                call_tool(entry, t.clone())
-            } else {
-                entry
-            }
+        .wrap(move |name, entry| match name {
+            CallTool::NAME => call_tool(entry, t.clone()),
+            SubscriptionsListen::NAME => super::notify::listen(entry, t.clone()),
+            _ => entry,
         });
 }
 
 /// SEP-2663 "Capability Negotiation" and SEP-2575 "Missing Required Capabilities": -32021
 /// naming the extension.
-fn not_negotiated(what: &str) -> ErrorObject {
+pub(super) fn not_negotiated(what: &str) -> ErrorObject {
     ErrorObject::new(
         ErrorCode::MISSING_REQUIRED_CLIENT_CAPABILITY,
         format!("{what} needs the {ID} extension, which the client did not declare"),
@@ -128,6 +126,7 @@ async fn update(call: Call, p: UpdateTaskParams, tasks: Arc<Runtime>) -> Handler
         Applied::Expired => return Err(expired(&p.task_id)),
         Applied::Unchanged(_) => {}
         Applied::Changed(record) => {
+            tasks.changed(&record);
             if record.status == TaskStatus::Working {
                 let parts = tasks.running.parts(&record.id).unwrap_or_else(|| parts_of(&call));
                 runner::spawn(tasks.clone(), call.server.clone(), parts, *record);
@@ -151,7 +150,10 @@ async fn cancel(call: Call, p: TaskParams, tasks: Arc<Runtime>) -> HandlerResult
         Applied::Missing => return Err(unknown(&p.task_id)),
         Applied::Expired => return Err(expired(&p.task_id)),
         Applied::Unchanged(_) => {}
-        Applied::Changed(_) => tasks.running.cancel(&p.task_id),
+        Applied::Changed(record) => {
+            tasks.changed(&record);
+            tasks.running.cancel(&p.task_id);
+        }
     }
     ack(&call)
 }

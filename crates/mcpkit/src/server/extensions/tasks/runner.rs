@@ -111,7 +111,11 @@ async fn run(tasks: Arc<Runtime>, server: Server, parts: Parts, mut record: Task
             tasks.running.forget(&id);
             return;
         };
-        match tasks.config.store.update(&id, None, change).await {
+        let applied = tasks.config.store.update(&id, None, change).await;
+        if let Ok(Applied::Changed(r)) = &applied {
+            tasks.changed(r);
+        }
+        match applied {
             // Every input was answered while the handler ran: run it again with the answers.
             Ok(Applied::Changed(r)) if r.status == TaskStatus::Working => record = *r,
             Ok(Applied::Changed(r)) if r.status == TaskStatus::InputRequired => return,
@@ -219,8 +223,12 @@ async fn supervise<T>(
         while progress.changed().await.is_ok() {
             let latest = progress.borrow_and_update().clone();
             if let Some((p, message)) = latest {
-                if let Err(e) = store.update(id, None, TaskChange::Progress(p, message)).await {
-                    tracing::debug!(task = %id, "task progress not stored: {e}");
+                let tells = message.is_some();
+                match store.update(id, None, TaskChange::Progress(p, message)).await {
+                    // A new message is a change of the task's status; progress alone is not.
+                    Ok(Applied::Changed(r)) if tells => tasks.changed(&r),
+                    Ok(_) => {}
+                    Err(e) => tracing::debug!(task = %id, "task progress not stored: {e}"),
                 }
             }
         }
@@ -314,8 +322,10 @@ pub(crate) fn spawn_rest(
             }),
         };
         if let Some(outcome) = outcome {
-            if let Err(e) = tasks.config.store.update(id, None, TaskChange::Finished(outcome)).await {
-                tracing::warn!(task = %id, "task store update failed: {e}");
+            match tasks.config.store.update(id, None, TaskChange::Finished(outcome)).await {
+                Ok(Applied::Changed(r)) => tasks.changed(&r),
+                Ok(_) => {}
+                Err(e) => tracing::warn!(task = %id, "task store update failed: {e}"),
             }
         }
         tasks.running.forget(id);
