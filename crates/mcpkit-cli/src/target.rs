@@ -15,7 +15,7 @@
 //! } }
 //! ```
 //!
-//! VS Code's `.vscode/mcp.json`, which names the same map `servers`, is read as well, and so are
+//! VS Code's `.vscode/mcp.json`, which names the same map `servers` (and may have comments), is read as well, and so are
 //! Windsurf's `serverUrl` and Codex's `config.toml` (a `.toml` file: `[mcp_servers.NAME]`
 //! tables, see [`crate::hosts::codex`]). Only the entry asked for is checked: other entries may
 //! carry keys of their host's own.
@@ -329,7 +329,14 @@ fn load_config(path: &Path) -> Result<serde_json::Map<String, serde_json::Value>
             ))
         });
     }
-    let file: ConfigFile = serde_json::from_str(&text).map_err(|e| {
+    // VS Code's files may have comments: read as JSON with comments when plain JSON fails.
+    let parsed = serde_json::from_str::<ConfigFile>(&text).or_else(|e| {
+        crate::hosts::read_json_with_comments(&text)
+            .ok()
+            .and_then(|value| serde_json::from_value(value).ok())
+            .ok_or(e)
+    });
+    let file: ConfigFile = parsed.map_err(|e| {
         Failure::usage(format!(
             "the MCP configuration file {} is invalid: {e} (expected {{\"mcpServers\": {{\"name\": {{\"command\": …}} | {{\"url\": …}}}}}}, or \"servers\" as in VS Code)",
             path.display()

@@ -3,26 +3,13 @@
 //! written, and no backup is made.
 #![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
 
+mod support;
+
 use std::path::Path;
 
-use assert_cmd::Command;
-
 fn run(args: &[&str], config: &Path, home: &Path) -> (Option<i32>, String) {
-    let split = args.iter().position(|a| *a == "--").unwrap_or(args.len());
-    let out = Command::cargo_bin("mcpkit")
-        .unwrap()
-        .args(&args[..split])
-        .arg("--config")
-        .arg(config)
-        .args(&args[split..])
-        .env("HOME", home)
-        .env("XDG_CONFIG_HOME", home)
-        .env("CODEX_HOME", home)
-        .current_dir(home)
-        .timeout(std::time::Duration::from_secs(30))
-        .output()
-        .unwrap();
-    (out.status.code(), String::from_utf8_lossy(&out.stderr).into_owned())
+    let run = support::hosts::mcpkit(args, Some(config), home, home);
+    (run.code, run.stderr)
 }
 
 #[test]
@@ -41,11 +28,12 @@ fn broken_files_are_refused_with_line_and_column_and_left_alone() {
             "{\n  \"mcpServers\": {\n",
             ":3:0: not valid JSON: ",
         ),
+        // VS Code's files may have comments (edited in place since), not single quotes.
         (
             "vscode",
             "mcp.json",
-            "{\n\t// a comment\n\t\"servers\": {}\n}\n",
-            ":2:2: not valid JSON: ",
+            "{\n\t// a comment\n\t\"servers\": {'a': {}}\n}\n",
+            ":3:14: not valid JSON with comments: ",
         ),
         (
             "codex",

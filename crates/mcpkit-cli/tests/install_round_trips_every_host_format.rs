@@ -4,9 +4,9 @@
 //! is, the previous file is kept as FILE.bak, and uninstalling gives back the original bytes.
 #![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
 
-use std::path::{Path, PathBuf};
+mod support;
 
-use assert_cmd::Command;
+use std::path::{Path, PathBuf};
 
 struct Case {
     host: &'static str,
@@ -63,26 +63,7 @@ fn fixture(rel: &str) -> PathBuf {
 /// Run mcpkit with `--config PATH` (before any `-- CMD`), in a scratch home and directory so
 /// that no default path can reach a real configuration file.
 fn mcpkit(args: &[&str], config: &Path) -> (bool, String, String) {
-    let split = args.iter().position(|a| *a == "--").unwrap_or(args.len());
-    let scratch = tempfile::tempdir().unwrap();
-    let out = Command::cargo_bin("mcpkit")
-        .unwrap()
-        .args(&args[..split])
-        .arg("--config")
-        .arg(config)
-        .args(&args[split..])
-        .env("HOME", scratch.path())
-        .env("XDG_CONFIG_HOME", scratch.path())
-        .env("CODEX_HOME", scratch.path())
-        .current_dir(scratch.path())
-        .timeout(std::time::Duration::from_secs(30))
-        .output()
-        .unwrap();
-    (
-        out.status.success(),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
+    support::hosts::mcpkit_config(args, config)
 }
 
 fn read(p: &Path) -> String {

@@ -7,7 +7,7 @@
 use std::path::{Path, PathBuf};
 
 use crate::cmd::Globals;
-use crate::hosts::{self, file, EditError, Host, Os, Places, Scope, ServerSpec, ALL_HOSTS};
+use crate::hosts::{self, file, EditError, Entries, Host, Os, Places, Scope, ServerSpec, ALL_HOSTS};
 use crate::target::Failure;
 
 /// Which file of the host: `--config PATH`, or the host's file for `--scope`.
@@ -16,22 +16,23 @@ pub struct FileArgs {
     /// The configuration file to edit, instead of the host's default for --scope.
     #[arg(long, value_name = "PATH")]
     pub config: Option<PathBuf>,
-    /// The host's project file (in the current directory) or the user's own. Default: project
-    /// for claude-code and vscode, user for the others.
+    /// The host's project file (in the current directory) or the user's own; `local` is Claude
+    /// Code's entry for this project in the user's file. Default: project for claude-code and
+    /// vscode, user for the others.
     #[arg(long, value_enum)]
     pub scope: Option<Scope>,
 }
 
 impl FileArgs {
-    fn path(&self, host: Host) -> Result<(PathBuf, String), Failure> {
-        if let Some(p) = &self.config {
-            return Ok((p.clone(), format!("{}, --config", host.name())));
-        }
+    /// The file to edit, its label for messages, and the scope its entries belong to.
+    fn path(&self, host: Host, places: &Places) -> Result<(PathBuf, String, Scope), Failure> {
         let scope = self.scope.unwrap_or(host.default_scope());
-        let path = host
-            .config_path(scope, &Places::from_env(), Os::current())
-            .map_err(Failure::usage)?;
-        Ok((path, format!("{}, {scope} scope", host.name())))
+        // Checked with --config too: the scope says where in the file the entries are.
+        let path = host.config_path(scope, places, Os::current()).map_err(Failure::usage)?;
+        if let Some(p) = &self.config {
+            return Ok((p.clone(), format!("{}, --config", host.name()), scope));
+        }
+        Ok((path, format!("{}, {scope} scope", host.name()), scope))
     }
 }
 
@@ -69,9 +70,15 @@ impl InstallArgs {
     /// Add or update the entry.
     pub async fn run(self, _globals: &Globals) -> Result<u8, Failure> {
         let spec = self.spec()?;
-        let (path, label) = self.file.path(self.host)?;
+        let places = Places::from_env();
+        let (path, label, scope) = self.file.path(self.host, &places)?;
+        let at = Entries {
+            host: self.host,
+            scope,
+            places: &places,
+        };
         let old = read(&path)?;
-        let new = hosts::install(self.host, old.as_deref(), &self.name, &spec).map_err(|e| refused(&path, &e))?;
+        let new = hosts::install(at, old.as_deref(), &self.name, &spec).map_err(|e| refused(&path, &e))?;
         if old.as_deref() == Some(new.as_str()) {
             println!(
                 "{} is already installed as given in {} ({label}); nothing changed",
@@ -83,7 +90,7 @@ impl InstallArgs {
         let backup = write(&path, &new)?;
         let verb = if old
             .as_deref()
-            .is_some_and(|t| hosts::list(self.host, t).is_ok_and(|l| l.iter().any(|i| i.name == self.name)))
+            .is_some_and(|t| hosts::list(at, t).is_ok_and(|l| l.iter().any(|i| i.name == self.name)))
         {
             "updated"
         } else {
@@ -193,12 +200,18 @@ pub struct UninstallArgs {
 impl UninstallArgs {
     /// Remove the entry (nothing to do, exit code 0, when it is not there).
     pub async fn run(self, _globals: &Globals) -> Result<u8, Failure> {
-        let (path, label) = self.file.path(self.host)?;
+        let places = Places::from_env();
+        let (path, label, scope) = self.file.path(self.host, &places)?;
         let Some(old) = read(&path)? else {
             println!("{} does not exist; nothing to uninstall", path.display());
             return Ok(0);
         };
-        match hosts::uninstall(self.host, &old, &self.name).map_err(|e| refused(&path, &e))? {
+        let at = Entries {
+            host: self.host,
+            scope,
+            places: &places,
+        };
+        match hosts::uninstall(at, &old, &self.name).map_err(|e| refused(&path, &e))? {
             None => println!("{} is not in {} ({label}); nothing changed", self.name, path.display()),
             Some(new) => {
                 let backup = write(&path, &new)?;
@@ -238,12 +251,18 @@ struct Row {
 impl ListArgs {
     /// List the entries of the hosts' files.
     pub async fn run(self, _globals: &Globals) -> Result<u8, Failure> {
-        let files = self.files()?;
+        let places = Places::from_env();
+        let files = self.files(&places)?;
         let mut rows = Vec::new();
         let mut failed = false;
-        for (host, scope, path) in files {
+        for (host, entries_scope, scope, path) in files {
             let Some(text) = read(&path)? else { continue };
-            match hosts::list(host, &text) {
+            let at = Entries {
+                host,
+                scope: entries_scope,
+                places: &places,
+            };
+            match hosts::list(at, &text) {
                 Ok(entries) => {
                     if !self.json {
                         println!("{} ({scope}): {}", host.name(), path.display());
@@ -278,14 +297,15 @@ impl ListArgs {
         Ok(if failed { 2 } else { 0 })
     }
 
-    fn files(&self) -> Result<Vec<(Host, String, PathBuf)>, Failure> {
+    /// Each file to read: the host, the scope of the entries, the scope's label, the path.
+    fn files(&self, places: &Places) -> Result<Vec<(Host, Scope, String, PathBuf)>, Failure> {
         if let Some(p) = &self.file.config {
             let Some(host) = self.host else {
                 return Err(Failure::usage("--config needs --host: the host says the file's format"));
             };
-            return Ok(vec![(host, "--config".to_owned(), p.clone())]);
+            let (_, _, scope) = self.file.path(host, places)?;
+            return Ok(vec![(host, scope, "--config".to_owned(), p.clone())]);
         }
-        let places = Places::from_env();
         let hosts: Vec<Host> = self.host.map_or_else(|| ALL_HOSTS.to_vec(), |h| vec![h]);
         let mut out = Vec::new();
         for host in hosts {
@@ -293,8 +313,8 @@ impl ListArgs {
                 if self.file.scope.is_some_and(|s| s != scope) {
                     continue;
                 }
-                if let Ok(path) = host.config_path(scope, &places, Os::current()) {
-                    out.push((host, scope.to_string(), path));
+                if let Ok(path) = host.config_path(scope, places, Os::current()) {
+                    out.push((host, scope, scope.to_string(), path));
                 }
             }
         }

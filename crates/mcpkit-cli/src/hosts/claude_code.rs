@@ -1,44 +1,36 @@
-//! Claude Code: `.mcp.json` at the project root (project scope) or `~/.claude.json` (user scope,
-//! the top-level `mcpServers` beside the app's many other keys), written as `claude mcp add`
-//! writes them: `{"type": "stdio", "command", "args", "env"}` and `{"type": "http", "url",
-//! "headers"}`.
+//! Claude Code: `.mcp.json` at the project root (project scope), or `~/.claude.json`: its
+//! top-level `mcpServers` beside the app's many other keys (user scope), or the project's own
+//! `projects[DIR].mcpServers` there (local scope: this project, this user only; `DIR` is the
+//! project's absolute path). Entries are written as `claude mcp add` writes them:
+//! `{"type": "stdio", "command", "args", "env"}` and `{"type": "http", "url", "headers"}`.
 
 use std::path::PathBuf;
 
-use serde_json::{Map, Value};
+use super::json::{Http, Shape};
+use super::{Places, Scope};
 
-use super::json::Format;
-use super::{string_map, Places, Scope, ServerSpec};
-
-pub(super) const FORMAT: Format = Format {
-    servers_key: "mcpServers",
-    entry,
+/// As `claude mcp add` writes them: the `env` object always, empty or not.
+pub(super) const SHAPE: Shape = Shape {
+    type_field: true,
+    env_always: true,
+    http: Http::Url("url"),
 };
 
 pub(super) fn path(scope: Scope, places: &Places) -> Result<PathBuf, String> {
     match scope {
         Scope::Project => Ok(places.cwd.join(".mcp.json")),
-        Scope::User => Ok(places.home()?.join(".claude.json")),
+        Scope::User | Scope::Local => Ok(places.home()?.join(".claude.json")),
     }
 }
 
-fn entry(spec: &ServerSpec) -> Result<Map<String, Value>, String> {
-    let mut m = Map::new();
-    match spec {
-        ServerSpec::Stdio { command, args, env } => {
-            m.insert("type".into(), Value::String("stdio".into()));
-            m.insert("command".into(), Value::String(command.clone()));
-            m.insert("args".into(), args.iter().cloned().map(Value::String).collect());
-            // `claude mcp add` always writes the env object, empty or not.
-            m.insert("env".into(), string_map(env));
-        }
-        ServerSpec::Http { url, headers } => {
-            m.insert("type".into(), Value::String("http".into()));
-            m.insert("url".into(), Value::String(url.clone()));
-            if !headers.is_empty() {
-                m.insert("headers".into(), string_map(headers));
-            }
-        }
+/// The keys leading to the servers object of `scope` in its file.
+pub(super) fn servers_at(scope: Scope, places: &Places) -> Vec<String> {
+    match scope {
+        Scope::Local => vec![
+            "projects".to_owned(),
+            places.cwd.to_string_lossy().into_owned(),
+            "mcpServers".to_owned(),
+        ],
+        Scope::Project | Scope::User => vec!["mcpServers".to_owned()],
     }
-    Ok(m)
 }

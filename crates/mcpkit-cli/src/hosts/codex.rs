@@ -41,6 +41,7 @@ const HTTP_CLEARS: &[&str] = &["command", "args", "env", "env_vars", "cwd", "url
 pub(super) fn path(scope: Scope, places: &Places) -> Result<PathBuf, String> {
     match scope {
         Scope::Project => Ok(places.cwd.join(".codex").join("config.toml")),
+        Scope::Local => Err(super::only_claude_code_has_local()),
         Scope::User => match &places.codex_home {
             Some(h) => Ok(h.join("config.toml")),
             None => Ok(places.home()?.join(".codex").join("config.toml")),

@@ -4,39 +4,19 @@
 
 use std::path::PathBuf;
 
-use serde_json::{Map, Value};
+use super::json::{Http, Shape};
+use super::{Places, Scope};
 
-use super::json::Format;
-use super::{string_map, Places, Scope, ServerSpec};
-
-pub(super) const FORMAT: Format = Format {
-    servers_key: "mcpServers",
-    entry,
+pub(super) const SHAPE: Shape = Shape {
+    type_field: false,
+    env_always: false,
+    http: Http::Url("url"),
 };
 
 pub(super) fn path(scope: Scope, places: &Places) -> Result<PathBuf, String> {
     match scope {
         Scope::Project => Ok(places.cwd.join(".cursor").join("mcp.json")),
+        Scope::Local => Err(super::only_claude_code_has_local()),
         Scope::User => Ok(places.home()?.join(".cursor").join("mcp.json")),
     }
-}
-
-fn entry(spec: &ServerSpec) -> Result<Map<String, Value>, String> {
-    let mut m = Map::new();
-    match spec {
-        ServerSpec::Stdio { command, args, env } => {
-            m.insert("command".into(), Value::String(command.clone()));
-            m.insert("args".into(), args.iter().cloned().map(Value::String).collect());
-            if !env.is_empty() {
-                m.insert("env".into(), string_map(env));
-            }
-        }
-        ServerSpec::Http { url, headers } => {
-            m.insert("url".into(), Value::String(url.clone()));
-            if !headers.is_empty() {
-                m.insert("headers".into(), string_map(headers));
-            }
-        }
-    }
-    Ok(m)
 }

@@ -7,9 +7,9 @@
 //! | host | file | servers key | HTTP entry |
 //! | --- | --- | --- | --- |
 //! | `claude-desktop` | `claude_desktop_config.json` (user) | `mcpServers` | none (stdio only) |
-//! | `claude-code` | `.mcp.json` (project), `~/.claude.json` (user) | `mcpServers` | `type: http`, `url` |
+//! | `claude-code` | `.mcp.json` (project), `~/.claude.json` (user; local: under `projects[DIR]`) | `mcpServers` | `type: http`, `url` |
 //! | `cursor` | `.cursor/mcp.json` (project), `~/.cursor/mcp.json` (user) | `mcpServers` | `url` |
-//! | `vscode` | `.vscode/mcp.json` (project), the profile's `mcp.json` (user) | `servers` | `type: http`, `url` |
+//! | `vscode` | `.vscode/mcp.json` (project), the profile's `mcp.json` (user); comments kept | `servers` | `type: http`, `url` |
 //! | `windsurf` | `~/.codeium/windsurf/mcp_config.json` (user) | `mcpServers` | `serverUrl` |
 //! | `codex` | `.codex/config.toml` (project), `~/.codex/config.toml` (user) | `[mcp_servers.NAME]` | `url` |
 
@@ -19,6 +19,7 @@ pub mod codex;
 mod cursor;
 pub mod file;
 mod json;
+mod jsonc;
 mod vscode;
 mod windsurf;
 
@@ -62,6 +63,9 @@ pub enum Scope {
     Project,
     /// The file in the user's home or profile (every project).
     User,
+    /// Claude Code only: this project's entry in the user's `~/.claude.json`
+    /// (`projects[DIR].mcpServers`): this project, and private to this user.
+    Local,
 }
 
 impl fmt::Display for Scope {
@@ -69,6 +73,7 @@ impl fmt::Display for Scope {
         f.write_str(match self {
             Scope::Project => "project",
             Scope::User => "user",
+            Scope::Local => "local",
         })
     }
 }
@@ -226,7 +231,8 @@ impl Host {
     pub fn scopes(self) -> &'static [Scope] {
         match self {
             Host::ClaudeDesktop | Host::Windsurf => &[Scope::User],
-            Host::ClaudeCode | Host::VsCode | Host::Cursor | Host::Codex => &[Scope::Project, Scope::User],
+            Host::ClaudeCode => &[Scope::Project, Scope::Local, Scope::User],
+            Host::VsCode | Host::Cursor | Host::Codex => &[Scope::Project, Scope::User],
         }
     }
 
@@ -262,40 +268,66 @@ impl Host {
         }
     }
 
-    fn json_format(self) -> Option<json::Format> {
+    /// The host's JSON format for `scope` (`None` for Codex's TOML).
+    fn json_format(self, scope: Scope, places: &Places) -> Option<json::Format> {
+        use json::Format;
         match self {
-            Host::ClaudeDesktop => Some(claude_desktop::FORMAT),
-            Host::ClaudeCode => Some(claude_code::FORMAT),
-            Host::Cursor => Some(cursor::FORMAT),
-            Host::VsCode => Some(vscode::FORMAT),
-            Host::Windsurf => Some(windsurf::FORMAT),
+            Host::ClaudeDesktop => Some(Format::top("mcpServers", &claude_desktop::SHAPE)),
+            Host::ClaudeCode => Some(Format {
+                servers_at: claude_code::servers_at(scope, places),
+                ..Format::top("mcpServers", &claude_code::SHAPE)
+            }),
+            Host::Cursor => Some(Format::top("mcpServers", &cursor::SHAPE)),
+            Host::VsCode => Some(Format {
+                comments: true,
+                ..Format::top("servers", &vscode::SHAPE)
+            }),
+            Host::Windsurf => Some(Format::top("mcpServers", &windsurf::SHAPE)),
             Host::Codex => None,
         }
+    }
+}
+
+/// Which entries of a host's file an edit reads: the scope (only Claude Code's local scope
+/// lives at another place in its file) and the directories it is relative to.
+#[derive(Debug, Clone, Copy)]
+pub struct Entries<'a> {
+    /// The host.
+    pub host: Host,
+    /// The scope the file belongs to.
+    pub scope: Scope,
+    /// The directories (the current one names the project of the local scope).
+    pub places: &'a Places,
+}
+
+impl Entries<'_> {
+    fn json_format(&self) -> Option<json::Format> {
+        self.host.json_format(self.scope, self.places)
     }
 }
 
 /// The text of the file with `name` set to `spec` (added at the end, or replaced where it is,
 /// keeping the keys of the old entry that say nothing about the transport). `text` is `None`
 /// when the file does not exist yet.
-pub fn install(host: Host, text: Option<&str>, name: &str, spec: &ServerSpec) -> Result<String, EditError> {
+pub fn install(at: Entries<'_>, text: Option<&str>, name: &str, spec: &ServerSpec) -> Result<String, EditError> {
     check_name(name)?;
-    match host.json_format() {
+    match at.json_format() {
         Some(format) => json::install(&format, text, name, spec),
         None => codex::install(text, name, spec),
     }
 }
 
 /// The text of the file without `name`, or `None` when it has no such entry.
-pub fn uninstall(host: Host, text: &str, name: &str) -> Result<Option<String>, EditError> {
-    match host.json_format() {
+pub fn uninstall(at: Entries<'_>, text: &str, name: &str) -> Result<Option<String>, EditError> {
+    match at.json_format() {
         Some(format) => json::uninstall(&format, text, name),
         None => codex::uninstall(text, name),
     }
 }
 
 /// The entries of the file, in its order.
-pub fn list(host: Host, text: &str) -> Result<Vec<Installed>, EditError> {
-    match host.json_format() {
+pub fn list(at: Entries<'_>, text: &str) -> Result<Vec<Installed>, EditError> {
+    match at.json_format() {
         Some(format) => json::list(&format, text),
         None => codex::list(text),
     }
@@ -337,6 +369,17 @@ fn summary(entry: &Value) -> String {
     } else {
         parts.join(" ")
     }
+}
+
+/// What a host without a local scope says (`config_path` refuses it before asking the host).
+fn only_claude_code_has_local() -> String {
+    "only claude-code has a local scope".to_owned()
+}
+
+/// A JSON configuration file read as JSON with comments (VS Code's files may have them), for
+/// `--config PATH` targets: the value, or the error with its line and column.
+pub fn read_json_with_comments(text: &str) -> Result<Value, String> {
+    jsonc::parse(text).map(Value::Object).map_err(|e| e.to_string())
 }
 
 /// A string map as a JSON object, in the order given.
@@ -452,12 +495,18 @@ mod tests {
             args: vec![],
             env: vec![],
         };
+        let places = places();
+        let at = |host| Entries {
+            host,
+            scope: Scope::User,
+            places: &places,
+        };
         for bad in ["", "my server", "a.b", "ünï"] {
             assert!(
-                matches!(install(Host::Cursor, None, bad, &spec), Err(EditError::Invalid(_))),
+                matches!(install(at(Host::Cursor), None, bad, &spec), Err(EditError::Invalid(_))),
                 "{bad:?}"
             );
         }
-        assert!(install(Host::Codex, None, "my-server_2", &spec).is_ok());
+        assert!(install(at(Host::Codex), None, "my-server_2", &spec).is_ok());
     }
 }

@@ -6,41 +6,19 @@
 
 use std::path::PathBuf;
 
-use serde_json::{Map, Value};
+use super::json::{Http, Shape};
+use super::{Os, Places, Scope};
 
-use super::json::Format;
-use super::{string_map, Os, Places, Scope, ServerSpec};
-
-pub(super) const FORMAT: Format = Format {
-    servers_key: "servers",
-    entry,
+pub(super) const SHAPE: Shape = Shape {
+    type_field: true,
+    env_always: false,
+    http: Http::Url("url"),
 };
 
 pub(super) fn path(scope: Scope, places: &Places, os: Os) -> Result<PathBuf, String> {
     match scope {
         Scope::Project => Ok(places.cwd.join(".vscode").join("mcp.json")),
+        Scope::Local => Err(super::only_claude_code_has_local()),
         Scope::User => Ok(places.app_config(os)?.join("Code").join("User").join("mcp.json")),
     }
-}
-
-fn entry(spec: &ServerSpec) -> Result<Map<String, Value>, String> {
-    let mut m = Map::new();
-    match spec {
-        ServerSpec::Stdio { command, args, env } => {
-            m.insert("type".into(), Value::String("stdio".into()));
-            m.insert("command".into(), Value::String(command.clone()));
-            m.insert("args".into(), args.iter().cloned().map(Value::String).collect());
-            if !env.is_empty() {
-                m.insert("env".into(), string_map(env));
-            }
-        }
-        ServerSpec::Http { url, headers } => {
-            m.insert("type".into(), Value::String("http".into()));
-            m.insert("url".into(), Value::String(url.clone()));
-            if !headers.is_empty() {
-                m.insert("headers".into(), string_map(headers));
-            }
-        }
-    }
-    Ok(m)
 }

@@ -4,6 +4,7 @@
 use std::io::{BufRead, BufReader};
 use std::process::{Child, Command, Stdio};
 
+pub(crate) mod hosts;
 pub(crate) mod peers;
 
 /// `mcpkit serve --http 127.0.0.1:0`, killed on drop; yields its base URL.
