@@ -6,7 +6,9 @@ use mcpkit::client::{CallOptions, ServerNotification};
 use mcpkit::Client;
 use serde_json::{Map, Value};
 
-use super::interrupt::{connect_or_interrupt, run_then_close, Interrupt, INTERRUPTED};
+use std::sync::{Arc, Mutex};
+
+use super::interrupt::{connect_or_interrupt, run_stop_then_close, Interrupt, INTERRUPTED};
 use super::Globals;
 use crate::args::json_object;
 use crate::render::{print_json, render_result, Saver};
@@ -69,7 +71,28 @@ impl Args {
             Err(Some(failure)) => return Err(failure),
             Err(None) => return Ok(INTERRUPTED),
         };
-        let outcome = run_then_close("call", &client, &mut interrupt, self.call(&client, base, &bar)).await;
+        // The task a `--task` call made, for Ctrl-C to cancel (`tasks/cancel`): dropping the
+        // call stops waiting for the task, not the task.
+        let task = RunningTask::default();
+        let stop = || {
+            let id = task
+                .0
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner)
+                .take()?;
+            let client = client.clone();
+            Some(async move {
+                match client.cancel_task(&id).await {
+                    Ok(()) => eprintln!("mcpkit call: task {id} cancelled (tasks/cancel)"),
+                    Err(e) => eprintln!(
+                        "mcpkit call: task {id} could not be cancelled: {}",
+                        one_line(&e.to_string())
+                    ),
+                }
+            })
+        };
+        let work = self.call(&client, base, &bar, &task);
+        let outcome = run_stop_then_close("call", &client, &mut interrupt, work, stop).await;
         bar.finish_and_clear();
         outcome
     }
@@ -81,6 +104,7 @@ impl Args {
         client: &Client,
         base: Map<String, Value>,
         bar: &indicatif::ProgressBar,
+        task: &RunningTask,
     ) -> Result<u8, Failure> {
         let tools = client.list_all_tools().await?;
         let Some(tool) = tools.iter().find(|t| t.name == self.tool) else {
@@ -125,7 +149,7 @@ impl Args {
             progress: Some(ptx),
         };
         let outcome = if self.task {
-            call_as_task(client, &tool.name, Value::Object(args), options, bar).await
+            call_as_task(client, &tool.name, Value::Object(args), options, bar, task).await
         } else {
             client.call_tool_with(&tool.name, Value::Object(args), options).await
         };
@@ -147,13 +171,25 @@ impl Args {
     }
 }
 
-/// Call a tool as a task and wait for it, the bar following the task's progress.
+/// The task a call is waiting for, while it waits.
+#[derive(Default, Clone)]
+struct RunningTask(Arc<Mutex<Option<String>>>);
+
+impl RunningTask {
+    fn set(&self, id: Option<String>) {
+        *self.0.lock().unwrap_or_else(std::sync::PoisonError::into_inner) = id;
+    }
+}
+
+/// Call a tool as a task and wait for it, the bar following the task's progress; `running`
+/// names the task while it is waited for.
 async fn call_as_task(
     client: &Client,
     tool: &str,
     args: Value,
     options: CallOptions,
     bar: &indicatif::ProgressBar,
+    running: &RunningTask,
 ) -> mcpkit::Result<mcpkit::types::schema::CallToolResult> {
     let handle = match client.call_tool_as_task(tool, args, options).await? {
         ToolOutcome::Task(handle) => handle,
@@ -165,9 +201,10 @@ async fn call_as_task(
     };
     let id = handle.task.task_id.clone();
     eprintln!("mcpkit call: task {id} ({:?})", handle.task.status);
+    running.set(Some(id.clone()));
     let bar = bar.clone();
     let mut shown = false;
-    client
+    let outcome = client
         .wait_task(&id, move |task| {
             let progress = task_progress(task);
             if progress.is_some() && !shown && super::stderr_is_terminal() {
@@ -184,7 +221,9 @@ async fn call_as_task(
                 bar.set_message(m.clone());
             }
         })
-        .await
+        .await;
+    running.set(None);
+    outcome
 }
 
 /// Print the server's log messages on stderr while a request runs.

@@ -1,8 +1,9 @@
 //! Ctrl-C while a command talks to a server: the request in flight is cancelled (dropping its
 //! future sends `notifications/cancelled` with its id), the client is closed (over HTTP that
 //! sends `DELETE` for the session; a stdio server's stdin is closed), and the command exits
-//! with 130, the shell's code for a process ended by SIGINT. A second Ctrl-C stops waiting for
-//! the close.
+//! with 130, the shell's code for a process ended by SIGINT. What the request started that
+//! outlives it (a task, `mcpkit call --task`) is stopped first, while the client is still open
+//! (`tasks/cancel`). A second Ctrl-C stops waiting for either.
 
 use std::future::Future;
 
@@ -71,10 +72,32 @@ pub async fn run_then_close(
     interrupt: &mut Interrupt,
     work: impl Future<Output = Result<u8, Failure>>,
 ) -> Result<u8, Failure> {
+    run_stop_then_close(command, client, interrupt, work, || None::<std::future::Ready<()>>).await
+}
+
+/// How long stopping what an interrupted request left running may take before the close.
+const STOP_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(10);
+
+/// [`run_then_close`], where Ctrl-C also runs what `stop` returns (if anything) before the
+/// close, with the client still open: it stops what the dropped request left running on the
+/// server (a task).
+pub async fn run_stop_then_close<S: Future<Output = ()>>(
+    command: &str,
+    client: &Client,
+    interrupt: &mut Interrupt,
+    work: impl Future<Output = Result<u8, Failure>>,
+    stop: impl FnOnce() -> Option<S>,
+) -> Result<u8, Failure> {
     let outcome = tokio::select! {
         o = work => o,
         () = interrupt.recv() => {
             eprintln!("mcpkit {command}: interrupted; the request in flight was cancelled");
+            if let Some(stopping) = stop() {
+                tokio::select! {
+                    _ = tokio::time::timeout(STOP_TIMEOUT, stopping) => {}
+                    () = interrupt.recv() => {}
+                }
+            }
             Ok(INTERRUPTED)
         }
     };
