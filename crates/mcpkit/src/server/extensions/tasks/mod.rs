@@ -12,9 +12,9 @@
 //! - Progress a task reports is kept on the task: `statusMessage` and `_meta["dev.mcpkit/progress"]`
 //!   of `tasks/get`.
 //! - A task belongs to its caller: the verified principal when the request was authenticated,
-//!   otherwise the handshake-era session, otherwise (stateless wire, no authentication) its
-//!   unguessable id alone. A task of another caller is unknown (-32602), like one that never
-//!   existed.
+//!   otherwise the handshake-era session, otherwise (stateless wire or sessionless HTTP, no
+//!   authentication) its unguessable id alone. A task of another caller is unknown (-32602),
+//!   like one that never existed.
 //! - Tasks are kept for their TTL from creation, then `tasks/get` says they expired (-32602).
 //! - Status changes are pushed as `notifications/tasks` to a client that declared the
 //!   extension: on a `subscriptions/listen` stream naming the task (stateless era), or to the
@@ -189,9 +189,19 @@ pub(crate) fn owner_of(call: &Call) -> TaskOwner {
         let who = a.subject.as_deref().or(a.client_id.as_deref()).unwrap_or("");
         return TaskOwner(format!("auth:{}:{who}", a.issuer.as_deref().unwrap_or("")));
     }
+    if let Some(c) = call.extensions.get::<crate::transport::VerifiedCaller>() {
+        return TaskOwner(format!("caller:{}", c.binding()));
+    }
+    // A sessionless request's session is its own and ends with it: like the stateless wire,
+    // its tasks are bound to nothing but their unguessable id (SEP-2663 "Security
+    // Implications": task ids as bearer capabilities).
+    let sessionless = call
+        .extensions
+        .get::<crate::server::session::SessionlessRequest>()
+        .is_some();
     match call.era {
-        Era::Handshake => TaskOwner(format!("session:{}", call.session.scope())),
-        Era::Stateless => TaskOwner("anonymous".into()),
+        Era::Handshake if !sessionless => TaskOwner(format!("session:{}", call.session.scope())),
+        _ => TaskOwner("anonymous".into()),
     }
 }
 
