@@ -16,6 +16,7 @@ mod extract;
 mod handshake;
 #[cfg(feature = "http-server")]
 pub mod http;
+mod live_sessions;
 mod prompt;
 #[cfg(feature = "http-server")]
 mod relay;
@@ -29,10 +30,9 @@ mod tool;
 mod toolbox;
 pub mod uri_template;
 
-use crate::sync::lock;
 use std::any::{Any, TypeId};
 use std::collections::HashMap;
-use std::sync::{Arc, Mutex, RwLock, Weak};
+use std::sync::{Arc, RwLock};
 
 use mcpkit_types::schema::{
     Implementation, JsonObject, ListPromptsResult, ListResourceTemplatesResult, ListResourcesResult, ListToolsResult,
@@ -149,7 +149,7 @@ struct Inner {
     state: HashMap<TypeId, Box<dyn Any + Send + Sync>>,
     always_tools: bool,
     catalog: RwLock<Arc<Snapshot>>,
-    sessions: Mutex<Vec<Weak<Session>>>,
+    sessions: Arc<live_sessions::LiveSessions>,
     on_roots_changed: Option<RootsChanged>,
     /// `serverInfo` serialized once, for the `_meta` of every stateless-era result.
     info_json: Box<RawValue>,
@@ -469,7 +469,7 @@ impl ServerBuilder {
                 state: self.state,
                 always_tools: self.always_tools,
                 catalog: RwLock::new(Arc::new(snapshot)),
-                sessions: Mutex::new(Vec::new()),
+                sessions: Arc::default(),
                 on_roots_changed: self.on_roots_changed,
                 info_json,
                 cache: self.cache,
@@ -576,11 +576,7 @@ impl Server {
             session.negotiate(p.version, p.capabilities, p.client_info);
             session.initialized.store(true, std::sync::atomic::Ordering::Relaxed);
         }
-        {
-            let mut sessions = lock(&self.inner.sessions);
-            sessions.retain(|s| s.strong_count() > 0);
-            sessions.push(Arc::downgrade(&session));
-        }
+        self.inner.sessions.register(&session);
         let service = Arc::new(router::ServerService {
             server: self.clone(),
             session: session.clone(),
@@ -667,8 +663,7 @@ impl Server {
         let method = change.method();
         // Stateless-era listeners; no receiver is not an error.
         let _ = self.inner.changes.send(change);
-        let sessions: Vec<Arc<Session>> = lock(&self.inner.sessions).iter().filter_map(Weak::upgrade).collect();
-        for s in sessions {
+        for s in self.inner.sessions.snapshot() {
             if s.initialized.load(std::sync::atomic::Ordering::Relaxed) && s.hears_broadcasts() && filter(&s) {
                 if let Some(peer) = s.peer.get() {
                     let _ = peer.notify_raw(method, params);

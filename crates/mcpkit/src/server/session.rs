@@ -38,6 +38,8 @@ pub(crate) struct Session {
     deaf_to_broadcasts: AtomicBool,
     /// Told every change worth keeping in a shared session store.
     observer: OnceLock<Observer>,
+    /// Its place in the server's live sessions, given back when the session is dropped.
+    pub(crate) slot: OnceLock<super::live_sessions::Slot>,
 }
 
 /// What a session tells of its changes (HTTP sessions of instances sharing a session store).
