@@ -260,8 +260,9 @@ impl Peer {
 /// Answer one request without a connection loop (the stateless HTTP path): run the handler with
 /// the same panic and cancellation rules as the engine, and return the reply frame (`None` when
 /// the request was cancelled: no reply), with the error code when the reply is an error.
+/// `handle` is the role's `handle_request` (or a variant of it that knows more of the request).
 pub(crate) async fn serve_one(
-    role: &dyn Role,
+    handle: impl FnOnce(Peer, IncomingRequest) -> BoxFuture<HandlerResult>,
     peer: Peer,
     request: IncomingRequest,
 ) -> Option<(Vec<u8>, Option<ErrorCode>)> {
@@ -275,7 +276,7 @@ pub(crate) async fn serve_one(
         &request.extensions,
     );
     let entered = span.as_ref().map(|s| s.span().enter());
-    let mut handler = role.handle_request(peer, request);
+    let mut handler = handle(peer, request);
     drop(entered);
     if let Some(span) = span {
         handler = span.wrap_request(handler);

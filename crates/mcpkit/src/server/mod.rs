@@ -519,7 +519,7 @@ impl Server {
     /// The handler table for stateless-era requests served one at a time without a connection
     /// (HTTP POSTs that declared 2026-07-28): no handshake is accepted.
     #[cfg(feature = "http-server")]
-    fn stateless_service(&self) -> Arc<dyn engine::Role> {
+    fn stateless_service(&self) -> Arc<router::ServerService> {
         Arc::new(router::ServerService {
             server: self.clone(),
             session: Arc::new(Session::stateless_only()),

@@ -348,6 +348,31 @@ impl ServerService {
     }
 }
 
+impl ServerService {
+    /// Serve a stateless-era request whose `_meta` was already read and validated (`meta`; the
+    /// HTTP path reads it in the same pass as the headers it mirrors): its `_meta` is its whole
+    /// session.
+    pub(crate) fn handle_stateless(
+        &self,
+        peer: Peer,
+        req: IncomingRequest,
+        meta: Result<stateless::StatelessMeta, ErrorObject>,
+    ) -> BoxFuture<HandlerResult> {
+        let m = match meta {
+            Ok(m) => m,
+            Err(e) => return Box::pin(ready(Err(e))),
+        };
+        let session = Arc::new(Session::per_request(
+            m.version,
+            m.capabilities,
+            m.client_info,
+            m.log_level,
+        ));
+        let call = Call::request(self.server.clone(), session, peer, req, Era::Stateless);
+        self.server.inner.routers.stateless.handle(call)
+    }
+}
+
 impl Role for ServerService {
     fn handle_request(&self, peer: Peer, req: IncomingRequest) -> BoxFuture<HandlerResult> {
         let routers = &self.server.inner.routers;
@@ -361,18 +386,7 @@ impl Role for ServerService {
                 Err(_) => None,
             };
             if self.session.stateless_only || meta.as_ref().is_some_and(|m| m.protocol_version.is_some()) {
-                let m = match stateless::validate(meta) {
-                    Ok(m) => m,
-                    Err(e) => return Box::pin(ready(Err(e))),
-                };
-                let session = Arc::new(Session::per_request(
-                    m.version,
-                    m.capabilities,
-                    m.client_info,
-                    m.log_level,
-                ));
-                let call = Call::request(self.server.clone(), session, peer, req, Era::Stateless);
-                return routers.stateless.handle(call);
+                return self.handle_stateless(peer, req, stateless::validate(meta));
             }
         }
         let call = Call::request(self.server.clone(), self.session.clone(), peer, req, Era::Handshake);

@@ -15,7 +15,6 @@ use super::routes::RouteSettings;
 use super::session::{Backend, HttpSession};
 use super::table::SessionTable;
 use super::tap::WireTap;
-use crate::engine::Role;
 use crate::server::Server;
 
 pub(super) struct HttpState {
@@ -40,7 +39,7 @@ pub(super) struct HttpState {
 /// The server behind stateless-era requests, and its handler table for them.
 pub(super) struct StatelessBackend {
     pub(super) server: Server,
-    pub(super) service: Arc<dyn Role>,
+    pub(super) service: Arc<crate::server::router::ServerService>,
 }
 
 impl HttpState {

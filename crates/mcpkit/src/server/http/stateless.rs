@@ -10,6 +10,7 @@ use bytes::Bytes;
 use mcpkit_types::headers::{self, name_member};
 use mcpkit_types::jsonrpc::{self, OutgoingError};
 use mcpkit_types::method::{CallTool, Method};
+use mcpkit_types::schema::ProtocolMeta;
 use mcpkit_types::{ErrorCode, ErrorObject, ProtocolVersion};
 use serde::Deserialize;
 use serde_json::value::RawValue;
@@ -21,7 +22,8 @@ use super::reply::PROTOCOL_VERSION_HEADER;
 use super::routes::Event;
 use super::sse::{sse_stream, CancelOnDrop};
 use super::state::{HttpState, StatelessBackend};
-use crate::engine::{self, IncomingRequest, Peer};
+use crate::engine::{self, IncomingRequest, Peer, Role};
+use crate::server::stateless;
 use crate::server::Server;
 use crate::transport::Extensions;
 
@@ -38,8 +40,25 @@ pub(super) fn is_stateless_era(headers: &HeaderMap, has_session: bool) -> bool {
     }
 }
 
-/// The members of a request's params the headers mirror, borrowed from the body: nothing is
-/// decoded unless a header is compared with it.
+/// A request's params read once, for the header checks, the `_meta` validation and dispatch:
+/// the members the headers mirror stay borrowed from the body (nothing is decoded unless a
+/// header is compared with it), `_meta` is typed.
+#[derive(Deserialize, Default)]
+struct StatelessParams<'a> {
+    #[serde(borrow, default)]
+    name: Option<&'a RawValue>,
+    #[serde(borrow, default)]
+    uri: Option<&'a RawValue>,
+    #[serde(borrow, default)]
+    arguments: Option<&'a RawValue>,
+    #[serde(borrow, rename = "taskId", default)]
+    task_id: Option<&'a RawValue>,
+    #[serde(rename = "_meta", default)]
+    meta: Option<ProtocolMeta>,
+}
+
+/// The mirrored members alone, for params whose `_meta` does not decode (that error is
+/// dispatch's to report, after the header checks).
 #[derive(Deserialize, Default)]
 struct ProbeParams<'a> {
     #[serde(borrow, default)]
@@ -58,6 +77,61 @@ struct ProbeParams<'a> {
 struct ProbeMeta<'a> {
     #[serde(borrow, rename = "io.modelcontextprotocol/protocolVersion", default)]
     protocol_version: Option<&'a RawValue>,
+}
+
+/// A request's params as the header checks and dispatch see them.
+struct Read<'a> {
+    name: Option<&'a RawValue>,
+    uri: Option<&'a RawValue>,
+    arguments: Option<&'a RawValue>,
+    task_id: Option<&'a RawValue>,
+    meta: MetaRead<'a>,
+}
+
+// Lives on the stack for one request; a box would be one more allocation per request.
+#[allow(clippy::large_enum_variant)]
+enum MetaRead<'a> {
+    /// `_meta` decoded in the same pass (or absent): validated after the header checks.
+    Typed(Option<ProtocolMeta>),
+    /// `_meta` did not decode: only its version was probed, and dispatch reads it again to
+    /// report what is wrong with it.
+    Probed(Option<Cow<'a, str>>),
+}
+
+impl Read<'_> {
+    fn protocol_version(&self) -> Option<&str> {
+        match &self.meta {
+            MetaRead::Typed(m) => m.as_ref()?.protocol_version.as_deref(),
+            MetaRead::Probed(v) => v.as_deref(),
+        }
+    }
+}
+
+/// Read the params once: the mirrored members and, when it decodes, the typed `_meta`.
+fn read_params(params: Option<&RawValue>) -> Read<'_> {
+    let text = params.map_or("{}", RawValue::get);
+    // Only an object is read in one pass (a derived struct would also take an array).
+    if text.trim_start().starts_with('{') {
+        if let Ok(p) = serde_json::from_str::<StatelessParams<'_>>(text) {
+            return Read {
+                name: p.name,
+                uri: p.uri,
+                arguments: p.arguments,
+                task_id: p.task_id,
+                meta: MetaRead::Typed(p.meta),
+            };
+        }
+    }
+    let p: ProbeParams<'_> = params
+        .and_then(|p| serde_json::from_str(p.get()).ok())
+        .unwrap_or_default();
+    Read {
+        name: p.name,
+        uri: p.uri,
+        arguments: p.arguments,
+        task_id: p.task_id,
+        meta: MetaRead::Probed(string_of(p.meta.and_then(|m| m.protocol_version))),
+    }
 }
 
 /// A member's text when it is a JSON string (other shapes are dispatch's to refuse).
@@ -93,16 +167,7 @@ fn header<'a>(headers: &'a HeaderMap, name: &HeaderName) -> Result<Option<&'a st
 
 /// Check the mirrored headers of a request (its method and params, already read from the body)
 /// against its body.
-fn check_headers(
-    headers: &HeaderMap,
-    method: &str,
-    params: Option<&RawValue>,
-    server: &Server,
-) -> Result<(), ErrorObject> {
-    let params: ProbeParams<'_> = params
-        .and_then(|p| serde_json::from_str(p.get()).ok())
-        .unwrap_or_default();
-
+fn check_headers(headers: &HeaderMap, method: &str, params: &Read<'_>, server: &Server) -> Result<(), ErrorObject> {
     match header(headers, &MCP_METHOD_HEADER)? {
         None => return Err(mismatch("the Mcp-Method header is required".into())),
         Some(h) if h != method => {
@@ -112,10 +177,7 @@ fn check_headers(
         }
         Some(_) => {}
     }
-    if let (Some(h), Some(body)) = (
-        header(headers, &PROTOCOL_VERSION_HEADER)?,
-        string_of(params.meta.as_ref().and_then(|m| m.protocol_version)),
-    ) {
+    if let (Some(h), Some(body)) = (header(headers, &PROTOCOL_VERSION_HEADER)?, params.protocol_version()) {
         if h != body {
             return Err(mismatch(format!(
                 "MCP-Protocol-Version header {h:?} does not match _meta protocolVersion {body:?}"
@@ -210,7 +272,8 @@ pub(super) async fn post(
     request: jsonrpc::RequestRef<'_>,
     extensions: Extensions,
 ) -> Response {
-    if let Err(e) = check_headers(headers, &request.method, request.params, &backend.server) {
+    let params = read_params(request.params);
+    if let Err(e) = check_headers(headers, &request.method, &params, &backend.server) {
         let body = serde_json::to_vec(&OutgoingError::new(Some(&request.id), &e)).unwrap_or_default();
         state.tap.outgoing(&body);
         return (
@@ -220,6 +283,11 @@ pub(super) async fn post(
         )
             .into_response();
     }
+    // Validated here, from the one read: dispatch does not parse `_meta` again.
+    let meta = match params.meta {
+        MetaRead::Typed(m) => Some(stateless::validate(m)),
+        MetaRead::Probed(_) => None,
+    };
     let cancel = CancellationToken::new();
     let request = IncomingRequest {
         id: request.id,
@@ -232,7 +300,13 @@ pub(super) async fn post(
     peer.telemetry_scope()
         .set_transport(crate::telemetry::NetworkTransport::Tcp);
     let service = backend.service.clone();
-    let mut reply = Box::pin(async move { engine::serve_one(&*service, peer, request).await });
+    let mut reply = Box::pin(async move {
+        let handle = |peer, request| match meta {
+            Some(meta) => service.handle_stateless(peer, request, meta),
+            None => service.handle_request(peer, request),
+        };
+        engine::serve_one(handle, peer, request).await
+    });
     let first = if state.config.always_sse {
         None
     } else {

@@ -15,7 +15,7 @@ pub(crate) use finish::finish;
 pub use finish::CacheHint;
 pub(crate) use input::{InputState, Settled};
 pub(crate) use listen::{listen, Change, FeedSlot, ListenFeed};
-pub(crate) use meta::{read_meta, supported_versions, validate};
+pub(crate) use meta::{read_meta, supported_versions, validate, StatelessMeta};
 
 use super::Server;
 use crate::engine::HandlerResult;
