@@ -368,6 +368,35 @@ impl Shared {
     }
 }
 
+impl Shared {
+    /// The live records: the index's live members, then their records in one pipeline.
+    async fn live(&self) -> Result<Vec<SessionRecord>, BackendError> {
+        let mut conn = self.redis.conn.clone();
+        let members: Vec<String> = redis::cmd("ZRANGEBYSCORE")
+            .arg(&self.index)
+            .arg(now_ms().saturating_add(1))
+            .arg("+inf")
+            .query_async(&mut conn)
+            .await
+            .map_err(|e| self.fail(&e))?;
+        if members.is_empty() {
+            return Ok(Vec::new());
+        }
+        let prefix = self.redis.keys.kind_prefix("session");
+        let mut pipe = redis::pipe();
+        for m in &members {
+            pipe.cmd("HGET").arg(format!("{prefix}{m}")).arg("rec");
+        }
+        let recs: Vec<Option<String>> = pipe.query_async(&mut conn).await.map_err(|e| self.fail(&e))?;
+        // A record gone meanwhile (expired, deleted) is left out; an unreadable one too.
+        Ok(recs
+            .into_iter()
+            .flatten()
+            .filter_map(|rec| serde_json::from_str::<SessionRecord>(&rec).ok())
+            .collect())
+    }
+}
+
 impl SessionStore for RedisSessionStore {
     fn create(&self, record: SessionRecord, max_sessions: usize, ttl: Duration) -> BackendFuture<Admitted> {
         let shared = self.shared.clone();
@@ -397,6 +426,11 @@ impl SessionStore for RedisSessionStore {
     fn count(&self) -> BackendFuture<usize> {
         let shared = self.shared.clone();
         Box::pin(async move { shared.count().await })
+    }
+
+    fn live(&self) -> BackendFuture<Vec<SessionRecord>> {
+        let shared = self.shared.clone();
+        Box::pin(async move { shared.live().await })
     }
 
     fn ready(&self) -> BackendFuture<()> {

@@ -158,6 +158,11 @@ pub async fn check_session_store(a: &dyn SessionStore, b: &dyn SessionStore) {
     assert_eq!(get(a, "s3").await, None, "a refused session is not kept");
     assert_eq!(a.count().await.expect("count"), 2);
     assert_eq!(b.count().await.expect("count"), 2);
+    for store in [a, b] {
+        let mut live: Vec<String> = store.live().await.expect("live").into_iter().map(|r| r.id).collect();
+        live.sort();
+        assert_eq!(live, ["s1", "s2"], "every instance lists the live sessions of all");
+    }
 
     // Racing creates on both instances never exceed the cap.
     let racing = (0..6).map(|n| {

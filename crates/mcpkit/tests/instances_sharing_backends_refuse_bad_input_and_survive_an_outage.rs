@@ -76,6 +76,9 @@ impl SessionStore for Sessions {
     fn count(&self) -> BackendFuture<usize> {
         self.0.gate(self.1.count())
     }
+    fn live(&self) -> BackendFuture<Vec<SessionRecord>> {
+        self.0.gate(self.1.live())
+    }
     fn ready(&self) -> BackendFuture<()> {
         self.0.gate(self.1.ready())
     }

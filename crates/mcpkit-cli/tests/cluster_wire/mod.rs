@@ -102,8 +102,22 @@ impl EventStream {
         if let Some(id) = last_event_id {
             req = req.header("last-event-id", id);
         }
-        let mut reply = req.send().await.unwrap();
+        let reply = req.send().await.unwrap();
         assert_eq!(reply.status(), 200, "GET stream: {:?}", reply.headers());
+        EventStream::read(reply)
+    }
+
+    /// `POST url` of `body` for `session`, its answer read as an event stream (a request whose
+    /// handler sends something before its result).
+    pub async fn post(http: &reqwest::Client, url: &str, session: &str, body: &Value) -> EventStream {
+        let reply = post(http, url, Some(session), body).await;
+        assert_eq!(reply.status(), 200, "POST: {:?}", reply.headers());
+        let sse = reply.headers()["content-type"].to_str().unwrap_or_default();
+        assert!(sse.starts_with("text/event-stream"), "an SSE answer: {sse}");
+        EventStream::read(reply)
+    }
+
+    fn read(mut reply: reqwest::Response) -> EventStream {
         let (tx, events) = mpsc::unbounded_channel();
         tokio::spawn(async move {
             let mut buf = String::new();

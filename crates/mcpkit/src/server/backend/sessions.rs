@@ -142,6 +142,10 @@ pub trait SessionStore: std::fmt::Debug + Send + Sync + 'static {
     fn delete(&self, id: &str) -> BackendFuture<bool>;
     /// How many live sessions there are (all instances).
     fn count(&self) -> BackendFuture<usize>;
+    /// The live records of all instances, in no particular order (at most the cap of
+    /// [`create`](SessionStore::create)): whom a catalogue-wide notification is for, wherever
+    /// their GET stream is and whether or not its instance is alive.
+    fn live(&self) -> BackendFuture<Vec<SessionRecord>>;
     /// Whether the store answers (`/readyz`).
     fn ready(&self) -> BackendFuture<()> {
         super::ready(Ok(()))

@@ -9,13 +9,18 @@
 //! - Every instance caching a session subscribes to the session's bus address. What travels
 //!   there: client messages one instance received for another (the response to a server→client
 //!   request, a `notifications/cancelled`), record changes, the session's end, every event of
-//!   its SSE streams (so a stream resumed on another instance goes on live), and who holds its
-//!   GET stream now (that instance alone delivers the server-wide notifications).
+//!   its SSE streams (so a stream resumed on another instance goes on live).
+//! - The GET stream's events are appended to the event store by whichever instance produces
+//!   them (the store numbers them), then told on the bus; the instance holding the GET stream
+//!   delivers the log in store order, filling a gap from the store. A GET resumed elsewhere
+//!   after its instance died replays what the log got meanwhile, each event once.
 //! - Server→client request ids carry the instance's tag in their high bits (below 2^53, so
 //!   every JSON client keeps them exact): a response is forwarded only when its id names
 //!   another instance.
-//! - Catalogue changes (list_changed, resources/updated) go to every instance, which tells its
-//!   own sessions and `subscriptions/listen` streams.
+//! - Catalogue changes (list_changed, resources/updated): the instance where one is made puts
+//!   its notification in the GET-stream log of every live session of the deployment (listed
+//!   by the session store) and tells every instance, whose `subscriptions/listen` streams get
+//!   it.
 
 use crate::sync::lock;
 use std::sync::{Arc, Mutex, Weak};
@@ -64,8 +69,6 @@ enum Body {
     Changed(SessionUpdate),
     /// The session ended (DELETE).
     Ended,
-    /// The sender holds the session's GET stream now.
-    GetOpened,
     /// An event of one of the session's SSE streams.
     StreamEvent {
         stream: String,
@@ -75,6 +78,10 @@ enum Body {
     },
     /// A catalogue change (to all instances).
     Catalogue(RelayedChange),
+    /// Does an instance still run the request of this stream? (asked by one that resumed it)
+    StreamProbe { stream: String },
+    /// Yes: the instance running it answers.
+    StreamAlive { stream: String },
 }
 
 impl Cluster {
@@ -127,6 +134,69 @@ impl Cluster {
             is_reply,
         };
         self.send(session, body);
+    }
+
+    /// A standalone frame of `session` (a catalogue change, a log message, a request to the
+    /// client): appended to the session's GET-stream log, where the store gives it its
+    /// position (one numbering whichever instances write), then told to whichever instance
+    /// holds the GET stream, which delivers the log in order. Nothing waits for it.
+    pub(super) fn standalone_event(self: &Arc<Self>, session: &str, data: Bytes) {
+        let append = self.backends.events.append(session, "0", data.clone());
+        let (cluster, session) = (self.clone(), session.to_owned());
+        super::routes::settle(
+            Box::pin(async move {
+                let position = append.await?;
+                let body = Body::StreamEvent {
+                    stream: "0".to_owned(),
+                    position,
+                    data: String::from_utf8_lossy(&data).into_owned(),
+                    is_reply: false,
+                };
+                cluster.publish(&session, body).await
+            }),
+            (),
+        );
+    }
+
+    /// A catalogue change made here: its notification goes into the GET-stream log of every
+    /// live session of the deployment it concerns (initialized; for `resources/updated`,
+    /// subscribed to the resource), so that a session whose GET stream's instance is down
+    /// gets it when it resumes elsewhere. One store read (the live records) per change.
+    fn notify_sessions(self: &Arc<Self>, change: RelayedChange) {
+        let (method, uri) = match &change {
+            RelayedChange::Tools => ("notifications/tools/list_changed", None),
+            RelayedChange::Prompts => ("notifications/prompts/list_changed", None),
+            RelayedChange::Resources => ("notifications/resources/list_changed", None),
+            RelayedChange::ResourceUpdated(uri) => ("notifications/resources/updated", Some(uri.clone())),
+        };
+        let mut frame = serde_json::json!({"jsonrpc": "2.0", "method": method});
+        if let Some(uri) = &uri {
+            frame["params"] = serde_json::json!({ "uri": uri });
+        }
+        let frame = Bytes::from(serde_json::to_vec(&frame).unwrap_or_default());
+        let (cluster, live) = (self.clone(), self.backends.sessions.live());
+        super::routes::settle(
+            Box::pin(async move {
+                for record in live.await? {
+                    let concerned = uri.as_ref().is_none_or(|u| record.subscriptions.contains(u));
+                    if record.initialized && concerned {
+                        cluster.standalone_event(&record.id, frame.clone());
+                    }
+                }
+                Ok(())
+            }),
+            (),
+        );
+    }
+
+    /// Ask the instances of `session` whether one still runs the request of `stream`.
+    pub(super) fn probe(&self, session: &str, stream: &str) -> BoxFuture<'static, Result<(), BackendError>> {
+        self.publish(
+            session,
+            Body::StreamProbe {
+                stream: stream.to_owned(),
+            },
+        )
     }
 
     /// Publish without waiting (in call order; failures are logged).
@@ -195,11 +265,6 @@ impl Link {
         }
         let op = self.cluster.backends.sessions.touch(id, idle_timeout);
         super::routes::settle(Box::pin(async move { op.await.map(|_| ()) }), ());
-    }
-
-    /// This instance holds the session's GET stream now.
-    pub(super) fn get_opened(&self, session: &str) {
-        self.cluster.send(session, Body::GetOpened);
     }
 
     /// The session ended for everyone (DELETE): record, events, other instances.
@@ -287,6 +352,7 @@ pub(super) async fn follow(state: Weak<HttpState>, session: &Arc<HttpSession>) -
     let stop = link.stop.clone();
     let me = link.cluster.backends.instance_id.clone();
     let tag = link.cluster.tag;
+    let cluster = link.cluster.clone();
     tokio::spawn(async move {
         loop {
             let message = tokio::select! {
@@ -300,7 +366,9 @@ pub(super) async fn follow(state: Weak<HttpState>, session: &Arc<HttpSession>) -
             let Ok(envelope) = serde_json::from_slice::<Envelope>(&message) else {
                 continue;
             };
-            if *envelope.from == *me {
+            // This instance's own GET-stream events come back too: the GET stream may be here.
+            let standalone = matches!(&envelope.body, Body::StreamEvent { stream, .. } if stream == "0");
+            if *envelope.from == *me && !standalone {
                 continue;
             }
             let Some(session) = weak.upgrade() else { return };
@@ -313,7 +381,6 @@ pub(super) async fn follow(state: Weak<HttpState>, session: &Arc<HttpSession>) -
                     }
                 }
                 Body::Changed(change) => session.apply(&change),
-                Body::GetOpened => session.set_hears_broadcasts(false),
                 Body::Ended => {
                     if let Some(state) = state.upgrade() {
                         state.sessions.remove(&session);
@@ -333,6 +400,12 @@ pub(super) async fn follow(state: Weak<HttpState>, session: &Arc<HttpSession>) -
                     };
                     session.forward_event(&stream, position, event);
                 }
+                Body::StreamProbe { stream } => {
+                    if session.runs_stream(&stream) {
+                        cluster.send(&session.id, Body::StreamAlive { stream });
+                    }
+                }
+                Body::StreamAlive { stream } => session.stream_alive(&stream),
                 Body::Catalogue(_) => {}
             }
         }
@@ -346,6 +419,7 @@ pub(super) async fn follow(state: Weak<HttpState>, session: &Arc<HttpSession>) -
 pub(super) fn start_instance(cluster: &Arc<Cluster>, server: &Server, stop: &CancellationToken) {
     let publisher = cluster.clone();
     server.set_relay(Some(Arc::new(move |change| {
+        publisher.notify_sessions(change.clone());
         publisher.send("", Body::Catalogue(change));
     })));
     let (c, s, stop) = (cluster.clone(), server.clone(), stop.clone());

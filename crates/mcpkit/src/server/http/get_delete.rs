@@ -44,11 +44,12 @@ pub(super) async fn get(state: &HttpState, headers: &HeaderMap, client: &Client)
             return sse(resumed.missed, resumed.live, None, true, state);
         }
     }
-    match session.open_standalone() {
-        Some((rx, prime)) => {
-            session.took_standalone();
-            sse(vec![prime], Some(rx), Some(state.config.sse_retry), true, state)
-        }
+    let opened = match session.link {
+        Some(_) => session.open_standalone_shared(None).await.map(|r| (r.live, r.missed)),
+        None => session.open_standalone().map(|(rx, prime)| (Some(rx), vec![prime])),
+    };
+    match opened {
+        Some((rx, head)) => sse(head, rx, Some(state.config.sse_retry), true, state),
         None => rpc_error(
             StatusCode::CONFLICT,
             ErrorCode::INVALID_REQUEST,

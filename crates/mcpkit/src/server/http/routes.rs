@@ -3,7 +3,7 @@
 //! [`EventStore`] so a client can resume with `Last-Event-ID`.
 
 use crate::sync::lock;
-use std::collections::{HashMap, VecDeque};
+use std::collections::{BTreeMap, HashMap, VecDeque};
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
@@ -45,13 +45,6 @@ pub(super) struct StreamLog {
     pub(super) finished: bool,
 }
 
-impl StreamLog {
-    /// Another instance recorded an event at `position` on this stream.
-    pub(super) fn advance(&mut self, position: u64) {
-        self.position = self.position.max(position);
-    }
-}
-
 /// Standalone events held for a GET stream that is not open (older ones are dropped).
 const UNDELIVERED_KEPT: usize = 256;
 
@@ -76,6 +69,11 @@ pub(super) struct RouteSettings {
 /// event store pass them on to whichever instance a stream was resumed on.
 pub(super) type OnRecord = Arc<dyn Fn(&str, u64, &Bytes, bool) + Send + Sync>;
 
+/// Where a standalone frame goes when instances share the event store: appended to the
+/// session's GET-stream log (the store numbers it, whichever instance writes), then told to
+/// whichever instance holds the GET stream.
+pub(super) type StandaloneOut = Arc<dyn Fn(Bytes) + Send + Sync>;
+
 pub(super) struct Routes {
     pub(super) session: Arc<str>,
     pub(super) store: Arc<dyn EventStore>,
@@ -97,6 +95,18 @@ pub(super) struct Routes {
     pub(super) on_record: Option<OnRecord>,
     /// Streams of other instances resumed here: the position delivered so far, and the sink.
     pub(super) remote: HashMap<Arc<str>, (u64, Sink)>,
+    /// Instances share the event store: see [`StandaloneOut`].
+    pub(super) standalone_out: Option<StandaloneOut>,
+    /// The GET stream open here: the store position it delivered up to (`None` while it is
+    /// being opened: what arrives waits in `ahead` until the store was read).
+    pub(super) cursor: Option<u64>,
+    /// GET-stream events that arrived beyond the cursor, delivered in store order.
+    pub(super) ahead: BTreeMap<u64, Event>,
+    /// A store read filling a gap before `ahead` is under way.
+    pub(super) filling: bool,
+    /// Streams of other instances resumed here: how many times their instance answered that
+    /// it still runs the request (see `HttpSession::watch_owner`).
+    pub(super) alive: HashMap<Arc<str>, u64>,
     /// The last request or event: idleness counts from the end of activity, not its start.
     pub(super) last_activity: Instant,
 }
@@ -119,6 +129,11 @@ impl Routes {
             stream_prefix: settings.stream_prefix.clone(),
             on_record: None,
             remote: HashMap::new(),
+            standalone_out: None,
+            cursor: None,
+            ahead: BTreeMap::new(),
+            filling: false,
+            alive: HashMap::new(),
             last_activity,
         }
     }
@@ -225,12 +240,44 @@ impl Routes {
     /// A resumed stream of another instance ends here.
     pub(super) fn remove_remote(&mut self, name: &str) {
         self.remote.remove(name);
+        self.alive.remove(name);
     }
 
     /// Every stream ends (the session or its backend stopped).
     pub(super) fn clear_streams(&mut self) {
         self.requests.clear();
         self.standalone = None;
+        self.cursor = None;
+        self.ahead.clear();
+    }
+
+    /// Deliver what `ahead` holds right after the cursor, in order; `true` when a gap remains
+    /// (an event beyond it arrived before one the store has).
+    pub(super) fn drain_ahead(&mut self) -> bool {
+        let Some(mut cursor) = self.cursor else { return false };
+        while let Some((&p, _)) = self.ahead.first_key_value() {
+            if p <= cursor {
+                self.ahead.pop_first();
+                continue;
+            }
+            if p != cursor + 1 {
+                break;
+            }
+            let Some((_, event)) = self.ahead.pop_first() else {
+                break;
+            };
+            cursor = p;
+            let sent = self.standalone.as_ref().is_some_and(|s| s.try_send(event).is_ok());
+            if !sent {
+                // The client went away or stopped reading: the stream ends, the store keeps it.
+                self.standalone = None;
+                self.cursor = None;
+                self.ahead.clear();
+                return false;
+            }
+        }
+        self.cursor = Some(cursor);
+        !self.ahead.is_empty()
     }
 }
 
@@ -327,6 +374,13 @@ pub(super) fn route_frame(routes: &Mutex<Routes>, frame: Bytes, route: &Route) {
                 }
             }
         }
+        _ if r.standalone_out.is_some() => {
+            // Shared event store: numbered by the store, delivered by the GET stream's holder.
+            r.touch();
+            if let Some(out) = r.standalone_out.clone() {
+                out(frame);
+            }
+        }
         _ => {
             // Standalone traffic (or traffic of a request already answered): GET stream.
             let event = r.record(STANDALONE, frame, false);
@@ -349,4 +403,63 @@ pub(super) fn route_frame(routes: &Mutex<Routes>, frame: Bytes, route: &Route) {
             }
         }
     }
+}
+
+/// A GET-stream event arrived (from the bus) at `position`: delivered once, in store order,
+/// by the stream open here; a gap is filled from the store first.
+pub(super) fn standalone_arrived(routes: &Arc<Mutex<Routes>>, position: u64, event: Event) {
+    let mut r = lock(routes);
+    if r.standalone.is_none() {
+        // Not read here: the store keeps it for whichever GET resumes.
+        return;
+    }
+    r.ahead.insert(position, event);
+    let gap = r.drain_ahead();
+    if gap && !r.filling && r.cursor.is_some() {
+        r.filling = true;
+        drop(r);
+        fill_gap(routes.clone());
+    }
+}
+
+/// Read the GET-stream log after the cursor and deliver it, then whatever waited beyond.
+/// Events the store no longer has (evicted) are skipped over.
+pub(super) fn fill_gap(routes: Arc<Mutex<Routes>>) {
+    let (store, session, cursor) = {
+        let r = lock(&routes);
+        (r.store.clone(), r.session.clone(), r.cursor)
+    };
+    let Some(cursor) = cursor else {
+        lock(&routes).filling = false;
+        return;
+    };
+    let read = store.after(&session, "0", cursor);
+    let Ok(rt) = tokio::runtime::Handle::try_current() else {
+        return;
+    };
+    rt.spawn(async move {
+        let kept = read.await.unwrap_or_else(|e| {
+            tracing::warn!("event store: {e}");
+            Vec::new()
+        });
+        let mut r = lock(&routes);
+        r.filling = false;
+        if r.cursor.is_none() {
+            return;
+        }
+        for (p, data) in kept.into_iter().filter(|(_, d)| !d.is_empty()) {
+            r.ahead.entry(p).or_insert(Event {
+                id: format!("0-{p}"),
+                data,
+                is_reply: false,
+            });
+        }
+        if r.drain_ahead() {
+            // Still a gap: what it lacks is gone from the store; go on after it.
+            if let (Some(&first), Some(_)) = (r.ahead.keys().next(), r.cursor) {
+                r.cursor = Some(first - 1);
+                r.drain_ahead();
+            }
+        }
+    });
 }

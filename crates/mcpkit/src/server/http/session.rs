@@ -12,13 +12,19 @@ use tokio::sync::mpsc;
 
 use super::cluster::Link;
 use super::factory::{SessionFactory, SessionTransport};
-use super::routes::{route_frame, settle, Event, RequestStream, Routes, STANDALONE};
+use super::routes::{fill_gap, route_frame, settle, standalone_arrived, Event, RequestStream, Routes, STANDALONE};
 use super::state::HttpState;
 use crate::engine::Dispatcher;
 use crate::server::backend::{EventId, SessionRecord, SessionUpdate};
 use crate::server::{Preset, Server};
 use crate::transport::channel::{self, Inbound, InboundSender};
 use crate::transport::{Extensions, Frame, Route, VerifiedCaller};
+
+/// How long an instance that resumed another's stream waits for the answer to "does an
+/// instance still run its request?" before it ends the stream.
+const OWNER_PROBE_WAIT: Duration = Duration::from_millis(1000);
+/// How often it asks again while the stream goes on.
+const OWNER_PROBE_EVERY: Duration = Duration::from_secs(2);
 
 pub(super) struct HttpSession {
     pub(super) id: Arc<str>,
@@ -98,6 +104,8 @@ impl HttpSession {
                     cluster.stream_event(&session, stream, position, data, is_reply);
                 },
             ));
+            let (cluster, session) = (link.cluster.clone(), id.clone());
+            table.standalone_out = Some(Arc::new(move |data: Bytes| cluster.standalone_event(&session, data)));
         }
         let routes = Arc::new(Mutex::new(table));
         let tap = state.tap.clone();
@@ -116,6 +124,9 @@ impl HttpSession {
                 if let Some(link) = &link {
                     dispatcher.peer().set_request_id_base(link.cluster.id_base());
                     session.observe_with(link.observer(id.clone()));
+                    // The cluster tells the session of catalogue changes, through the store
+                    // (see `Cluster::notify_sessions`), wherever its GET stream is.
+                    session.set_hears_broadcasts(false);
                 }
                 if resumable {
                     dispatcher.peer().telemetry_scope().set_session_id(id.clone());
@@ -298,18 +309,11 @@ impl HttpSession {
     /// An event another instance recorded on stream `name`: to the GET stream if it is the
     /// standalone one and open here, or to the resumed stream of that name (once, in order).
     pub(super) fn forward_event(&self, name: &str, position: u64, event: Event) {
-        let mut r = lock(&self.routes);
         if name == "0" {
-            if let Some(log) = r.logs.get_mut(&STANDALONE) {
-                log.advance(position);
-            }
-            if let Some(sink) = &r.standalone {
-                if sink.try_send(event).is_err() {
-                    r.standalone = None;
-                }
-            }
+            standalone_arrived(&self.routes, position, event);
             return;
         }
+        let mut r = lock(&self.routes);
         let Some((last, sink)) = r.remote.get_mut(name) else {
             return;
         };
@@ -327,20 +331,16 @@ impl HttpSession {
     /// instance's or another's, and the store may answer later. The live sink is in place
     /// before the store is read, and what it got meanwhile is cut to what the replay lacks.
     pub(super) async fn resume_shared(&self, last_event_id: &str) -> Option<Resumed> {
-        let link = self.link.as_ref()?;
+        self.link.as_ref()?;
         let EventId { stream: name, position } = EventId::parse(last_event_id)?;
+        if &*name == "0" {
+            return self.open_standalone_shared(Some(position)).await;
+        }
         let (tx, mut rx) = lock(&self.routes).channel();
         let (store, local) = {
             let mut r = lock(&self.routes);
             let local = r.stream_named(&name);
             match local {
-                Some(STANDALONE) => {
-                    if r.standalone.as_ref().is_some_and(|s| !s.is_closed()) {
-                        return None;
-                    }
-                    r.standalone = Some(tx);
-                    r.undelivered.clear();
-                }
                 Some(n) => {
                     let finished = r.logs.get(&n).is_none_or(|l| l.finished);
                     if !finished {
@@ -386,28 +386,132 @@ impl HttpSession {
                 missed.push(event);
             }
         }
-        if local == Some(STANDALONE) {
-            self.set_hears_broadcasts(true);
-            link.get_opened(&self.id);
-        }
         if local.is_none() {
             let mut r = lock(&self.routes);
             match r.remote.get_mut(&name) {
-                Some(entry) if !finished => entry.0 = entry.0.max(seen),
+                Some(entry) if !finished => {
+                    entry.0 = entry.0.max(seen);
+                    drop(r);
+                    self.watch_owner(name.clone());
+                }
                 _ => r.remove_remote(&name),
             }
         }
-        let live = (!finished || local == Some(STANDALONE)).then_some(rx);
+        let live = (!finished).then_some(rx);
         Some(Resumed { missed, live })
     }
 
-    /// The standalone stream is open here: this instance delivers the server-wide
-    /// notifications from now on, and the others stop.
-    pub(super) fn took_standalone(&self) {
-        if let Some(link) = &self.link {
-            self.set_hears_broadcasts(true);
-            link.get_opened(&self.id);
+    /// Whether the request of stream `name` runs here (its stream is not finished).
+    pub(super) fn runs_stream(&self, name: &str) -> bool {
+        let r = lock(&self.routes);
+        r.stream_named(name)
+            .filter(|n| *n != STANDALONE)
+            .and_then(|n| r.logs.get(&n))
+            .is_some_and(|l| !l.finished)
+    }
+
+    /// The instance running the request of stream `name` (resumed here) answered a probe.
+    pub(super) fn stream_alive(&self, name: &str) {
+        if let Some(n) = lock(&self.routes).alive.get_mut(name) {
+            *n += 1;
         }
+    }
+
+    /// Stream `name` of another instance was resumed here and goes on live: while it does, ask
+    /// every [`OWNER_PROBE_EVERY`] whether an instance still runs its request. When none
+    /// answers within [`OWNER_PROBE_WAIT`] (its instance died, and the request with it), the
+    /// stream ends after what it delivered: its result cannot come any more.
+    fn watch_owner(&self, name: Arc<str>) {
+        let Some(link) = &self.link else { return };
+        let (cluster, routes, session) = (link.cluster.clone(), self.routes.clone(), self.id.clone());
+        lock(&routes).alive.insert(name.clone(), 0);
+        let Ok(rt) = tokio::runtime::Handle::try_current() else {
+            return;
+        };
+        rt.spawn(async move {
+            loop {
+                let before = {
+                    let r = lock(&routes);
+                    match (r.remote.contains_key(&name), r.alive.get(&name)) {
+                        (true, Some(n)) => *n,
+                        _ => return,
+                    }
+                };
+                if let Err(e) = cluster.probe(&session, &name).await {
+                    tracing::debug!("probing stream {name}: {e}");
+                }
+                tokio::time::sleep(OWNER_PROBE_WAIT).await;
+                {
+                    let mut r = lock(&routes);
+                    if !r.remote.contains_key(&name) {
+                        r.alive.remove(&name);
+                        return;
+                    }
+                    if r.alive.get(&name).copied().unwrap_or(0) == before {
+                        tracing::debug!("stream {name}: no instance runs its request; it ends");
+                        r.remove_remote(&name);
+                        return;
+                    }
+                }
+                tokio::time::sleep(OWNER_PROBE_EVERY).await;
+            }
+        });
+    }
+
+    /// Open the GET stream of a session of instances sharing the event store: fresh (`from`
+    /// `None`: a priming event naming the log's latest position) or resumed after `from` (what
+    /// the log kept after it). From then on every event of the log is delivered once, in store
+    /// order, whichever instance appended it. `None` while a GET stream is open here.
+    pub(super) async fn open_standalone_shared(&self, from: Option<u64>) -> Option<Resumed> {
+        let (store, rx) = {
+            let mut r = lock(&self.routes);
+            if r.standalone.as_ref().is_some_and(|s| !s.is_closed()) {
+                return None;
+            }
+            let (tx, rx) = r.channel();
+            r.standalone = Some(tx);
+            r.cursor = None;
+            r.ahead.clear();
+            r.filling = false;
+            (r.store.clone(), rx)
+        };
+        // What arrives from the bus meanwhile waits in `ahead`, cut to what the read lacks.
+        let kept = store.after(&self.id, "0", from.unwrap_or(0)).await.unwrap_or_else(|e| {
+            tracing::warn!("event store: {e}");
+            Vec::new()
+        });
+        let latest = kept.last().map_or(0, |(p, _)| *p).max(from.unwrap_or(0));
+        let missed = match from {
+            Some(_) => kept
+                .into_iter()
+                .filter(|(_, d)| !d.is_empty())
+                .map(|(p, data)| Event {
+                    id: format!("0-{p}"),
+                    data,
+                    is_reply: false,
+                })
+                .collect(),
+            None => vec![Event {
+                id: format!("0-{latest}"),
+                data: Bytes::new(),
+                is_reply: false,
+            }],
+        };
+        let gap = {
+            let mut r = lock(&self.routes);
+            r.cursor = Some(latest);
+            let gap = r.drain_ahead();
+            if gap && !r.filling {
+                r.filling = true;
+                true
+            } else {
+                false
+            }
+        };
+        if gap {
+            fill_gap(self.routes.clone());
+        }
+        Some(Resumed { missed, live: Some(rx) })
     }
 
     /// Wait for the record writes and bus messages this session's last request made.

@@ -88,6 +88,13 @@ impl SessionStore for MemorySessionStore {
         records.retain(|_, (_, until)| *until > now);
         ready(Ok(records.len()))
     }
+
+    fn live(&self) -> BackendFuture<Vec<SessionRecord>> {
+        let mut records = lock(&self.records);
+        let now = Instant::now();
+        records.retain(|_, (_, until)| *until > now);
+        ready(Ok(records.values().map(|(r, _)| r.clone()).collect()))
+    }
 }
 
 #[cfg(test)]

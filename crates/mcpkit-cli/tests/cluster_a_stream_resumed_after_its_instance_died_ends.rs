@@ -1,0 +1,98 @@
+//! Three `mcpkit serve --http --redis` instances on one Redis. A handshake-era `tools/call`
+//! (`slow_compute`, progress every tenth of a second) answers on an SSE stream of instance A;
+//! A is SIGKILLed mid-call, so the call is lost with it. The client resumes the stream with
+//! `Last-Event-ID` on instance B: it gets what the stream recorded after that id, each event
+//! once, and then the stream ENDS (within a few seconds: no instance runs the request any
+//! more), instead of staying open for a result that will never come. Control: a stream
+//! resumed on B while A lives goes on live to the result and ends with it.
+#![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
+
+mod cluster_wire;
+
+use std::collections::BTreeSet;
+use std::time::{Duration, Instant};
+
+use cluster_wire::{open_session, redis_cluster, EventStream, Next, SseEvent};
+use serde_json::{json, Value};
+
+fn slow_call(seconds: f64) -> Value {
+    json!({"jsonrpc": "2.0", "id": 7, "method": "tools/call", "params": {
+        "name": "slow_compute", "arguments": {"seconds": seconds},
+        "_meta": {"progressToken": "p"}}})
+}
+
+/// Read `stream` until it ends (at most `limit`): its events and how long it stayed open.
+async fn until_end(stream: &mut EventStream, limit: Duration) -> (Vec<SseEvent>, Option<Duration>) {
+    let start = Instant::now();
+    let mut events = Vec::new();
+    while start.elapsed() < limit {
+        match stream.next(Duration::from_millis(200)).await {
+            Next::Event(e) => events.push(e),
+            Next::Ended => return (events, Some(start.elapsed())),
+            Next::Quiet => {}
+        }
+    }
+    (events, None)
+}
+
+fn position(id: &str) -> u64 {
+    id.rsplit_once('-').unwrap().1.parse().unwrap()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_stream_resumed_after_its_instance_died_ends() {
+    let (_redis, mut cluster) = redis_cluster();
+    let http = reqwest::Client::new();
+    let (a, b) = (cluster.instances[0].url(), cluster.instances[1].url());
+    let a_id = cluster.instances[0].id().to_owned();
+
+    // Control: A alive; the stream resumed on B goes on to the result, then ends.
+    let session = open_session(&http, &a).await;
+    let mut on_a = EventStream::post(&http, &a, &session, &slow_call(0.6)).await;
+    let Next::Event(first) = on_a.next(Duration::from_secs(5)).await else {
+        panic!("no progress")
+    };
+    drop(on_a);
+    let mut resumed = EventStream::open(&http, &b, &session, first.id.as_deref()).await;
+    let (events, ended) = until_end(&mut resumed, Duration::from_secs(10)).await;
+    assert!(
+        ended.is_some(),
+        "the stream resumed while its instance lives ends with the result"
+    );
+    let last: Value = serde_json::from_str(&events.last().unwrap().data).unwrap();
+    assert_eq!(last["id"], 7, "it ends with the result: {last}");
+
+    // A dies in the middle of a call.
+    let mut on_a = EventStream::post(&http, &a, &session, &slow_call(30.0)).await;
+    let mut seen = Vec::new();
+    while seen.len() < 3 {
+        match on_a.next(Duration::from_secs(5)).await {
+            Next::Event(e) => seen.push(e),
+            other => panic!("progress expected: {other:?}"),
+        }
+    }
+    let resume_from = seen[0].id.clone().unwrap();
+    cluster.instance(&a_id).kill();
+    let killed = Instant::now();
+
+    let mut resumed = EventStream::open(&http, &b, &session, Some(&resume_from)).await;
+    let (replayed, ended) = until_end(&mut resumed, Duration::from_secs(10)).await;
+    eprintln!(
+        "resumed after the kill: from {resume_from}; replayed {} events; ended {ended:?} after the GET ({:?} after the kill)",
+        replayed.len(),
+        killed.elapsed()
+    );
+    let ids: Vec<String> = replayed.iter().map(|e| e.id.clone().unwrap()).collect();
+    let unique: BTreeSet<&String> = ids.iter().collect();
+    assert_eq!(unique.len(), ids.len(), "each event once: {ids:?}");
+    assert!(ids.iter().all(|id| position(id) > position(&resume_from)), "{ids:?}");
+    assert!(
+        replayed.len() >= 2,
+        "what the stream recorded after {resume_from} before the kill is replayed: {ids:?}"
+    );
+    assert!(replayed
+        .iter()
+        .all(|e| e.method().as_deref() == Some("notifications/progress")));
+    let ended = ended.expect("the resumed stream of a dead instance stays open for a result that cannot come");
+    assert!(ended < Duration::from_secs(5), "it ends soon: {ended:?}");
+}
