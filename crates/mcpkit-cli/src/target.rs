@@ -209,7 +209,35 @@ fn default_config_candidates() -> Vec<PathBuf> {
 #[derive(Debug, Deserialize)]
 struct ConfigFile {
     #[serde(rename = "mcpServers", alias = "servers")]
-    mcp_servers: serde_json::Map<String, serde_json::Value>,
+    mcp_servers: Option<serde_json::Map<String, serde_json::Value>>,
+    /// Claude Code's `~/.claude.json`: each project's own (local-scope) servers, which win over
+    /// the user's when the current directory is that project.
+    #[serde(default)]
+    projects: serde_json::Map<String, serde_json::Value>,
+}
+
+impl ConfigFile {
+    /// The servers, with the current project's local-scope ones over the top-level ones;
+    /// `None` when the file has neither.
+    fn servers(self) -> Option<serde_json::Map<String, serde_json::Value>> {
+        let local = std::env::current_dir()
+            .ok()
+            .and_then(|dir| self.projects.get(&*dir.to_string_lossy()).cloned())
+            .and_then(|project| {
+                project
+                    .get("mcpServers")
+                    .and_then(serde_json::Value::as_object)
+                    .cloned()
+            });
+        match (self.mcp_servers, local) {
+            (None, None) => None,
+            (top, local) => {
+                let mut all = top.unwrap_or_default();
+                all.extend(local.unwrap_or_default());
+                Some(all)
+            }
+        }
+    }
 }
 
 #[derive(Debug, Deserialize)]
@@ -336,13 +364,14 @@ fn load_config(path: &Path) -> Result<serde_json::Map<String, serde_json::Value>
             .and_then(|value| serde_json::from_value(value).ok())
             .ok_or(e)
     });
-    let file: ConfigFile = parsed.map_err(|e| {
+    let invalid = |e: &dyn fmt::Display| {
         Failure::usage(format!(
             "the MCP configuration file {} is invalid: {e} (expected {{\"mcpServers\": {{\"name\": {{\"command\": …}} | {{\"url\": …}}}}}}, or \"servers\" as in VS Code)",
             path.display()
         ))
-    })?;
-    Ok(file.mcp_servers)
+    };
+    let file: ConfigFile = parsed.map_err(|e| invalid(&e))?;
+    file.servers().ok_or_else(|| invalid(&"missing field `mcpServers`"))
 }
 
 fn entry_target(name: &str, e: &ServerEntry, path: &Path) -> Result<Target, Failure> {

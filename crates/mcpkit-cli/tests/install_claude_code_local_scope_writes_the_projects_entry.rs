@@ -153,3 +153,46 @@ fn only_claude_code_has_a_local_scope() {
         "{stderr}"
     );
 }
+
+#[test]
+fn a_local_entry_is_callable_from_its_project() {
+    let home = tempfile::tempdir().unwrap();
+    let project = tempfile::tempdir().unwrap();
+    let dir = std::fs::canonicalize(project.path()).unwrap();
+    let file = home.path().join(".claude.json");
+    std::fs::write(&file, fixture()).unwrap();
+    let mcpkit_bin = env!("CARGO_BIN_EXE_mcpkit");
+    let install = [
+        "install",
+        "reference",
+        "--host",
+        "claude-code",
+        "--scope",
+        "local",
+        "--",
+        mcpkit_bin,
+        "serve",
+    ];
+    let (ok, _, stderr) = mcpkit(&install, home.path(), &dir);
+    assert!(ok, "{stderr}");
+    let call = |cwd: &Path| {
+        let config = file.to_str().unwrap();
+        let args = [
+            "call",
+            "--server",
+            "reference",
+            "--config",
+            config,
+            "echo",
+            "message=local",
+        ];
+        support::hosts::mcpkit(&args, None, home.path(), cwd)
+    };
+    let run = call(&dir);
+    assert!(run.ok, "{}", run.stderr);
+    assert!(run.stdout.contains("local"), "{}", run.stdout);
+    // From another directory the entry is not there.
+    let run = call(home.path());
+    assert!(!run.ok);
+    assert!(run.stderr.contains("no server named \"reference\""), "{}", run.stderr);
+}
