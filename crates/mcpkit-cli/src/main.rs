@@ -133,6 +133,10 @@ enum Command {
     /// and result types from their JSON Schemas, and a fingerprint of the tools; `--check`
     /// exits 1 when the file no longer matches the server.
     Codegen(cmd::codegen::Args),
+    /// Operate a deployment whose instances share one Redis: `mcpkit redis rotate-keys --redis
+    /// URL [--redis-prefix P]` rotates the requestState key ring (the new key seals on every
+    /// instance at once, the previous one still opens) and prints the new key's id.
+    Redis(cmd::redis::Args),
 }
 
 impl Command {
@@ -154,6 +158,7 @@ impl Command {
             Command::Uninstall(_) => "uninstall",
             Command::ListInstalled(_) => "list-installed",
             Command::Codegen(_) => "codegen",
+            Command::Redis(_) => "redis",
         }
     }
 
@@ -174,6 +179,7 @@ impl Command {
             Command::Uninstall(a) => a.run(&globals).await,
             Command::ListInstalled(a) => a.run(&globals).await,
             Command::Codegen(a) => a.run(&globals).await,
+            Command::Redis(a) => a.run(&globals).await,
         }
     }
 }

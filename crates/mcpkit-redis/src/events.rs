@@ -220,4 +220,44 @@ impl EventStore for RedisEventStore {
         let redis = self.redis.clone();
         Box::pin(async move { redis.ping().await.map_err(|e| BackendError::Unavailable(e.to_string())) })
     }
+
+    fn events_kept(&self) -> BackendFuture<Option<u64>> {
+        let redis = self.redis.clone();
+        Box::pin(async move { count_events(&redis).await.map(Some) })
+    }
+}
+
+/// The events of every stream of the deployment (the same figure on every instance): a `SCAN`
+/// of its stream keys in batches (so Redis is never blocked for long) and one pipelined `XLEN`
+/// per batch. Read-only, so it bypasses the ordered queue.
+async fn count_events(redis: &Redis) -> Result<u64, BackendError> {
+    let fail = |e: redis::RedisError| BackendError::Unavailable(redis.unreachable(&e).to_string());
+    let pattern = format!("{}*", redis.keys.kind_prefix("ev"));
+    let mut conn = redis.conn.clone();
+    let (mut cursor, mut total) = (0u64, 0u64);
+    loop {
+        let (next, keys): (u64, Vec<Vec<u8>>) = redis::cmd("SCAN")
+            .arg(cursor)
+            .arg("MATCH")
+            .arg(&pattern)
+            .arg("COUNT")
+            .arg(1000)
+            .arg("TYPE")
+            .arg("stream")
+            .query_async(&mut conn)
+            .await
+            .map_err(fail)?;
+        if !keys.is_empty() {
+            let mut pipe = redis::pipe();
+            for key in &keys {
+                pipe.cmd("XLEN").arg(key);
+            }
+            let lengths: Vec<u64> = pipe.query_async(&mut conn).await.map_err(fail)?;
+            total += lengths.iter().sum::<u64>();
+        }
+        if next == 0 {
+            return Ok(total);
+        }
+        cursor = next;
+    }
 }

@@ -13,6 +13,7 @@ pub mod ping;
 pub mod prompt;
 pub mod proxy;
 pub mod read;
+pub mod redis;
 pub mod serve;
 pub mod skills;
 

@@ -74,7 +74,7 @@ struct ClusterArgs {
 }
 
 /// The Redis URL when nothing is given on the command line.
-const REDIS_URL_ENV: &str = "MCPKIT_REDIS_URL";
+pub(crate) const REDIS_URL_ENV: &str = "MCPKIT_REDIS_URL";
 
 impl ClusterArgs {
     /// The Redis URL, prefix and instance id to share state through; `None` for a lone

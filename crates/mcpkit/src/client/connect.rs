@@ -201,6 +201,7 @@ impl ClientBuilder {
             notifications: notify_tx.clone(),
         });
         let network = network_of(&transport);
+        let session_source = SessionSource::of(&transport);
         let options = PeerOptions {
             telemetry: self
                 .peer_options
@@ -266,6 +267,10 @@ impl ClientBuilder {
             }
         };
         peer.telemetry_scope().set_version(version);
+        // The HTTP session began with the `initialize` reply: every later span names it.
+        if let Some(id) = session_source.session_id() {
+            peer.telemetry_scope().set_session_id(id);
+        }
         peer.notify_raw(Initialized::NAME, None::<&()>)?;
         let inner = shared(init, version, None);
         *crate::sync::lock(&inner.connection) = Some(connection);
@@ -355,6 +360,43 @@ impl ClientBuilder {
 }
 
 /// `network.transport` of a client's connection, as the transport tells it.
+/// Where the session id of a connection shows up once the server assigned one (an HTTP
+/// transport's `Mcp-Session-Id`), for the spans' `mcp.session.id`.
+struct SessionSource {
+    #[cfg(feature = "http-client")]
+    http: Option<crate::transport::http_client::HttpClientInfo>,
+}
+
+impl SessionSource {
+    fn of<T: Transport>(transport: &T) -> SessionSource {
+        #[cfg(feature = "http-client")]
+        {
+            use crate::transport::http_client::HttpClientTransport;
+            let any: &dyn std::any::Any = transport;
+            let http = any
+                .downcast_ref::<HttpClientTransport>()
+                .or_else(|| {
+                    any.downcast_ref::<crate::transport::BoxTransport>()
+                        .and_then(|b| b.as_any().downcast_ref::<HttpClientTransport>())
+                })
+                .map(HttpClientTransport::info);
+            SessionSource { http }
+        }
+        #[cfg(not(feature = "http-client"))]
+        {
+            let _ = transport;
+            SessionSource {}
+        }
+    }
+
+    fn session_id(&self) -> Option<Arc<str>> {
+        #[cfg(feature = "http-client")]
+        return self.http.as_ref().and_then(|i| i.session_id()).map(Arc::from);
+        #[cfg(not(feature = "http-client"))]
+        None
+    }
+}
+
 fn network_of<T: Transport>(transport: &T) -> Option<crate::telemetry::NetworkTransport> {
     use crate::telemetry::NetworkTransport;
     match transport.network_transport() {

@@ -83,7 +83,22 @@ impl Dispatcher {
                 self.on_request(request);
             }
             MessageRef::Notification(n) => match &*n.method {
-                Cancelled::NAME => self.peer.on_cancelled(n.params),
+                Cancelled::NAME => {
+                    // The engine acts on it itself (no handler runs), so its span is made here.
+                    let span = Inbound::start(
+                        self.peer.telemetry_scope(),
+                        Cancelled::NAME,
+                        None,
+                        n.params,
+                        &extensions,
+                    );
+                    let entered = span.as_ref().map(|s| s.span().enter());
+                    self.peer.on_cancelled(n.params);
+                    drop(entered);
+                    if let Some(span) = span {
+                        span.handled();
+                    }
+                }
                 Progress::NAME => {
                     self.peer.on_progress(n.params);
                     self.on_notification(n.method.into_owned(), n.params.map(ToOwned::to_owned));

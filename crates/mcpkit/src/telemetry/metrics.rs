@@ -3,7 +3,7 @@
 
 use std::time::Duration;
 
-use opentelemetry::metrics::{Counter, Histogram, Meter, UpDownCounter};
+use opentelemetry::metrics::{Counter, Gauge, Histogram, Meter, UpDownCounter};
 use opentelemetry::KeyValue;
 
 use super::labels;
@@ -25,6 +25,7 @@ pub(crate) struct Instruments {
     pub(crate) sessions_open: UpDownCounter<i64>,
     pub(crate) streams_open: UpDownCounter<i64>,
     backend_errors: Counter<u64>,
+    pub(crate) event_store_events: Gauge<u64>,
 }
 
 fn duration(meter: &Meter, name: &'static str, description: &'static str) -> Histogram<f64> {
@@ -78,6 +79,11 @@ impl Instruments {
                 .u64_counter("mcpkit.server.backend.errors")
                 .with_unit("{error}")
                 .with_description("Failed calls to a backend (session store, event store, bus, key ring, task store).")
+                .build(),
+            event_store_events: meter
+                .u64_gauge("mcpkit.server.event_store.events")
+                .with_unit("{event}")
+                .with_description("Events kept in the event store for Last-Event-ID resumption (with shared backends, the whole deployment's).")
                 .build(),
         }
     }

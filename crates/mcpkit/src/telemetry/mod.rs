@@ -20,11 +20,12 @@
 //!   `mcp.server.operation.duration`, `mcp.client.operation.duration`,
 //!   `mcp.server.session.duration`, `mcp.client.session.duration` (seconds, the convention's
 //!   buckets), and `mcpkit.server.requests.active`, `mcpkit.server.sessions.open`,
-//!   `mcpkit.server.streams.open` and `mcpkit.server.backend.errors`. Label values never come from client input outside the
+//!   `mcpkit.server.streams.open`, `mcpkit.server.event_store.events` and
+//!   `mcpkit.server.backend.errors{backend}`. Label values never come from client input outside the
 //!   catalogue: method names outside the MCP catalogue are `_OTHER`, tool and prompt names are
 //!   labels only when the server found them, error codes outside the JSON-RPC and MCP ranges are
 //!   `_OTHER`, and resource URIs, request ids and session ids are never labels.
-//! - [`Prometheus`] renders the metrics as Prometheus text (`/metrics`); `otlp` (feature `otlp`)
+//! - `Prometheus` (feature `otel`) renders the metrics as Prometheus text (`/metrics`); `otlp` (feature `otlp`)
 //!   exports spans and metrics over OTLP/HTTP. mcpkit installs no global of its own: the
 //!   application chooses its subscriber and providers.
 
@@ -133,6 +134,16 @@ impl Telemetry {
         }
         #[cfg(not(feature = "otel"))]
         let _ = backend;
+    }
+
+    /// The event store keeps `events` events now (`mcpkit.server.event_store.events`).
+    pub(crate) fn event_store_size(&self, events: u64) {
+        #[cfg(feature = "otel")]
+        if let Some(i) = &self.instruments {
+            i.event_store_events.record(events, &[]);
+        }
+        #[cfg(not(feature = "otel"))]
+        let _ = events;
     }
 
     /// Count one open SSE stream until the returned guard is dropped

@@ -313,6 +313,11 @@ impl Inbound {
         })
     }
 
+    /// A notification the engine handled itself, on the spot.
+    pub(crate) fn handled(mut self) {
+        self.finish(&Ending::Done);
+    }
+
     fn finish(&mut self, ending: &Ending<'_>) {
         let outcome = self.common.end(ending);
         #[cfg(feature = "otel")]

@@ -173,6 +173,16 @@ impl BoxTransport {
     pub fn new<T: Transport>(transport: T) -> BoxTransport {
         BoxTransport(Box::new(transport))
     }
+
+    /// The transport inside, to look up what only its own type knows (the HTTP client's
+    /// session id, for telemetry).
+    #[cfg_attr(
+        not(feature = "http-client"),
+        allow(dead_code, reason = "read by the client's telemetry")
+    )]
+    pub(crate) fn as_any(&self) -> &dyn Any {
+        self.0.as_any()
+    }
 }
 
 impl std::fmt::Debug for BoxTransport {
@@ -243,6 +253,7 @@ impl FrameWriter for BoxWriter {
 trait ErasedTransport: Send + 'static {
     fn split_boxed(self: Box<Self>) -> (BoxReader, BoxWriter);
     fn network_transport_erased(&self) -> Option<&'static str>;
+    fn as_any(&self) -> &dyn Any;
 }
 
 impl<T: Transport> ErasedTransport for T {
@@ -252,6 +263,9 @@ impl<T: Transport> ErasedTransport for T {
     }
     fn network_transport_erased(&self) -> Option<&'static str> {
         self.network_transport()
+    }
+    fn as_any(&self) -> &dyn Any {
+        self
     }
 }
 

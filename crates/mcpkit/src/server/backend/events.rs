@@ -86,6 +86,12 @@ pub trait EventStore: std::fmt::Debug + Send + Sync + 'static {
     fn ready(&self) -> BackendFuture<()> {
         super::ready(Ok(()))
     }
+    /// How many events the store keeps now, over every session: the
+    /// `mcpkit.server.event_store.events` gauge, sampled every few seconds (never on a request
+    /// path). `None` when the store does not count (the default).
+    fn events_kept(&self) -> BackendFuture<Option<u64>> {
+        super::ready(Ok(None))
+    }
 }
 
 #[cfg(test)]

@@ -36,6 +36,7 @@ mod sse;
 mod sse_legacy;
 mod state;
 mod stateless;
+mod store_gauge;
 mod streamable;
 mod table;
 mod tap;

@@ -18,8 +18,8 @@ use super::reply::{accepts, header_str, read_capped, rpc_error, PROTOCOL_VERSION
 use super::routes::Event;
 use super::session::{CloseOnDrop, HttpSession};
 use super::sse::sse_stream;
-use super::state::unavailable;
 use super::state::HttpState;
+use super::state::{BUS, SESSION_STORE};
 use super::stateless;
 use super::table::new_session_id;
 use crate::server::backend::{Admitted, SessionRecord, SessionUpdate};
@@ -231,11 +231,11 @@ async fn share(
         Ok(Admitted::Yes) => {}
         Ok(Admitted::Full) => return Err(refused("Too many sessions")),
         Ok(_) => return Err(refused("Session id already in use")),
-        Err(e) => return Err(unavailable(&e.to_string(), request_id)),
+        Err(e) => return Err(state.backend_unavailable(SESSION_STORE, &e, request_id)),
     }
     if let Err(e) = cluster::follow(me, session).await {
         let _ = shared.backends.sessions.delete(&session.id).await;
-        return Err(unavailable(&e.to_string(), request_id));
+        return Err(state.backend_unavailable(BUS, &e, request_id));
     }
     Ok(())
 }

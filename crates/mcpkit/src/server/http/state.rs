@@ -60,13 +60,17 @@ impl HttpState {
             }),
             Backend::Factory(_) => None,
         };
+        let store = match &cluster {
+            Some(c) => c.backends.events.clone(),
+            None => config.make_event_store(),
+        };
+        if let Backend::Server(s) = &backend {
+            super::store_gauge::start(s.telemetry().clone(), &store, shutdown.clone());
+        }
         HttpState {
             sessions: SessionTable::new(config.session_idle_timeout, admission),
             routes: RouteSettings {
-                store: match &cluster {
-                    Some(c) => c.backends.events.clone(),
-                    None => config.make_event_store(),
-                },
+                store,
                 clock: config.clock.clone(),
                 buffer: config.stream_buffer,
                 streams_kept: config.streams_per_session,
@@ -149,7 +153,7 @@ impl HttpState {
         let record = match shared.backends.sessions.get(id).await {
             Ok(Some(record)) => record,
             Ok(None) => return Err(not_found()),
-            Err(e) => return Err(unavailable(&e.to_string(), request_id)),
+            Err(e) => return Err(self.backend_unavailable(SESSION_STORE, &e, request_id)),
         };
         if record.caller != client.caller.as_ref().map(|c| c.binding()) {
             tracing::debug!("session {id} named by another caller");
@@ -164,16 +168,33 @@ impl HttpState {
             let me = self.me.get().cloned().unwrap_or_default();
             if let Err(e) = cluster::follow(me, &session).await {
                 self.sessions.remove(&session);
-                return Err(unavailable(&e.to_string(), request_id));
+                return Err(self.backend_unavailable(BUS, &e, request_id));
             }
             tracing::debug!("session {id} rebuilt from its record");
         }
         Ok(session)
     }
+
+    /// The 503 of a request that needs `backend` (a fixed name: the metric label), counted in
+    /// `mcpkit.server.backend.errors`.
+    pub(super) fn backend_unavailable(
+        &self,
+        backend: &'static str,
+        cause: &dyn std::fmt::Display,
+        id: Option<&mcpkit_types::RequestId>,
+    ) -> Response {
+        self.telemetry().backend_error(backend);
+        unavailable(&cause.to_string(), id)
+    }
 }
 
+/// The `backend` label of a session store failure.
+pub(super) const SESSION_STORE: &str = "session_store";
+/// The `backend` label of a bus failure.
+pub(super) const BUS: &str = "bus";
+
 /// The 503 of a request that needs a backend that cannot be reached.
-pub(super) fn unavailable(cause: &str, id: Option<&mcpkit_types::RequestId>) -> Response {
+fn unavailable(cause: &str, id: Option<&mcpkit_types::RequestId>) -> Response {
     rpc_error(
         StatusCode::SERVICE_UNAVAILABLE,
         ErrorCode::INTERNAL_ERROR,

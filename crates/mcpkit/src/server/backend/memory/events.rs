@@ -142,6 +142,18 @@ impl EventStore for MemoryEventStore {
         self.lock().remove(session);
         ready(Ok(()))
     }
+
+    fn events_kept(&self) -> BackendFuture<Option<u64>> {
+        let now = Instant::now();
+        let kept: usize = self
+            .lock()
+            .values()
+            .flat_map(|s| s.streams.values())
+            .filter(|e| now.duration_since(e.last_append) < self.ttl)
+            .map(|e| e.events.len())
+            .sum();
+        ready(Ok(Some(kept as u64)))
+    }
 }
 
 #[cfg(test)]
