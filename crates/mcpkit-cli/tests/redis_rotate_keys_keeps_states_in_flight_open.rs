@@ -1,6 +1,7 @@
 //! `mcpkit redis rotate-keys --redis URL [--redis-prefix P]` against a real `redis-server`: it
 //! prints the new key's id (never a key), a `requestState` sealed before the rotation still
-//! opens on an instance started after it, and a new seal uses the new key. Without a Redis URL
+//! opens on an instance started after it, a running instance seals with the new key within
+//! seconds, and a new seal uses the new key. Without a Redis URL
 //! it is a usage error.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
@@ -79,6 +80,21 @@ async fn a_rotation_prints_the_new_key_id_and_old_states_still_open() {
     for key in &ring {
         let secret = key["secret"].as_str().unwrap();
         assert!(!out.contains(secret) && !err.contains(secret), "a key was printed");
+    }
+
+    // The instance that was running during the rotation seals with the new key soon after.
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(5);
+    loop {
+        let state = first_round(&url_a).await;
+        if sealed_by(&state) == new_key {
+            break;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "a running instance still seals with {} 5 s after the rotation",
+            sealed_by(&state)
+        );
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
     }
 
     // An instance started after the rotation opens the state sealed before it...

@@ -56,8 +56,9 @@ impl SealingKey {
 ///   instances starting together get the same key), and never answers an empty ring.
 /// - [`rotate`](KeyRing::rotate) puts a new key first; the old current key and at most
 ///   `keep_previous` earlier ones still open (states in flight stay valid).
-/// - Instances cache the ring and load it again now and then: a rotation reaches them within
-///   their reload period.
+/// - A clustered HTTP server loads it again every second, so an implementation should answer
+///   from a cache while it knows the ring unchanged (the Redis one drops its cache when a
+///   rotation is announced).
 pub trait KeyRing: std::fmt::Debug + Send + Sync + 'static {
     /// The keys, current first (made on first use).
     fn load(&self) -> BackendFuture<Vec<SealingKey>>;

@@ -42,9 +42,10 @@ use crate::server::relay::RelayedChange;
 use crate::server::Server;
 use crate::transport::Extensions;
 
-/// How often the shared `requestState` key ring is read again (a rotation reaches every
-/// instance within this).
-const KEY_RELOAD: Duration = Duration::from_secs(30);
+/// How often the shared `requestState` key ring is read again, so a rotation reaches every
+/// running instance within this. Cheap: a backend that caches the ring (Redis drops its cache
+/// when a rotation is announced) answers from memory.
+const KEY_RELOAD: Duration = Duration::from_secs(1);
 
 /// The shared backends of an endpoint, and this instance's tag.
 pub(super) struct Cluster {
