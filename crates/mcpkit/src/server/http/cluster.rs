@@ -29,6 +29,7 @@ use std::time::Duration;
 use bytes::Bytes;
 use futures_util::future::BoxFuture;
 use mcpkit_types::jsonrpc::{self, MessageRef};
+use mcpkit_types::method::{Cancelled, NotificationMethod};
 use mcpkit_types::{ProtocolVersion, RequestId};
 use serde::{Deserialize, Serialize};
 use tokio::time::Instant;
@@ -317,7 +318,7 @@ pub(super) fn forward_client_message(session: &HttpSession, frame: &[u8], messag
             }
             _ => false,
         },
-        MessageRef::Notification(n) if n.method == "notifications/cancelled" => {
+        MessageRef::Notification(n) if n.method == Cancelled::NAME => {
             let id = n
                 .params
                 .and_then(|p| serde_json::from_str::<serde_json::Value>(p.get()).ok())
