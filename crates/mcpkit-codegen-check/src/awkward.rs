@@ -42,7 +42,7 @@ impl AwkwardClient {
         &self,
         text: ::std::string::String,
     ) -> CallResult<::std::string::String> {
-        ::mcpkit::client::generated::ToolCall::new(&self.client, "3d.render")
+        ::mcpkit::client::generated::CallBuilder::new(&self.client, "3d.render")
             .argument("text", &text)?
             .text()
             .await
@@ -52,7 +52,7 @@ impl AwkwardClient {
         &self,
         text: ::std::string::String,
     ) -> CallResult<::std::string::String> {
-        ::mcpkit::client::generated::ToolCall::new(&self.client, "a-b")
+        ::mcpkit::client::generated::CallBuilder::new(&self.client, "a-b")
             .argument("text", &text)?
             .text()
             .await
@@ -62,7 +62,7 @@ impl AwkwardClient {
         &self,
         text: ::std::string::String,
     ) -> CallResult<::std::string::String> {
-        ::mcpkit::client::generated::ToolCall::new(&self.client, "a.b")
+        ::mcpkit::client::generated::CallBuilder::new(&self.client, "a.b")
             .argument("text", &text)?
             .text()
             .await
@@ -72,7 +72,7 @@ impl AwkwardClient {
         &self,
         city: ::std::string::String,
     ) -> CallResult<::std::string::String> {
-        ::mcpkit::client::generated::ToolCall::new(&self.client, "get-weather.v2")
+        ::mcpkit::client::generated::CallBuilder::new(&self.client, "get-weather.v2")
             .argument("city", &city)?
             .text()
             .await
@@ -82,7 +82,7 @@ impl AwkwardClient {
         &self,
         v: ::std::option::Option<::serde_json::Value>,
     ) -> CallResult<::std::string::String> {
-        ::mcpkit::client::generated::ToolCall::new(&self.client, "misspelt")
+        ::mcpkit::client::generated::CallBuilder::new(&self.client, "misspelt")
             .optional_argument("v", &v)?
             .text()
             .await
@@ -92,14 +92,14 @@ impl AwkwardClient {
         &self,
         text: ::std::string::String,
     ) -> CallResult<::std::string::String> {
-        ::mcpkit::client::generated::ToolCall::new(&self.client, "new")
+        ::mcpkit::client::generated::CallBuilder::new(&self.client, "new")
             .argument("text", &text)?
             .text()
             .await
     }
     /// Calls the tool `pair`.
     pub async fn pair(&self, x: i64) -> CallResult<pair::Output> {
-        ::mcpkit::client::generated::ToolCall::new(&self.client, "pair")
+        ::mcpkit::client::generated::CallBuilder::new(&self.client, "pair")
             .argument("x", &x)?
             .structured()
             .await
@@ -110,7 +110,7 @@ impl AwkwardClient {
         remote: ::std::option::Option<::serde_json::Value>,
         local: ::std::option::Option<::serde_json::Value>,
     ) -> CallResult<::std::string::String> {
-        ::mcpkit::client::generated::ToolCall::new(&self.client, "refs")
+        ::mcpkit::client::generated::CallBuilder::new(&self.client, "refs")
             .optional_argument("remote", &remote)?
             .optional_argument("local", &local)?
             .text()
@@ -133,7 +133,7 @@ impl AwkwardClient {
         &self,
         mode: std_2::ArgsMode,
     ) -> CallResult<::std::string::String> {
-        ::mcpkit::client::generated::ToolCall::new(&self.client, "std")
+        ::mcpkit::client::generated::CallBuilder::new(&self.client, "std")
             .argument("mode", &mode)?
             .text()
             .await
@@ -144,7 +144,7 @@ impl AwkwardClient {
         self_: ::std::string::String,
         type_: ::std::option::Option<i64>,
     ) -> CallResult<::std::string::String> {
-        ::mcpkit::client::generated::ToolCall::new(&self.client, "type")
+        ::mcpkit::client::generated::CallBuilder::new(&self.client, "type")
             .argument("self", &self_)?
             .optional_argument("type", &type_)?
             .text()

@@ -35,7 +35,7 @@ impl PythonCodegenClient {
     ///
     /// Calls the tool `add`.
     pub async fn add(&self, a: i64, b: i64) -> CallResult<i64> {
-        ::mcpkit::client::generated::ToolCall::new(&self.client, "add")
+        ::mcpkit::client::generated::CallBuilder::new(&self.client, "add")
             .argument("a", &a)?
             .argument("b", &b)?
             .structured_result_member()
@@ -49,7 +49,7 @@ impl PythonCodegenClient {
         contact: describe::Contact,
         shout: ::std::option::Option<bool>,
     ) -> CallResult<::std::string::String> {
-        ::mcpkit::client::generated::ToolCall::new(&self.client, "describe")
+        ::mcpkit::client::generated::CallBuilder::new(&self.client, "describe")
             .argument("contact", &contact)?
             .optional_argument("shout", &shout)?
             .structured_result_member()
@@ -59,7 +59,7 @@ impl PythonCodegenClient {
     ///
     /// Calls the tool `fail`.
     pub async fn fail(&self) -> CallResult<::std::string::String> {
-        ::mcpkit::client::generated::ToolCall::new(&self.client, "fail")
+        ::mcpkit::client::generated::CallBuilder::new(&self.client, "fail")
             .structured_result_member()
             .await
     }
@@ -71,7 +71,7 @@ impl PythonCodegenClient {
         name: ::std::string::String,
         city: ::std::string::String,
     ) -> CallResult<make_contact::Output> {
-        ::mcpkit::client::generated::ToolCall::new(&self.client, "make_contact")
+        ::mcpkit::client::generated::CallBuilder::new(&self.client, "make_contact")
             .argument("name", &name)?
             .argument("city", &city)?
             .structured()

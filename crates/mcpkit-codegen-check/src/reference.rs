@@ -72,7 +72,7 @@ impl McpkitReferenceClient {
     /// - `a`: The first addend.
     /// - `b`: The second addend.
     pub async fn add(&self, a: f64, b: f64) -> CallResult<add::Output> {
-        ::mcpkit::client::generated::ToolCall::new(&self.client, "add")
+        ::mcpkit::client::generated::CallBuilder::new(&self.client, "add")
             .argument("a", &a)?
             .argument("b", &b)?
             .structured()
@@ -88,7 +88,7 @@ impl McpkitReferenceClient {
         &self,
         filename: ::std::string::String,
     ) -> CallResult<::std::string::String> {
-        ::mcpkit::client::generated::ToolCall::new(&self.client, "confirm_delete")
+        ::mcpkit::client::generated::CallBuilder::new(&self.client, "confirm_delete")
             .argument("filename", &filename)?
             .text()
             .await
@@ -103,7 +103,7 @@ impl McpkitReferenceClient {
         &self,
         message: ::std::string::String,
     ) -> CallResult<::std::string::String> {
-        ::mcpkit::client::generated::ToolCall::new(&self.client, "echo")
+        ::mcpkit::client::generated::CallBuilder::new(&self.client, "echo")
             .argument("message", &message)?
             .text()
             .await
@@ -112,7 +112,7 @@ impl McpkitReferenceClient {
     ///
     /// Calls the tool `failing_job`.
     pub async fn failing_job(&self) -> CallResult<::std::string::String> {
-        ::mcpkit::client::generated::ToolCall::new(&self.client, "failing_job")
+        ::mcpkit::client::generated::CallBuilder::new(&self.client, "failing_job")
             .text()
             .await
     }
@@ -126,7 +126,7 @@ impl McpkitReferenceClient {
         &self,
         name: ::std::string::String,
     ) -> CallResult<::std::string::String> {
-        ::mcpkit::client::generated::ToolCall::new(&self.client, "greet")
+        ::mcpkit::client::generated::CallBuilder::new(&self.client, "greet")
             .argument("name", &name)?
             .text()
             .await
@@ -144,7 +144,7 @@ impl McpkitReferenceClient {
         phone: ::std::option::Option<::std::string::String>,
         email: ::std::option::Option<::std::string::String>,
     ) -> CallResult<::std::string::String> {
-        ::mcpkit::client::generated::ToolCall::new(
+        ::mcpkit::client::generated::CallBuilder::new(
                 &self.client,
                 "json_schema_2020_12_tool",
             )
@@ -160,7 +160,7 @@ impl McpkitReferenceClient {
     ///
     /// Calls the tool `multi_input`.
     pub async fn multi_input(&self) -> CallResult<::std::string::String> {
-        ::mcpkit::client::generated::ToolCall::new(&self.client, "multi_input")
+        ::mcpkit::client::generated::CallBuilder::new(&self.client, "multi_input")
             .text()
             .await
     }
@@ -168,7 +168,7 @@ impl McpkitReferenceClient {
     ///
     /// Calls the tool `protocol_error_job`.
     pub async fn protocol_error_job(&self) -> CallResult<::std::string::String> {
-        ::mcpkit::client::generated::ToolCall::new(&self.client, "protocol_error_job")
+        ::mcpkit::client::generated::CallBuilder::new(&self.client, "protocol_error_job")
             .text()
             .await
     }
@@ -186,7 +186,7 @@ impl McpkitReferenceClient {
         seconds: ::std::option::Option<f64>,
         label: ::std::option::Option<::std::string::String>,
     ) -> CallResult<::std::string::String> {
-        ::mcpkit::client::generated::ToolCall::new(&self.client, "slow_compute")
+        ::mcpkit::client::generated::CallBuilder::new(&self.client, "slow_compute")
             .optional_argument("seconds", &seconds)?
             .optional_argument("label", &label)?
             .text()
@@ -196,7 +196,7 @@ impl McpkitReferenceClient {
     ///
     /// Calls the tool `test_audio_content`.
     pub async fn test_audio_content(&self) -> CallResult<::std::string::String> {
-        ::mcpkit::client::generated::ToolCall::new(&self.client, "test_audio_content")
+        ::mcpkit::client::generated::CallBuilder::new(&self.client, "test_audio_content")
             .text()
             .await
     }
@@ -210,7 +210,7 @@ impl McpkitReferenceClient {
         &self,
         message: ::std::string::String,
     ) -> CallResult<::std::string::String> {
-        ::mcpkit::client::generated::ToolCall::new(&self.client, "test_elicitation")
+        ::mcpkit::client::generated::CallBuilder::new(&self.client, "test_elicitation")
             .argument("message", &message)?
             .text()
             .await
@@ -221,7 +221,7 @@ impl McpkitReferenceClient {
     pub async fn test_elicitation_sep1034_defaults(
         &self,
     ) -> CallResult<::std::string::String> {
-        ::mcpkit::client::generated::ToolCall::new(
+        ::mcpkit::client::generated::CallBuilder::new(
                 &self.client,
                 "test_elicitation_sep1034_defaults",
             )
@@ -234,7 +234,7 @@ impl McpkitReferenceClient {
     pub async fn test_elicitation_sep1330_enums(
         &self,
     ) -> CallResult<::std::string::String> {
-        ::mcpkit::client::generated::ToolCall::new(
+        ::mcpkit::client::generated::CallBuilder::new(
                 &self.client,
                 "test_elicitation_sep1330_enums",
             )
@@ -245,7 +245,7 @@ impl McpkitReferenceClient {
     ///
     /// Calls the tool `test_embedded_resource`.
     pub async fn test_embedded_resource(&self) -> CallResult<::std::string::String> {
-        ::mcpkit::client::generated::ToolCall::new(
+        ::mcpkit::client::generated::CallBuilder::new(
                 &self.client,
                 "test_embedded_resource",
             )
@@ -256,7 +256,10 @@ impl McpkitReferenceClient {
     ///
     /// Calls the tool `test_error_handling`.
     pub async fn test_error_handling(&self) -> CallResult<::std::string::String> {
-        ::mcpkit::client::generated::ToolCall::new(&self.client, "test_error_handling")
+        ::mcpkit::client::generated::CallBuilder::new(
+                &self.client,
+                "test_error_handling",
+            )
             .text()
             .await
     }
@@ -272,7 +275,7 @@ impl McpkitReferenceClient {
         region: ::std::string::String,
         query: ::std::string::String,
     ) -> CallResult<::std::string::String> {
-        ::mcpkit::client::generated::ToolCall::new(&self.client, "test_header_param")
+        ::mcpkit::client::generated::CallBuilder::new(&self.client, "test_header_param")
             .argument("region", &region)?
             .argument("query", &query)?
             .text()
@@ -282,7 +285,7 @@ impl McpkitReferenceClient {
     ///
     /// Calls the tool `test_image_content`.
     pub async fn test_image_content(&self) -> CallResult<::std::string::String> {
-        ::mcpkit::client::generated::ToolCall::new(&self.client, "test_image_content")
+        ::mcpkit::client::generated::CallBuilder::new(&self.client, "test_image_content")
             .text()
             .await
     }
@@ -292,7 +295,7 @@ impl McpkitReferenceClient {
     pub async fn test_input_required_result_capabilities(
         &self,
     ) -> CallResult<::std::string::String> {
-        ::mcpkit::client::generated::ToolCall::new(
+        ::mcpkit::client::generated::CallBuilder::new(
                 &self.client,
                 "test_input_required_result_capabilities",
             )
@@ -305,7 +308,7 @@ impl McpkitReferenceClient {
     pub async fn test_input_required_result_elicitation(
         &self,
     ) -> CallResult<::std::string::String> {
-        ::mcpkit::client::generated::ToolCall::new(
+        ::mcpkit::client::generated::CallBuilder::new(
                 &self.client,
                 "test_input_required_result_elicitation",
             )
@@ -318,7 +321,7 @@ impl McpkitReferenceClient {
     pub async fn test_input_required_result_list_roots(
         &self,
     ) -> CallResult<::std::string::String> {
-        ::mcpkit::client::generated::ToolCall::new(
+        ::mcpkit::client::generated::CallBuilder::new(
                 &self.client,
                 "test_input_required_result_list_roots",
             )
@@ -331,7 +334,7 @@ impl McpkitReferenceClient {
     pub async fn test_input_required_result_multi_round(
         &self,
     ) -> CallResult<::std::string::String> {
-        ::mcpkit::client::generated::ToolCall::new(
+        ::mcpkit::client::generated::CallBuilder::new(
                 &self.client,
                 "test_input_required_result_multi_round",
             )
@@ -344,7 +347,7 @@ impl McpkitReferenceClient {
     pub async fn test_input_required_result_multiple_inputs(
         &self,
     ) -> CallResult<::std::string::String> {
-        ::mcpkit::client::generated::ToolCall::new(
+        ::mcpkit::client::generated::CallBuilder::new(
                 &self.client,
                 "test_input_required_result_multiple_inputs",
             )
@@ -357,7 +360,7 @@ impl McpkitReferenceClient {
     pub async fn test_input_required_result_request_state(
         &self,
     ) -> CallResult<::std::string::String> {
-        ::mcpkit::client::generated::ToolCall::new(
+        ::mcpkit::client::generated::CallBuilder::new(
                 &self.client,
                 "test_input_required_result_request_state",
             )
@@ -370,7 +373,7 @@ impl McpkitReferenceClient {
     pub async fn test_input_required_result_sampling(
         &self,
     ) -> CallResult<::std::string::String> {
-        ::mcpkit::client::generated::ToolCall::new(
+        ::mcpkit::client::generated::CallBuilder::new(
                 &self.client,
                 "test_input_required_result_sampling",
             )
@@ -383,7 +386,7 @@ impl McpkitReferenceClient {
     pub async fn test_input_required_result_tampered_state(
         &self,
     ) -> CallResult<::std::string::String> {
-        ::mcpkit::client::generated::ToolCall::new(
+        ::mcpkit::client::generated::CallBuilder::new(
                 &self.client,
                 "test_input_required_result_tampered_state",
             )
@@ -394,7 +397,7 @@ impl McpkitReferenceClient {
     ///
     /// Calls the tool `test_logging_tool`.
     pub async fn test_logging_tool(&self) -> CallResult<::std::string::String> {
-        ::mcpkit::client::generated::ToolCall::new(&self.client, "test_logging_tool")
+        ::mcpkit::client::generated::CallBuilder::new(&self.client, "test_logging_tool")
             .text()
             .await
     }
@@ -402,7 +405,7 @@ impl McpkitReferenceClient {
     ///
     /// Calls the tool `test_missing_capability`.
     pub async fn test_missing_capability(&self) -> CallResult<::std::string::String> {
-        ::mcpkit::client::generated::ToolCall::new(
+        ::mcpkit::client::generated::CallBuilder::new(
                 &self.client,
                 "test_missing_capability",
             )
@@ -415,7 +418,7 @@ impl McpkitReferenceClient {
     pub async fn test_multiple_content_types(
         &self,
     ) -> CallResult<::std::string::String> {
-        ::mcpkit::client::generated::ToolCall::new(
+        ::mcpkit::client::generated::CallBuilder::new(
                 &self.client,
                 "test_multiple_content_types",
             )
@@ -426,7 +429,7 @@ impl McpkitReferenceClient {
     ///
     /// Calls the tool `test_reconnection`.
     pub async fn test_reconnection(&self) -> CallResult<::std::string::String> {
-        ::mcpkit::client::generated::ToolCall::new(&self.client, "test_reconnection")
+        ::mcpkit::client::generated::CallBuilder::new(&self.client, "test_reconnection")
             .text()
             .await
     }
@@ -440,7 +443,7 @@ impl McpkitReferenceClient {
         &self,
         prompt: ::std::string::String,
     ) -> CallResult<::std::string::String> {
-        ::mcpkit::client::generated::ToolCall::new(&self.client, "test_sampling")
+        ::mcpkit::client::generated::CallBuilder::new(&self.client, "test_sampling")
             .argument("prompt", &prompt)?
             .text()
             .await
@@ -449,7 +452,7 @@ impl McpkitReferenceClient {
     ///
     /// Calls the tool `test_simple_text`.
     pub async fn test_simple_text(&self) -> CallResult<::std::string::String> {
-        ::mcpkit::client::generated::ToolCall::new(&self.client, "test_simple_text")
+        ::mcpkit::client::generated::CallBuilder::new(&self.client, "test_simple_text")
             .text()
             .await
     }
@@ -457,7 +460,7 @@ impl McpkitReferenceClient {
     ///
     /// Calls the tool `test_streaming_elicitation`.
     pub async fn test_streaming_elicitation(&self) -> CallResult<::std::string::String> {
-        ::mcpkit::client::generated::ToolCall::new(
+        ::mcpkit::client::generated::CallBuilder::new(
                 &self.client,
                 "test_streaming_elicitation",
             )
@@ -468,7 +471,7 @@ impl McpkitReferenceClient {
     ///
     /// Calls the tool `test_tool_with_logging`.
     pub async fn test_tool_with_logging(&self) -> CallResult<::std::string::String> {
-        ::mcpkit::client::generated::ToolCall::new(
+        ::mcpkit::client::generated::CallBuilder::new(
                 &self.client,
                 "test_tool_with_logging",
             )
@@ -479,7 +482,7 @@ impl McpkitReferenceClient {
     ///
     /// Calls the tool `test_tool_with_progress`.
     pub async fn test_tool_with_progress(&self) -> CallResult<::std::string::String> {
-        ::mcpkit::client::generated::ToolCall::new(
+        ::mcpkit::client::generated::CallBuilder::new(
                 &self.client,
                 "test_tool_with_progress",
             )
@@ -490,7 +493,10 @@ impl McpkitReferenceClient {
     ///
     /// Calls the tool `test_tool_with_task`.
     pub async fn test_tool_with_task(&self) -> CallResult<::std::string::String> {
-        ::mcpkit::client::generated::ToolCall::new(&self.client, "test_tool_with_task")
+        ::mcpkit::client::generated::CallBuilder::new(
+                &self.client,
+                "test_tool_with_task",
+            )
             .text()
             .await
     }
@@ -500,7 +506,7 @@ impl McpkitReferenceClient {
     ///
     /// Calls the tool `test_trigger_prompt_change`.
     pub async fn test_trigger_prompt_change(&self) -> CallResult<::std::string::String> {
-        ::mcpkit::client::generated::ToolCall::new(
+        ::mcpkit::client::generated::CallBuilder::new(
                 &self.client,
                 "test_trigger_prompt_change",
             )
@@ -513,7 +519,7 @@ impl McpkitReferenceClient {
     ///
     /// Calls the tool `test_trigger_tool_change`.
     pub async fn test_trigger_tool_change(&self) -> CallResult<::std::string::String> {
-        ::mcpkit::client::generated::ToolCall::new(
+        ::mcpkit::client::generated::CallBuilder::new(
                 &self.client,
                 "test_trigger_tool_change",
             )

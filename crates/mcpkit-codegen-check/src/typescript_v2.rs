@@ -34,7 +34,7 @@ impl Ts2EchoClient {
     ///
     /// Calls the tool `add`.
     pub async fn add(&self, a: f64, b: f64) -> CallResult<f64> {
-        ::mcpkit::client::generated::ToolCall::new(&self.client, "add")
+        ::mcpkit::client::generated::CallBuilder::new(&self.client, "add")
             .argument("a", &a)?
             .argument("b", &b)?
             .structured_result_member()
@@ -47,7 +47,7 @@ impl Ts2EchoClient {
         &self,
         message: ::std::string::String,
     ) -> CallResult<::std::string::String> {
-        ::mcpkit::client::generated::ToolCall::new(&self.client, "echo")
+        ::mcpkit::client::generated::CallBuilder::new(&self.client, "echo")
             .argument("message", &message)?
             .text()
             .await
@@ -56,6 +56,6 @@ impl Ts2EchoClient {
     ///
     /// Calls the tool `fail`.
     pub async fn fail(&self) -> CallResult<::std::string::String> {
-        ::mcpkit::client::generated::ToolCall::new(&self.client, "fail").text().await
+        ::mcpkit::client::generated::CallBuilder::new(&self.client, "fail").text().await
     }
 }

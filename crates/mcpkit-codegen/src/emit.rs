@@ -34,7 +34,7 @@ fn support() -> TokenStream {
     quote!(::mcpkit::client::generated)
 }
 
-/// The method of one tool: a `ToolCall` with its arguments, sent by the decoder its output
+/// The method of one tool: a `CallBuilder` with its arguments, sent by the decoder its output
 /// needs.
 pub(crate) fn method(tool: &ToolCode<'_>) -> TokenStream {
     let name = tool.name;
@@ -95,7 +95,7 @@ pub(crate) fn method(tool: &ToolCode<'_>) -> TokenStream {
         #doc
         #many
         pub async fn #method(&self #params) -> CallResult<#ret> {
-            #support::ToolCall::new(&self.client, #name)
+            #support::CallBuilder::new(&self.client, #name)
                 #build
                 .#finish()
                 .await

@@ -36,7 +36,7 @@
 //!
 //! `FINGERPRINT`, the client (`new`, `client`, `into_inner`, one method per tool) and a module
 //! per tool holding its named types. What the methods share is `mcpkit::client::generated`
-//! (its `ToolCall` sends each call and decodes the result); the module re-exports its
+//! (its `CallBuilder` sends each call and decodes the result); the module re-exports its
 //! `CallError` (`Request`, `Tool`, `Arguments`, `Decode`) and `CallResult<T>`.
 #![forbid(unsafe_code)]
 

@@ -70,7 +70,7 @@ pub(crate) struct ToolTypes {
 }
 
 /// Parameter names the method body uses itself: none (it is one chain of calls on a
-/// `ToolCall`), so only keywords and clashes between the parameters are renamed.
+/// `CallBuilder`), so only keywords and clashes between the parameters are renamed.
 const PARAM_RESERVED: &[&str] = &[];
 
 /// The schemas to type, in order: the parameters (or the whole input), then the output.
