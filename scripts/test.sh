@@ -12,10 +12,11 @@ scripts/setup-interop.sh
 scripts/setup-interop-ts.sh
 scripts/setup-cluster-tools.sh
 export MCPKIT_INTEROP_PYTHON="$root/target/interop-venv/bin/python"
-# The examples as runnable binaries (`cargo test --all-targets` only compiles them as test
-# harnesses); crates/mcpkit/tests/examples_run.rs runs them.
+# The examples as runnable binaries; crates/mcpkit/tests/examples_run.rs runs them. They have
+# no tests of their own, so the test run leaves them out (`--all-targets` would link each a
+# second time, as a test harness).
 cargo build --workspace --examples --locked
-cargo test --workspace --all-targets --locked
+cargo test --workspace --lib --bins --tests --benches --locked
 # Every publishable crate packages (metadata, licence files, readme, no path-only dependency):
 # `cargo package` without building (the tests above built everything).
 cargo package --workspace --exclude mcpkit-test-support --exclude mcpkit-codegen-check \

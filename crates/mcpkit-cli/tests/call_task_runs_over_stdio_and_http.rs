@@ -5,7 +5,7 @@
 
 use support::{mcpkit as run, HttpServer};
 
-mod support;
+use crate::support;
 
 const BIN: &str = env!("CARGO_BIN_EXE_mcpkit");
 

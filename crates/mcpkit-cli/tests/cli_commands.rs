@@ -7,7 +7,7 @@
 use assert_cmd::Command;
 use support::{HttpServer, Proxy};
 
-mod support;
+use crate::support;
 
 fn mcpkit() -> Command {
     let mut c = Command::cargo_bin("mcpkit").unwrap();

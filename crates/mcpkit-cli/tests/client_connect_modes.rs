@@ -4,7 +4,7 @@
 //! tool handlers serve both.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod support;
+use crate::support;
 
 use mcpkit::client::{Client, ConnectMode};
 use mcpkit::transport::child::ChildTransport;

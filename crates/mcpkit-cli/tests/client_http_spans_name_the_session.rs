@@ -3,7 +3,7 @@
 //! the client sends after `initialize`, and what the server asks of it.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod spans;
+use crate::spans;
 
 use mcpkit::client::ConnectMode;
 use mcpkit::server::http::HttpServer;

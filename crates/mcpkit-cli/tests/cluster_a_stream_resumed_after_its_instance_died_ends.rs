@@ -7,7 +7,7 @@
 //! resumed on B while A lives goes on live to the result and ends with it.
 #![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
 
-mod cluster_wire;
+use crate::cluster_wire;
 
 use std::collections::BTreeSet;
 use std::time::{Duration, Instant};

@@ -13,7 +13,7 @@ use mcpkit_test_support::haproxy::LoggedRequest;
 use serde_json::json;
 use std::time::Duration;
 
-mod support;
+use crate::support;
 
 fn three_instances() -> Cluster {
     Cluster::builder(env!("CARGO_BIN_EXE_mcpkit")).instances(3).start()

@@ -5,7 +5,7 @@
 //! A 2026-07-28 `subscriptions/listen` stream receives them the same way.
 #![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
 
-mod cluster_wire;
+use crate::cluster_wire;
 
 use std::time::Duration;
 

@@ -6,7 +6,7 @@
 //! sessions as before.
 #![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
 
-mod cluster_wire;
+use crate::cluster_wire;
 
 use std::time::{Duration, Instant};
 

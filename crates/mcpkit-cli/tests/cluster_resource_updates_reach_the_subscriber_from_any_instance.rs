@@ -7,7 +7,7 @@
 //! their `Server` handles.)
 #![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
 
-mod cluster_wire;
+use crate::cluster_wire;
 
 use std::net::SocketAddr;
 use std::time::Duration;

@@ -9,7 +9,7 @@
 //! The figures (failed calls, time to eject) are printed for the deployment guide.
 #![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
 
-mod cluster_wire;
+use crate::cluster_wire;
 
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Arc;

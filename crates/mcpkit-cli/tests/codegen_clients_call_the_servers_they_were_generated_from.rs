@@ -72,7 +72,7 @@ fn assert_checked_in(name: &str, source: &str) {
     assert!(
         checked_in == source,
         "{} differs from what `mcpkit codegen` generates now; if the change is meant, regenerate with \
-         MCPKIT_CODEGEN_BLESS=1 cargo test -p mcpkit-cli --test codegen_clients_call_the_servers_they_were_generated_from",
+         MCPKIT_CODEGEN_BLESS=1 cargo test -p mcpkit-cli --test behaviour codegen_clients_call_the_servers_they_were_generated_from",
         path.display()
     );
 }

@@ -3,8 +3,8 @@
 //! other notification the other side sends.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod common;
-mod spans;
+use crate::common;
+use crate::spans;
 
 use common::RawWire;
 use mcpkit::telemetry::{Prometheus, Telemetry};

@@ -5,7 +5,7 @@
 //! `list-installed` and `uninstall` read the same place; uninstalling gives back the file.
 #![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
 
-mod support;
+use crate::support;
 
 use std::path::Path;
 

@@ -5,7 +5,7 @@
 //! valid even as JSON with comments (single quotes, unquoted keys) is still refused.
 #![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
 
-mod support;
+use crate::support;
 
 use std::path::Path;
 

@@ -3,7 +3,7 @@
 //! written, and no backup is made.
 #![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
 
-mod support;
+use crate::support;
 
 use std::path::Path;
 

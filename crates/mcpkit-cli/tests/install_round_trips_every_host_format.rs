@@ -4,7 +4,7 @@
 //! is, the previous file is kept as FILE.bak, and uninstalling gives back the original bytes.
 #![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
 
-mod support;
+use crate::support;
 
 use std::path::{Path, PathBuf};
 

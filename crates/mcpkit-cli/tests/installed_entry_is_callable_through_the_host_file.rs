@@ -4,7 +4,7 @@
 //! for real.
 #![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
 
-mod support;
+use crate::support;
 
 use std::path::{Path, PathBuf};
 

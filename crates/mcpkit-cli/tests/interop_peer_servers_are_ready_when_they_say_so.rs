@@ -8,7 +8,7 @@
 use std::io::{Read, Write};
 use std::path::Path;
 
-mod support;
+use crate::support;
 
 /// Binds the port it is given (0: any), drops connections for 1.5 s, then prints
 /// `listening on http://127.0.0.1:PORT/mcp` and answers every request with 200 "ready".

@@ -9,7 +9,7 @@ use mcpkit::client::ConnectMode;
 use support::peers::{connect_stdio, python, python_script};
 use support::{connect_http, connect_http_mode, exercise_echo_server, HttpServer, PeerServer};
 
-mod support;
+use crate::support;
 
 /// Run the Python SDK client checks with `args` and assert every check passed.
 fn run_checks(args: &[&str]) {

@@ -12,7 +12,7 @@
 use support::peers::{python, python_script};
 use support::HttpServer;
 
-mod support;
+use crate::support;
 
 fn run_checks(args: &[&str]) {
     support::run_client_checks(

@@ -10,7 +10,7 @@ use mcpkit::client::ConnectMode;
 use support::peers::{connect_stdio, node, ts_dir};
 use support::{connect_http, connect_http_mode, exercise_echo_server, HttpServer, PeerServer};
 
-mod support;
+use crate::support;
 
 /// tests-interop/ts/echo_server.mjs.
 fn echo_server() -> String {

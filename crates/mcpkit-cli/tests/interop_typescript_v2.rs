@@ -15,7 +15,7 @@ use mcpkit::Client;
 use support::peers::{node_20 as node, ts2_dir};
 use support::{connect_http_mode, exercise_echo_server, HttpServer, PeerServer};
 
-mod support;
+use crate::support;
 
 /// tests-interop/ts2/echo_server.mjs.
 fn echo_server() -> String {

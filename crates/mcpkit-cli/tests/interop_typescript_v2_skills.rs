@@ -14,7 +14,7 @@ use mcpkit::types::ProtocolVersion;
 use support::peers::{connect_stdio, node_20 as node, ts2_dir};
 use support::HttpServer;
 
-mod support;
+use crate::support;
 
 fn run_checks(args: &[&str]) {
     support::run_client_checks("TypeScript v2", &node(), &ts2_dir().join("skills_checks_v2.mjs"), args);

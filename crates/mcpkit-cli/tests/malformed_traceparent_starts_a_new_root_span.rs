@@ -3,7 +3,7 @@
 //! makes the server span its child (so the test can tell the two apart).
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod common;
+use crate::common;
 
 use std::sync::{Arc, Mutex};
 

@@ -4,7 +4,7 @@
 //! a label (so the test can tell a bound from no labels at all).
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod common;
+use crate::common;
 
 use common::RawWire;
 use mcpkit::telemetry::{Prometheus, Telemetry};

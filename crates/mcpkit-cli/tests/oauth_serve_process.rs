@@ -23,7 +23,7 @@ use tokio::process::Child;
 
 const BIN: &str = env!("CARGO_BIN_EXE_mcpkit");
 
-mod support;
+use crate::support;
 use support::serve_http as serve;
 
 /// How the protected process checks tokens.

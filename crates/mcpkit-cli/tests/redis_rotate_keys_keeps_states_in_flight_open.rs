@@ -5,8 +5,8 @@
 //! it is a usage error.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod common;
-mod support;
+use crate::common;
+use crate::support;
 
 use common::stateless_meta;
 use mcpkit_test_support::redis::{RedisProcess, RespValue};

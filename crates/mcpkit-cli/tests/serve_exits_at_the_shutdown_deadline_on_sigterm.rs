@@ -12,7 +12,7 @@ use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
 use tokio::process::Child;
 
-mod support;
+use crate::support;
 
 /// `mcpkit serve --http 127.0.0.1:0 ARGS`, killed on drop; with its bound address.
 async fn serve(args: &[&str]) -> (Child, String) {

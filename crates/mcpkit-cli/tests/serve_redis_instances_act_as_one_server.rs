@@ -4,7 +4,7 @@
 //! for `--redis`, and bad flag values are usage errors (exit 2).
 #![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
 
-mod support;
+use crate::support;
 
 use std::process::Stdio;
 

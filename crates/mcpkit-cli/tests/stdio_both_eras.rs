@@ -4,7 +4,7 @@
 //! 2025-11-25 client's `initialize` on another process as before.
 #![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
 
-mod common;
+use crate::common;
 
 use std::process::Stdio;
 

@@ -3,7 +3,7 @@
 //! `mcpkit inspect` lists what the reference server offers, as a table or as JSON.
 #![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
 
-mod common;
+use crate::common;
 
 use std::process::Stdio;
 use std::time::Duration;

@@ -4,7 +4,7 @@
 //! pinned on the way.
 #![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
 
-mod common;
+use crate::common;
 
 use std::sync::Arc;
 use std::time::Duration;

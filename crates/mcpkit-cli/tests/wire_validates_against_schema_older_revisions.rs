@@ -2,7 +2,7 @@
 //! either side writes validates against that revision's own schema.
 #![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
 
-mod common;
+use crate::common;
 
 use std::sync::Arc;
 

@@ -2,7 +2,7 @@
 //! cursor the server never issued, every frame schema-valid.
 #![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
 
-mod common;
+use crate::common;
 
 use common::*;
 use mcpkit::server::ToolDef;

@@ -3,7 +3,7 @@
 //! request at all to a client without the capability it needs.
 #![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
 
-mod common;
+use crate::common;
 
 use common::*;
 use mcpkit::server::ToolDef;

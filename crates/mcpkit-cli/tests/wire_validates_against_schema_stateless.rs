@@ -2,7 +2,7 @@
 //! either side writes validates against the 2026-07-28 schema.
 #![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
 
-mod common;
+use crate::common;
 
 use common::*;
 use mcpkit_cli::reference;

@@ -3,7 +3,7 @@
 //! generator that emits code with a warning fails the build. The CLI's codegen tests
 //! regenerate each file from its live server, require it to be byte-identical to the one here,
 //! and make typed calls through these modules. Regenerate them all with
-//! `MCPKIT_CODEGEN_BLESS=1 cargo test -p mcpkit-cli --test codegen_clients_call_the_servers_they_were_generated_from`.
+//! `MCPKIT_CODEGEN_BLESS=1 cargo test -p mcpkit-cli --test behaviour codegen_clients_call_the_servers_they_were_generated_from`.
 #![forbid(unsafe_code)]
 
 // Kept exactly as generated (the tests compare bytes), so rustfmt leaves them alone.

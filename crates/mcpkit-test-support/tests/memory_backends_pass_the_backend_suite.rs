@@ -1,6 +1,8 @@
 //! The in-memory backends pass the backend behaviour suite (the same checks the Redis backends
 //! pass): two servers of one process sharing one `Backends` act as two instances.
-#![allow(missing_docs)]
+// Compiled by `cargo test --workspace` (mcpkit-redis turns the feature on) or with
+// `--features backend-suite`.
+#![cfg(feature = "backend-suite")]
 
 use std::sync::Arc;
 

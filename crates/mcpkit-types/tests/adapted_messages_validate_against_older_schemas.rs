@@ -2,7 +2,7 @@
 //! against that revision's schema, and the same messages unadapted do not.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod common;
+use crate::common;
 
 use common::*;
 use mcpkit_types::schema::*;

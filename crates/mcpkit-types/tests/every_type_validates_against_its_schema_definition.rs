@@ -2,7 +2,7 @@
 //! JSON Schema of 2025-11-25, and typed params and results parse back to the same value.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod common;
+use crate::common;
 
 use std::collections::BTreeMap;
 

@@ -3,7 +3,7 @@
 //! levels, and a method catalogue that is exactly the schema's.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod common;
+use crate::common;
 
 use common::*;
 use mcpkit_types::method::*;

@@ -2,7 +2,7 @@
 //! typed params and results and serialize back to exactly the same JSON.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod common;
+use crate::common;
 
 use common::*;
 use mcpkit_types::method::*;

@@ -6,7 +6,7 @@
 //! keeps serving after every failure.
 #![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
 
-mod common;
+use crate::common;
 
 use common::skills::{self, FORMS_MD, PDF_MD};
 use mcpkit::server::ResourceDef;

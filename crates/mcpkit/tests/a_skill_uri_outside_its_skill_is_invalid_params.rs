@@ -5,7 +5,7 @@
 //! "Resource not found".
 #![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
 
-mod common;
+use crate::common;
 
 use common::skills;
 use mcpkit::testing::TestPair;

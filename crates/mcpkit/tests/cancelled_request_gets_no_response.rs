@@ -3,7 +3,7 @@
 //! (including `"8"` for `8`) change nothing.
 #![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
 
-mod common;
+use crate::common;
 
 use std::sync::Arc;
 

@@ -4,7 +4,7 @@
 //! does not exist is -32602; a server built with `directory_read(false)` does not serve it.
 #![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
 
-mod common;
+use crate::common;
 
 use common::skills;
 use mcpkit::types::ext::skills::{ReadDirectory, ReadDirectoryParams, DIRECTORY_MIME_TYPE};

@@ -3,7 +3,7 @@
 //! and sends no response. The client keeps working.
 #![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
 
-mod common;
+use crate::common;
 
 use std::sync::Arc;
 use std::time::Duration;

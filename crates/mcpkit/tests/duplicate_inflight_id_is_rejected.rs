@@ -2,7 +2,7 @@
 //! and not run; the original request still completes normally. `"1"` and `1` are different ids.
 #![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
 
-mod common;
+use crate::common;
 
 use std::sync::Arc;
 

@@ -7,7 +7,7 @@
 #![cfg(all(feature = "auth", feature = "server"))]
 #![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
 
-mod common;
+use crate::common;
 
 use common::callers::{bearer, protected};
 use common::http::*;

@@ -11,7 +11,7 @@
 ))]
 #![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
 
-mod common;
+use crate::common;
 
 use common::http::Served;
 

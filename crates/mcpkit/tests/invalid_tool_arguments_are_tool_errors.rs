@@ -3,7 +3,7 @@
 //! Handling", SEP-1303) — not a protocol error. An unknown tool is a protocol error (-32602).
 #![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
 
-mod common;
+use crate::common;
 
 use common::within;
 use mcpkit::server::{Args, RawArgs, ToolDef};

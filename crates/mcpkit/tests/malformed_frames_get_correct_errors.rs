@@ -3,7 +3,7 @@
 //! after every one of them.
 #![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
 
-mod common;
+use crate::common;
 
 use common::{assert_error, within, Wire};
 use mcpkit::server::{Args, ToolDef};

@@ -3,7 +3,7 @@
 //! request whose handler completes at once is answered while an earlier one still waits.
 #![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
 
-mod common;
+use crate::common;
 
 use std::sync::{Arc, Mutex};
 

@@ -5,7 +5,7 @@
 #![cfg(all(feature = "auth", feature = "client"))]
 #![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
 
-mod common;
+use crate::common;
 
 use std::sync::{Arc, Mutex};
 

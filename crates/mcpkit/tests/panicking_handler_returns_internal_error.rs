@@ -2,7 +2,7 @@
 //! other requests and later requests (even with the same id) are unaffected.
 #![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
 
-mod common;
+use crate::common;
 
 use common::{assert_error, within, Wire};
 use mcpkit::server::{PromptDef, ResourceDef, ToolDef};

@@ -3,7 +3,7 @@
 //! arrives in the same read as the result.
 #![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
 
-mod common;
+use crate::common;
 
 use common::within;
 use mcpkit::client::{CallOptions, ServerNotification};

@@ -3,7 +3,7 @@
 //! request alive when asked to, and a late response after a timeout is ignored.
 #![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
 
-mod common;
+use crate::common;
 
 use std::sync::Arc;
 use std::time::Duration;

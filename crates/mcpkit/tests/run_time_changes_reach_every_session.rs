@@ -4,7 +4,7 @@
 //! client in the order they were sent.
 #![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
 
-mod common;
+use crate::common;
 
 use common::within;
 use mcpkit::client::ServerNotification;

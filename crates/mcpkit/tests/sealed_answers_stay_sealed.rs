@@ -4,7 +4,7 @@
 //! in-memory transport.
 #![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
 
-mod common;
+use crate::common;
 
 use common::Wire;
 use mcpkit::server::{RequestContext, RequestStateKeys, ToolDef};

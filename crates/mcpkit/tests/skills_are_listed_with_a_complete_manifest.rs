@@ -6,7 +6,7 @@
 //! the files' exact bytes. On the stateless wire the results carry `ttlMs` and `cacheScope`.
 #![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
 
-mod common;
+use crate::common;
 
 use common::skills::{self, EXTRACT_PY, FORMS_MD, PDF_MD};
 use mcpkit::types::ext::skills::format::digest;

@@ -7,7 +7,7 @@
 #![cfg(all(feature = "http-server", feature = "http-client", feature = "server"))]
 #![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
 
-mod common;
+use crate::common;
 
 use std::time::Duration;
 

@@ -7,7 +7,7 @@
 //! Raw JSON-RPC frames over the in-memory transport.
 #![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
 
-mod common;
+use crate::common;
 
 use std::time::Duration;
 

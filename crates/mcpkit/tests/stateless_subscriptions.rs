@@ -8,7 +8,7 @@
 #![cfg(all(feature = "http-server", feature = "http-client", feature = "server"))]
 #![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
 
-mod common;
+use crate::common;
 
 use common::{within, Wire};
 use futures_util::StreamExt;

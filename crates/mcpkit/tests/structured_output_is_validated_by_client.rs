@@ -3,7 +3,7 @@
 //! is `Error::OutputSchema`; a match, or an `isError` result, is fine.
 #![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
 
-mod common;
+use crate::common;
 
 use common::within;
 use mcpkit::server::{Args, Json, ToolDef};

@@ -9,7 +9,7 @@
 #![cfg(feature = "server")]
 #![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
 
-mod common;
+use crate::common;
 
 use std::sync::Arc;
 use std::time::Duration;

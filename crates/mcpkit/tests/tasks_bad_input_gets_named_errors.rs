@@ -6,7 +6,7 @@
 #![cfg(all(feature = "server", feature = "client"))]
 #![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
 
-mod common;
+use crate::common;
 
 use std::collections::HashSet;
 use std::time::Duration;

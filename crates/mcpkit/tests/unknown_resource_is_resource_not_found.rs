@@ -2,7 +2,7 @@
 //! every handshake-era revision (spec 2025-11-25 `server/resources` "Error Handling").
 #![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
 
-mod common;
+use crate::common;
 
 use common::{assert_error, within, Wire};
 use mcpkit::server::{RawArgs, ResourceDef, ResourceTemplateDef, Uri};

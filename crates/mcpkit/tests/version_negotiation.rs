@@ -3,7 +3,7 @@
 //! does not speak fails with `Error::UnsupportedVersion` and disconnects.
 #![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
 
-mod common;
+use crate::common;
 
 use common::{within, Wire};
 use mcpkit::client::ConnectMode;

@@ -1,0 +1,12 @@
+//! The integration tests, one module per behaviour, all in one test binary: a binary per file
+//! linked ~40 MB each, which cost minutes of linking and gigabytes of disk in all.
+
+mod a_session_of_another_deployment_is_unknown;
+mod handshake_requests_cost_at_most_two_redis_commands;
+mod http_a_stream_resumed_on_another_instance_replays_from_redis;
+mod http_backend_unavailable_503_keeps_the_request_id;
+mod http_instances_on_one_redis_act_as_one_server;
+mod key_ring_rotation_reaches_running_instances;
+mod redis_backends_pass_the_backend_suite;
+mod redis_outage_is_an_error_then_the_backends_recover;
+mod redis_task_store_passes_the_behaviour_suite;

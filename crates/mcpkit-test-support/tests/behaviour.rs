@@ -1,0 +1,6 @@
+//! The integration tests, one module per behaviour, all in one test binary: a binary per file
+//! linked ~40 MB each, which cost minutes of linking and gigabytes of disk in all.
+
+mod deploy_guide_shows_the_tested_haproxy_config;
+mod memory_backends_pass_the_backend_suite;
+mod schema_validator_rejects_invalid_frames;
