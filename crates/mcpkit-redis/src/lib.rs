@@ -5,7 +5,7 @@
 //!
 //! | backend | Redis shape |
 //! | --- | --- |
-//! | sessions ([`RedisSessionStore`]) | hash per session, TTL = idle expiry; one sorted set holds the cap; cached per instance, invalidated over pub/sub, TTL refreshed lazily |
+//! | sessions ([`RedisSessionStore`]) | hash per session, TTL = idle expiry; one sorted set holds the cap, one per client the per-client cap; cached per instance, invalidated over pub/sub, TTL refreshed lazily |
 //! | events ([`RedisEventStore`]) | one Redis Stream per SSE stream, `MAXLEN`-bounded, with TTL; event id = stream + entry id |
 //! | bus ([`RedisBus`]) | pub/sub channels per session, per instance, and one for all; one subscriber connection per instance |
 //! | key ring ([`RedisKeyRing`]) | one key, made with `SET NX`, rotated by [`rotate_key_ring`]; cached per instance |

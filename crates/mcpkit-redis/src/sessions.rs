@@ -1,21 +1,26 @@
 //! The Redis [`SessionStore`]: a hash per session (`{prefix}:session:{digest(id)}`: `rec` = the
 //! record as JSON, `rev` = its revision, `seen` = last-seen ms) whose TTL is the idle expiry,
-//! and one sorted set `{prefix}:sessions` (member = the digest, score = when it expires) that
-//! holds the session cap for every instance: `create` is one script that drops the expired
-//! members, then refuses a duplicate or a full set, then writes — so the check and the insert
-//! cannot interleave with another instance's. Each `touch` moves the member's score with the
-//! key's TTL, so the set counts exactly the live sessions.
+//! one sorted set `{prefix}:sessions` (member = the digest, score = when it expires) that holds
+//! the session cap for every instance, and one such set per client,
+//! `{prefix}:client:{digest(client)}` (the sessions of that client, the client being the
+//! record's `client`), that holds the per-client cap; a client's set expires with its last
+//! session. `create` is one script that drops the expired members of both sets, then refuses a
+//! duplicate, a client at its cap or a full index, then writes — so the checks and the insert
+//! cannot interleave with another instance's, and cost the same however many sessions there
+//! are. Each `touch` moves the member's scores with the key's TTL, so the sets count exactly the
+//! live sessions; `delete` takes the member out of both.
 //!
 //! Requests cost little: each instance caches the records it served, with their revision. A
 //! lookup of a cached record reads only the revision (`HMGET rev seen`), and the whole record
 //! only when another instance changed it; a lookup of a record not cached reads it whole (one
 //! command either way). `touch` of a record this instance knows to be live is lazy: it
 //! writes only when this instance last pushed the TTL more than an eighth of the TTL ago, and
-//! then without waiting (queued behind the other commands). So a handshake-era request costs
+//! then without waiting (queued behind the other commands); `touch` and `delete` of a record
+//! not cached look it up first (they need its client). So a handshake-era request costs
 //! one command and one round trip, now and then one more command in the same queue; a session
 //! expires between ⅞·TTL and TTL after its last request. Deletion and expiry are seen at once
 //! by every instance (the revision is gone). Nothing is ever written for an id that was never
-//! created: the TTL refresh touches only a key that exists, `update` and `delete` find nothing.
+//! created: `touch`, `update` and `delete` find nothing and write nothing.
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -37,26 +42,40 @@ const CAS_ATTEMPTS: usize = 16;
 /// Cached records kept before the expired ones are swept (then all, if none had expired).
 const CACHE_BOUND: usize = 100_000;
 
-/// KEYS: session, index. ARGV: now, max, record, expire-at, member. 1 created, 0 full, 2 duplicate.
+/// KEYS: session, index[, client set]. ARGV: now, max, record, expire-at, member, max per
+/// client. 1 created, 0 full, 2 duplicate, 3 the client is at its cap. A client set lives
+/// until its last member expires (its highest score).
 static CREATE: LazyLock<Script> = LazyLock::new(|| {
     Script::new(
         r"
 redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', ARGV[1])
 if redis.call('EXISTS', KEYS[1]) == 1 then return 2 end
+if KEYS[3] then
+  redis.call('ZREMRANGEBYSCORE', KEYS[3], '-inf', ARGV[1])
+  if redis.call('ZCARD', KEYS[3]) >= tonumber(ARGV[6]) then return 3 end
+end
 if redis.call('ZCARD', KEYS[2]) >= tonumber(ARGV[2]) then return 0 end
 redis.call('HSET', KEYS[1], 'rec', ARGV[3], 'rev', 1, 'seen', ARGV[1])
 redis.call('PEXPIREAT', KEYS[1], ARGV[4])
 redis.call('ZADD', KEYS[2], ARGV[4], ARGV[5])
+if KEYS[3] then
+  redis.call('ZADD', KEYS[3], ARGV[4], ARGV[5])
+  redis.call('PEXPIREAT', KEYS[3], redis.call('ZRANGE', KEYS[3], -1, -1, 'WITHSCORES')[2])
+end
 return 1
 ",
     )
 });
 
-/// KEYS: session, index. ARGV: expire-at, member, now. 1 refreshed, 0 no such session.
+/// KEYS: session, index[, client set]. ARGV: expire-at, member, now. 1 refreshed, 0 no such
+/// session.
 const TOUCH_SOURCE: &str = r"
 if redis.call('PEXPIREAT', KEYS[1], ARGV[1]) == 0 then return 0 end
 redis.call('HSET', KEYS[1], 'seen', ARGV[3])
 redis.call('ZADD', KEYS[2], 'XX', ARGV[1], ARGV[2])
+if KEYS[3] and redis.call('ZADD', KEYS[3], 'XX', 'CH', ARGV[1], ARGV[2]) == 1 then
+  redis.call('PEXPIREAT', KEYS[3], redis.call('ZRANGE', KEYS[3], -1, -1, 'WITHSCORES')[2])
+end
 return 1
 ";
 
@@ -73,11 +92,13 @@ return rev
     )
 });
 
-/// KEYS: session, index. ARGV: member. 1 deleted, 0 none.
+/// KEYS: session, index[, client set]. ARGV: member. 1 deleted, 0 none. (A client set left
+/// empty is gone: Redis removes an empty sorted set.)
 static DELETE: LazyLock<Script> = LazyLock::new(|| {
     Script::new(
         r"
 redis.call('ZREM', KEYS[2], ARGV[1])
+if KEYS[3] then redis.call('ZREM', KEYS[3], ARGV[1]) end
 return redis.call('DEL', KEYS[1])
 ",
     )
@@ -133,6 +154,11 @@ impl Shared {
         self.redis.keys.hashed("session", id)
     }
 
+    /// The set of `client`'s sessions.
+    fn client_key(&self, client: &str) -> String {
+        self.redis.keys.hashed("client", client)
+    }
+
     fn fail(&self, e: &redis::RedisError) -> BackendError {
         BackendError::Unavailable(self.redis.unreachable(e).to_string())
     }
@@ -178,32 +204,38 @@ impl Shared {
 
     async fn create(
         &self,
-        record: SessionRecord,
+        mut record: SessionRecord,
+        client: Option<String>,
         max_sessions: usize,
+        max_per_client: usize,
         ttl: Duration,
     ) -> Result<Admitted, BackendError> {
         self.set_ttl(ttl);
+        record.client = client;
         let json = serde_json::to_string(&record).map_err(|e| self.corrupt(&record.id, &e))?;
         let now = now_ms();
         let started = Instant::now();
-        let mut conn = self.redis.conn.clone();
-        let answer: i64 = CREATE
-            .key(self.key(&record.id))
-            .key(&self.index)
+        let mut invocation = CREATE.key(self.key(&record.id));
+        invocation.key(&self.index);
+        if let Some(client) = &record.client {
+            invocation.key(self.client_key(client));
+        }
+        invocation
             .arg(now)
             .arg(max_sessions)
             .arg(json)
             .arg(expire_at(now, ttl))
             .arg(digest(&record.id))
-            .invoke_async(&mut conn)
-            .await
-            .map_err(|e| self.fail(&e))?;
+            .arg(max_per_client);
+        let mut conn = self.redis.conn.clone();
+        let answer: i64 = invocation.invoke_async(&mut conn).await.map_err(|e| self.fail(&e))?;
         Ok(match answer {
             1 => {
                 self.remember(record, "1".into(), Some((started, ttl)));
                 Admitted::Yes
             }
             2 => Admitted::Duplicate,
+            3 => Admitted::ClientFull,
             _ => Admitted::Full,
         })
     }
@@ -217,17 +249,21 @@ impl Shared {
         }
     }
 
-    fn touch_cmd(&self, id: &str, ttl: Duration) -> redis::Cmd {
+    /// The TTL refresh of the session `record`.
+    fn touch_cmd(&self, record: &SessionRecord, ttl: Duration) -> redis::Cmd {
         let now = now_ms();
         // EVAL, not EVALSHA: the ordered queue's pipelines cannot load a script Redis forgot.
         let mut cmd = redis::cmd("EVAL");
-        cmd.arg(TOUCH_SOURCE)
-            .arg(2)
-            .arg(self.key(id))
-            .arg(&self.index)
-            .arg(expire_at(now, ttl))
-            .arg(digest(id))
-            .arg(now);
+        cmd.arg(TOUCH_SOURCE);
+        match &record.client {
+            Some(client) => cmd
+                .arg(3)
+                .arg(self.key(&record.id))
+                .arg(&self.index)
+                .arg(self.client_key(client)),
+            None => cmd.arg(2).arg(self.key(&record.id)).arg(&self.index),
+        };
+        cmd.arg(expire_at(now, ttl)).arg(digest(&record.id)).arg(now);
         cmd
     }
 
@@ -311,26 +347,26 @@ impl Shared {
     async fn touch(&self, id: &str, ttl: Duration) -> Result<bool, BackendError> {
         self.set_ttl(ttl);
         let started = Instant::now();
-        if let Some(c) = self.cached(id) {
-            if self.refresh_due(Some(&c)).is_none() {
-                return Ok(true);
+        // The refresh needs the record (its client's set moves too): a session this instance
+        // has not cached is read first, which also tells whether it is live.
+        let cached = match self.cached(id) {
+            Some(c) => c,
+            None => {
+                if self.lookup(id).await?.is_none() {
+                    return Ok(false);
+                }
+                match self.cached(id) {
+                    Some(c) => c,
+                    None => return Ok(false),
+                }
             }
-            // Known live (a lookup of this request read it): refresh in the background, in call
-            // order with the other queued commands, without a round trip of its own.
-            drop(self.ordered.send(self.touch_cmd(id, ttl)));
-            self.refreshed(id, started, ttl);
+        };
+        if self.refresh_due(Some(&cached)).is_none() {
             return Ok(true);
         }
-        let mut conn = self.redis.conn.clone();
-        let refreshed: i64 = self
-            .touch_cmd(id, ttl)
-            .query_async(&mut conn)
-            .await
-            .map_err(|e| self.fail(&e))?;
-        if refreshed == 0 {
-            self.forget(id);
-            return Ok(false);
-        }
+        // Known live (a lookup read it): refresh in the background, in call order with the
+        // other queued commands, without a round trip of its own.
+        drop(self.ordered.send(self.touch_cmd(&cached.record, ttl)));
         self.refreshed(id, started, ttl);
         Ok(true)
     }
@@ -343,15 +379,24 @@ impl Shared {
     }
 
     async fn delete(&self, id: &str) -> Result<bool, BackendError> {
+        // The record names the client's set; a session this instance has not cached is read
+        // first (nothing is written for one that is not there).
+        let record = match self.cached(id) {
+            Some(c) => c.record,
+            None => match self.lookup(id).await? {
+                Some((record, _)) => record,
+                None => return Ok(false),
+            },
+        };
         self.forget(id);
+        let mut invocation = DELETE.key(self.key(id));
+        invocation.key(&self.index);
+        if let Some(client) = &record.client {
+            invocation.key(self.client_key(client));
+        }
+        invocation.arg(digest(id));
         let mut conn = self.redis.conn.clone();
-        let deleted: i64 = DELETE
-            .key(self.key(id))
-            .key(&self.index)
-            .arg(digest(id))
-            .invoke_async(&mut conn)
-            .await
-            .map_err(|e| self.fail(&e))?;
+        let deleted: i64 = invocation.invoke_async(&mut conn).await.map_err(|e| self.fail(&e))?;
         Ok(deleted == 1)
     }
 
@@ -398,9 +443,16 @@ impl Shared {
 }
 
 impl SessionStore for RedisSessionStore {
-    fn create(&self, record: SessionRecord, max_sessions: usize, ttl: Duration) -> BackendFuture<Admitted> {
+    fn create(
+        &self,
+        record: SessionRecord,
+        client: Option<String>,
+        max_sessions: usize,
+        max_per_client: usize,
+        ttl: Duration,
+    ) -> BackendFuture<Admitted> {
         let shared = self.shared.clone();
-        Box::pin(async move { shared.create(record, max_sessions, ttl).await })
+        Box::pin(async move { shared.create(record, client, max_sessions, max_per_client, ttl).await })
     }
 
     fn get(&self, id: &str) -> BackendFuture<Option<SessionRecord>> {

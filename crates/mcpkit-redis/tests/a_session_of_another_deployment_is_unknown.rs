@@ -17,7 +17,9 @@ async fn another_deployments_state_is_not_found() {
     let test = RedisBackends::connect(&server.url(), "test", "a").await.unwrap();
     let ttl = Duration::from_secs(60);
     assert_eq!(
-        prod.sessions.create(SessionRecord::new("s1", None), 1, ttl).await,
+        prod.sessions
+            .create(SessionRecord::new("s1", None), None, 1, usize::MAX, ttl)
+            .await,
         Ok(Admitted::Yes)
     );
     prod.events.append("s1", "0", Bytes::from("e")).await.unwrap();
@@ -32,7 +34,9 @@ async fn another_deployments_state_is_not_found() {
     assert!(test.events.after("s1", "0", 0).await.unwrap().is_empty());
     assert_eq!(server.writes(), writes, "nothing written for it");
     assert_eq!(
-        test.sessions.create(SessionRecord::new("s2", None), 1, ttl).await,
+        test.sessions
+            .create(SessionRecord::new("s2", None), None, 1, usize::MAX, ttl)
+            .await,
         Ok(Admitted::Yes),
         "each deployment has its own cap"
     );

@@ -20,7 +20,9 @@ async fn redis_commands_per_request() {
     let a = RedisBackends::connect(&server.url(), "cost", "a").await.unwrap();
     let b = RedisBackends::connect(&server.url(), "cost", "b").await.unwrap();
     assert_eq!(
-        a.sessions.create(SessionRecord::new("s1", None), 100, TTL).await,
+        a.sessions
+            .create(SessionRecord::new("s1", None), None, 100, usize::MAX, TTL)
+            .await,
         Ok(Admitted::Yes)
     );
 

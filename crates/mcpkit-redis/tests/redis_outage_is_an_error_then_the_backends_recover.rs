@@ -29,7 +29,10 @@ async fn an_outage_is_an_error_at_once_and_the_backends_recover_by_themselves() 
     let port = server.port();
     let backends = RedisBackends::connect(&server.url(), "outage", "a").await.unwrap();
     assert_eq!(
-        backends.sessions.create(SessionRecord::new("s1", None), 10, TTL).await,
+        backends
+            .sessions
+            .create(SessionRecord::new("s1", None), None, 10, usize::MAX, TTL)
+            .await,
         Ok(Admitted::Yes)
     );
     let ring = backends.keys.load().await.unwrap();
@@ -44,7 +47,7 @@ async fn an_outage_is_an_error_at_once_and_the_backends_recover_by_themselves() 
     assert!(names_redis(&e, port), "{e}");
     let e = backends
         .sessions
-        .create(SessionRecord::new("s2", None), 10, TTL)
+        .create(SessionRecord::new("s2", None), None, 10, usize::MAX, TTL)
         .await
         .unwrap_err();
     assert!(names_redis(&e, port), "{e}");
@@ -77,7 +80,11 @@ async fn an_outage_is_an_error_at_once_and_the_backends_recover_by_themselves() 
     }
     let recovered = Instant::now() + Duration::from_secs(5);
     let admitted = loop {
-        match backends.sessions.create(SessionRecord::new("s2", None), 10, TTL).await {
+        match backends
+            .sessions
+            .create(SessionRecord::new("s2", None), None, 10, usize::MAX, TTL)
+            .await
+        {
             Ok(a) => break a,
             Err(e) => assert!(Instant::now() < recovered, "sessions did not recover: {e}"),
         }

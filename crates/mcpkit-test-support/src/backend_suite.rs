@@ -48,6 +48,8 @@ where
     let (a, b) = make(SUITE_BOUNDS).await;
     check_session_store(&*a.sessions, &*b.sessions).await;
     let (a, b) = make(SUITE_BOUNDS).await;
+    check_per_client_cap(&*a.sessions, &*b.sessions).await;
+    let (a, b) = make(SUITE_BOUNDS).await;
     check_event_store(&*a.events, &*b.events, SUITE_BOUNDS).await;
     let (a, b) = make(SUITE_BOUNDS).await;
     check_bus(&*a.bus, &*b.bus, &b.instance_id).await;
@@ -93,7 +95,10 @@ pub async fn check_session_store(a: &dyn SessionStore, b: &dyn SessionStore) {
     assert_eq!(a.count().await.expect("count"), 0, "nothing was created");
 
     // Created on one instance, valid on the other; a live id is never overwritten.
-    assert_eq!(a.create(record("s1"), 2, ttl).await.expect("create"), Admitted::Yes);
+    assert_eq!(
+        a.create(record("s1"), None, 2, usize::MAX, ttl).await.expect("create"),
+        Admitted::Yes
+    );
     assert_eq!(
         get(b, "s1").await.map(|r| r.id),
         Some("s1".to_owned()),
@@ -102,7 +107,7 @@ pub async fn check_session_store(a: &dyn SessionStore, b: &dyn SessionStore) {
     let mut other = record("s1");
     other.caller = Some("mallory".into());
     assert_eq!(
-        b.create(other, 2, ttl).await.expect("create"),
+        b.create(other, None, 2, usize::MAX, ttl).await.expect("create"),
         Admitted::Duplicate,
         "a live id is a duplicate"
     );
@@ -144,14 +149,17 @@ pub async fn check_session_store(a: &dyn SessionStore, b: &dyn SessionStore) {
     assert_eq!(subscriptions(&get(b, "s1").await).len(), 17, "no racing update is lost");
 
     // The cap counts the sessions of every instance.
-    assert_eq!(b.create(record("s2"), 2, ttl).await.expect("create"), Admitted::Yes);
     assert_eq!(
-        a.create(record("s3"), 2, ttl).await.expect("create"),
+        b.create(record("s2"), None, 2, usize::MAX, ttl).await.expect("create"),
+        Admitted::Yes
+    );
+    assert_eq!(
+        a.create(record("s3"), None, 2, usize::MAX, ttl).await.expect("create"),
         Admitted::Full,
         "the cap holds"
     );
     assert_eq!(
-        b.create(record("s3"), 2, ttl).await.expect("create"),
+        b.create(record("s3"), None, 2, usize::MAX, ttl).await.expect("create"),
         Admitted::Full,
         "on every instance"
     );
@@ -167,7 +175,7 @@ pub async fn check_session_store(a: &dyn SessionStore, b: &dyn SessionStore) {
     // Racing creates on both instances never exceed the cap.
     let racing = (0..6).map(|n| {
         let store = if n % 2 == 0 { a } else { b };
-        store.create(record(&format!("r{n}")), 4, ttl)
+        store.create(record(&format!("r{n}")), None, 4, usize::MAX, ttl)
     });
     let admitted = within("racing creates", futures_util::future::join_all(racing)).await;
     let yes = admitted.into_iter().filter(|r| matches!(r, Ok(Admitted::Yes))).count();
@@ -181,7 +189,7 @@ pub async fn check_session_store(a: &dyn SessionStore, b: &dyn SessionStore) {
     assert_eq!(get(a, "s2").await, None, "a deleted session is gone everywhere");
     assert!(!a.delete("s2").await.expect("delete"), "and cannot be deleted twice");
     assert_eq!(
-        a.create(record("s3"), 2, ttl).await.expect("create"),
+        a.create(record("s3"), None, 2, usize::MAX, ttl).await.expect("create"),
         Admitted::Yes,
         "it freed its place"
     );
@@ -206,9 +214,132 @@ pub async fn check_session_store(a: &dyn SessionStore, b: &dyn SessionStore) {
     assert_eq!(get(b, "s1").await, None, "it expires too once idle");
     assert_eq!(b.count().await.expect("count"), 0);
     assert_eq!(
-        a.create(record("s1"), 1, ttl).await.expect("create"),
+        a.create(record("s1"), None, 1, usize::MAX, ttl).await.expect("create"),
         Admitted::Yes,
         "an expired id and place can be used again"
+    );
+}
+
+/// The per-client cap [`check_per_client_cap`] gives.
+const PER_CLIENT: usize = 2;
+
+/// `create` of the session `id` of `client` on `store`, at most [`PER_CLIENT`] per client.
+async fn open(
+    store: &dyn SessionStore,
+    id: &str,
+    client: Option<&str>,
+    max_sessions: usize,
+    ttl: Duration,
+) -> Admitted {
+    let created = store.create(record(id), client.map(str::to_owned), max_sessions, PER_CLIENT, ttl);
+    within("a session create", created).await.expect("create")
+}
+
+/// The per-client cap of `create`: held across instances (also when one client's creates race
+/// on both), other clients and sessions of no client unaffected, the total cap still held (a
+/// client at its own cap hearing [`Admitted::ClientFull`] first), the place given back by a
+/// delete (on an instance that never read the session) and by idle expiry, and kept by a
+/// touch. The clients' keys contain `:` and `=` (as the HTTP layer's do). `a` and `b` are two
+/// instances of one fresh deployment.
+pub async fn check_per_client_cap(a: &dyn SessionStore, b: &dyn SessionStore) {
+    const ALICE: Option<&str> = Some("peer:10.0.0.1");
+    const BOB: Option<&str> = Some("=3:bob-");
+    let ttl = Duration::from_millis(800);
+
+    // Two sessions of one client, one per instance: the third is refused on both.
+    assert_eq!(open(a, "c1", ALICE, 100, ttl).await, Admitted::Yes);
+    assert_eq!(open(b, "c2", ALICE, 100, ttl).await, Admitted::Yes);
+    assert_eq!(
+        open(a, "c3", ALICE, 100, ttl).await,
+        Admitted::ClientFull,
+        "the per-client cap counts the client's sessions of every instance"
+    );
+    assert_eq!(
+        open(b, "c3", ALICE, 100, ttl).await,
+        Admitted::ClientFull,
+        "on every instance"
+    );
+    assert_eq!(get(a, "c3").await, None, "a refused session is not kept");
+    assert_eq!(a.count().await.expect("count"), 2, "a refusal takes no place");
+    assert_eq!(
+        get(a, "c2").await.and_then(|r| r.client).as_deref(),
+        ALICE,
+        "the record names its client"
+    );
+
+    // Other clients, and sessions no client is known for, are not held to alice's share.
+    assert_eq!(open(b, "o1", BOB, 100, ttl).await, Admitted::Yes);
+    assert_eq!(
+        open(a, "o2", BOB, 100, ttl).await,
+        Admitted::Yes,
+        "another client has a share of its own"
+    );
+    for id in ["n1", "n2", "n3"] {
+        assert_eq!(
+            open(a, id, None, 100, ttl).await,
+            Admitted::Yes,
+            "a session of no known client counts only in the total"
+        );
+    }
+    assert_eq!(b.count().await.expect("count"), 7);
+    assert_eq!(
+        open(b, "d1", Some("carol"), 7, ttl).await,
+        Admitted::Full,
+        "the total cap still holds"
+    );
+    assert_eq!(
+        open(b, "c3", ALICE, 7, ttl).await,
+        Admitted::ClientFull,
+        "a client at its own cap hears that first"
+    );
+
+    // A delete, on the instance that never read the session, gives the place back.
+    assert!(b.delete("c1").await.expect("delete"));
+    assert!(!a.delete("c1").await.expect("delete"), "once");
+    assert_eq!(
+        open(a, "c3", ALICE, 100, ttl).await,
+        Admitted::Yes,
+        "a deleted session gives its client its place back"
+    );
+    assert_eq!(
+        open(b, "c4", ALICE, 100, ttl).await,
+        Admitted::ClientFull,
+        "and only one"
+    );
+
+    // Idle expiry gives the place back; a touch keeps it.
+    tokio::time::sleep(ttl * 6 / 10).await;
+    assert!(b.touch("c3", ttl).await.expect("touch"), "a live session is touched");
+    tokio::time::sleep(ttl * 6 / 10).await;
+    assert_eq!(get(a, "c2").await, None, "an idle session expires");
+    assert_eq!(
+        open(a, "c4", ALICE, 100, ttl).await,
+        Admitted::Yes,
+        "an expired session gives its client its place back"
+    );
+    assert_eq!(
+        open(b, "c5", ALICE, 100, ttl).await,
+        Admitted::ClientFull,
+        "a touched session keeps its place"
+    );
+
+    // One client's creates racing on both instances never exceed its share.
+    let racing = (0..6).map(|n| {
+        let store = if n % 2 == 0 { a } else { b };
+        store.create(record(&format!("r{n}")), Some("dave".to_owned()), 100, PER_CLIENT, ttl)
+    });
+    let answers = within("racing creates", futures_util::future::join_all(racing)).await;
+    let answers: Vec<Admitted> = answers.into_iter().map(|r| r.expect("create")).collect();
+    let yes = answers.iter().filter(|r| **r == Admitted::Yes).count();
+    assert_eq!(
+        yes, PER_CLIENT,
+        "racing creates of one client fill its share exactly: {answers:?}"
+    );
+    assert!(
+        answers
+            .iter()
+            .all(|r| matches!(r, Admitted::Yes | Admitted::ClientFull)),
+        "{answers:?}"
     );
 }
 

@@ -54,9 +54,16 @@ impl Watch {
 struct Sessions(Arc<Watch>, MemorySessionStore);
 
 impl SessionStore for Sessions {
-    fn create(&self, record: SessionRecord, max: usize, ttl: Duration) -> BackendFuture<Admitted> {
+    fn create(
+        &self,
+        record: SessionRecord,
+        client: Option<String>,
+        max: usize,
+        max_per_client: usize,
+        ttl: Duration,
+    ) -> BackendFuture<Admitted> {
         self.0.wrote();
-        self.0.gate(self.1.create(record, max, ttl))
+        self.0.gate(self.1.create(record, client, max, max_per_client, ttl))
     }
     fn get(&self, id: &str) -> BackendFuture<Option<SessionRecord>> {
         self.0.gate(self.1.get(id))

@@ -217,7 +217,8 @@ struct SessionLimitArgs {
     #[arg(long, requires = "http", value_name = "N")]
     max_sessions: Option<usize>,
     /// At most this many live sessions per client (its verified token subject with
-    /// --auth-issuer, else its IP address); more get 503 [default: 1000].
+    /// --auth-issuer, else its IP address); more get 503. With --redis, counted over all the
+    /// instances together, as --max-sessions is [default: 1000].
     #[arg(long, requires = "http", value_name = "N")]
     max_sessions_per_client: Option<usize>,
     /// End sessions idle this long (e.g. 30m, 90s) [default: 30m].

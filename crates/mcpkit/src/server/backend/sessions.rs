@@ -37,6 +37,11 @@ pub struct SessionRecord {
     /// authorization is on: no other caller may use the session.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub caller: Option<String>,
+    /// The client the session counts against for the per-client cap (the `client` given to
+    /// [`SessionStore::create`], which sets it): `None` when nothing identified the client,
+    /// and in records written before the field existed (those count only in the total).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub client: Option<String>,
     /// When it was created.
     pub created_ms: u64,
     /// When it was last seen (refreshed lazily: at most a fraction of the TTL behind).
@@ -56,6 +61,7 @@ impl SessionRecord {
             log_level: None,
             subscriptions: BTreeSet::new(),
             caller,
+            client: None,
             created_ms: now,
             last_seen_ms: now,
         }
@@ -108,14 +114,18 @@ pub struct Negotiation {
     pub client_capabilities: ClientCapabilities,
 }
 
-/// Whether [`SessionStore::create`] kept the record.
+/// Whether [`SessionStore::create`] kept the record. Every refusal wrote nothing.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Admitted {
     /// Kept: the session exists for every instance.
     Yes,
-    /// The store holds `max_sessions` live sessions already; nothing was written.
+    /// The store holds `max_sessions` live sessions already (of all clients together).
     Full,
-    /// A live session has this id already; nothing was written.
+    /// The client the session is for holds `max_per_client` live sessions already (on all
+    /// instances together). Checked before [`Admitted::Full`]: a client at its own cap hears
+    /// that, whether or not the store is full too.
+    ClientFull,
+    /// A live session has this id already. Checked first.
     Duplicate,
 }
 
@@ -123,13 +133,30 @@ pub enum Admitted {
 ///
 /// - A record lives for `ttl` from its last [`create`](SessionStore::create) or
 ///   [`touch`](SessionStore::touch) (idle expiry); an expired record is gone for every call.
-/// - The cap of [`create`](SessionStore::create) holds for all instances together (a check
-///   and an insert that cannot interleave with another instance's).
+/// - The caps of [`create`](SessionStore::create) hold for all instances together: the total
+///   (`max_sessions`) and each client's share (`max_per_client` live records with the same
+///   `client`). Both checks and the insert are one step that cannot interleave with another
+///   instance's, and cost the same however many sessions there are (no scan of all records).
+/// - A record stops counting, in the total and for its client, when it is deleted or expires.
 /// - `create` of an id that is live already overwrites nothing ([`Admitted::Duplicate`]).
 /// - `get`, `update`, `touch`, `delete` of an id never created (or expired) write nothing.
 pub trait SessionStore: std::fmt::Debug + Send + Sync + 'static {
-    /// Keep `record` for `ttl`, unless `max_sessions` live records exist already.
-    fn create(&self, record: SessionRecord, max_sessions: usize, ttl: Duration) -> BackendFuture<Admitted>;
+    /// Keep `record` for `ttl` as a session of `client`, unless `max_sessions` live records
+    /// exist already, or `max_per_client` of `client`'s (see [`Admitted`] for which answer
+    /// wins). `client` names who the session counts against (the HTTP layer gives the verified
+    /// caller's binding, or `peer:<ip address>`; `None` when neither is known: then only
+    /// `max_sessions` applies). The store keeps it as the record's
+    /// [`client`](SessionRecord::client), replacing what the field held. It is client input
+    /// (an address, a token subject): an implementation that names a key after it hashes or
+    /// escapes it.
+    fn create(
+        &self,
+        record: SessionRecord,
+        client: Option<String>,
+        max_sessions: usize,
+        max_per_client: usize,
+        ttl: Duration,
+    ) -> BackendFuture<Admitted>;
     /// The live record `id`.
     fn get(&self, id: &str) -> BackendFuture<Option<SessionRecord>>;
     /// Apply `change` to the live record `id` (see [`SessionRecord::apply`]); `false` when
@@ -138,7 +165,8 @@ pub trait SessionStore: std::fmt::Debug + Send + Sync + 'static {
     /// The session is in use: its TTL starts again (and `last_seen_ms` is now); `false` when it
     /// is gone.
     fn touch(&self, id: &str, ttl: Duration) -> BackendFuture<bool>;
-    /// End the session; `false` when there was none.
+    /// End the session (its place in the total and in its client's share goes back); `false`
+    /// when there was none.
     fn delete(&self, id: &str) -> BackendFuture<bool>;
     /// How many live sessions there are (all instances).
     fn count(&self) -> BackendFuture<usize>;

@@ -61,6 +61,15 @@ impl Client {
         };
         Some(ClientKey::Caller(who.binding()))
     }
+
+    /// [`Client::key`] as the string a shared session store counts the client's sessions
+    /// under: the caller binding (which starts with `=` or `-`), or `peer:<ip address>`.
+    pub(super) fn shared_key(&self) -> Option<String> {
+        Some(match self.key()? {
+            ClientKey::Caller(binding) => binding,
+            ClientKey::Peer(ip) => format!("peer:{ip}"),
+        })
+    }
 }
 
 /// Why a session was refused.
@@ -199,6 +208,15 @@ mod tests {
         // A refusal at the total cap gave the client's count back.
         assert_eq!(a.admit(&peer([10, 0, 0, 3])).err(), Some(Refused::Full));
         assert!(!lock(&a.per_client).contains_key(&ClientKey::Peer(IpAddr::from([10, 0, 0, 3]))));
+    }
+
+    #[test]
+    fn shared_keys_name_the_user_or_the_address() {
+        assert_eq!(peer([10, 0, 0, 1]).shared_key().as_deref(), Some("peer:10.0.0.1"));
+        let alice = user("alice").shared_key();
+        assert!(alice.as_deref().is_some_and(|k| !k.starts_with("peer:")), "{alice:?}");
+        assert_ne!(alice, user("bob").shared_key());
+        assert_eq!(Client::default().shared_key(), None);
     }
 
     #[test]

@@ -1,11 +1,12 @@
 //! One server out of many instances: what the endpoint does when it shares [`Backends`] with
 //! other instances ([`super::HttpServer::backend`]).
 //!
-//! - A session is a record in the session store: created (under the cluster-wide cap) by the
-//!   instance that answered `initialize`, rebuilt from the record by any other instance the
-//!   first time a request of it lands there (then cached in the local table), its changes (log
-//!   level, subscriptions) written to the record and told to the other instances caching it.
-//!   Its TTL is refreshed lazily, at most every eighth of the idle timeout.
+//! - A session is a record in the session store: created (under the cluster-wide caps, the
+//!   total and each client's share) by the instance that answered `initialize`, rebuilt from
+//!   the record by any other instance the first time a request of it lands there (then cached
+//!   in the local table), its changes (log level, subscriptions) written to the record and told
+//!   to the other instances caching it. Its TTL is refreshed lazily, at most every eighth of
+//!   the idle timeout.
 //! - Every instance caching a session subscribes to the session's bus address. What travels
 //!   there: client messages one instance received for another (the response to a server→client
 //!   request, a `notifications/cancelled`), record changes, the session's end, every event of
@@ -35,10 +36,12 @@ use serde::{Deserialize, Serialize};
 use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
 
+use super::admission::{Client, Refused};
+use super::config::HttpConfig;
 use super::routes::Event;
 use super::session::HttpSession;
 use super::state::HttpState;
-use crate::server::backend::{Address, BackendError, Backends, SealingKey, SessionRecord, SessionUpdate};
+use crate::server::backend::{Address, Admitted, BackendError, Backends, SealingKey, SessionRecord, SessionUpdate};
 use crate::server::relay::RelayedChange;
 use crate::server::Server;
 use crate::transport::Extensions;
@@ -94,6 +97,31 @@ impl Cluster {
         });
         let tag = (hash % ((1 << 20) - 1)) + 1;
         Arc::new(Cluster { backends, tag })
+    }
+
+    /// Keep the record of a new session of `client` for every instance, under the caps of
+    /// `config`: the total and the client's share, both counted by the store, so both hold
+    /// for the deployment rather than per instance. The refusal's 503 message, if any.
+    pub(super) async fn create_session(
+        &self,
+        record: SessionRecord,
+        client: &Client,
+        config: &HttpConfig,
+    ) -> Result<Option<&'static str>, BackendError> {
+        let created = self.backends.sessions.create(
+            record,
+            client.shared_key(),
+            config.max_sessions,
+            config.max_sessions_per_client,
+            config.session_idle_timeout,
+        );
+        Ok(match created.await? {
+            Admitted::Yes => None,
+            // The words of the in-memory path's refusals.
+            Admitted::Full => Some(Refused::Full.message()),
+            Admitted::ClientFull => Some(Refused::ClientFull.message()),
+            Admitted::Duplicate => Some("Session id already in use"),
+        })
     }
 
     /// The request-id base of this instance's sessions.

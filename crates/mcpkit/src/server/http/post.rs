@@ -22,7 +22,7 @@ use super::state::HttpState;
 use super::state::{BUS, SESSION_STORE};
 use super::stateless;
 use super::table::new_session_id;
-use crate::server::backend::{Admitted, SessionRecord, SessionUpdate};
+use crate::server::backend::{SessionRecord, SessionUpdate};
 use crate::server::Preset;
 use crate::transport::Extensions;
 
@@ -204,7 +204,8 @@ async fn initialize(
 }
 
 /// With shared backends, a new session is a record for every instance (under the cluster-wide
-/// cap) and this instance follows its bus address: a 503 naming the cause when either fails.
+/// caps, the client's share included) and this instance follows its bus address: a 503 naming
+/// the cause when either fails.
 async fn share(
     state: &HttpState,
     session: &Arc<HttpSession>,
@@ -214,23 +215,16 @@ async fn share(
     let Some(shared) = &state.cluster else { return Ok(()) };
     let record = SessionRecord::new(session.id.to_string(), client.caller.as_ref().map(|c| c.binding()));
     let me = state.me.get().cloned().unwrap_or_default();
-    let created = shared
-        .backends
-        .sessions
-        .create(record, state.config.max_sessions, state.config.session_idle_timeout)
-        .await;
-    let refused = |m: &str| {
-        rpc_error(
-            StatusCode::SERVICE_UNAVAILABLE,
-            ErrorCode::INTERNAL_ERROR,
-            m,
-            request_id,
-        )
-    };
-    match created {
-        Ok(Admitted::Yes) => {}
-        Ok(Admitted::Full) => return Err(refused("Too many sessions")),
-        Ok(_) => return Err(refused("Session id already in use")),
+    match shared.create_session(record, client, &state.config).await {
+        Ok(None) => {}
+        Ok(Some(refusal)) => {
+            return Err(rpc_error(
+                StatusCode::SERVICE_UNAVAILABLE,
+                ErrorCode::INTERNAL_ERROR,
+                refusal,
+                request_id,
+            ))
+        }
         Err(e) => return Err(state.backend_unavailable(SESSION_STORE, &e, request_id)),
     }
     if let Err(e) = cluster::follow(me, session).await {
