@@ -3,7 +3,6 @@
 
 mod cluster_wire;
 mod common;
-mod spans;
 mod support;
 
 mod backend_outage_is_counted_by_backend;
@@ -12,7 +11,6 @@ mod call_prints_structured_content_once;
 mod call_task_runs_over_stdio_and_http;
 mod cli_commands;
 mod client_connect_modes;
-mod client_http_spans_name_the_session;
 mod cluster_a_stream_resumed_after_its_instance_died_ends;
 mod cluster_balancer_round_robins_without_affinity;
 mod cluster_list_changed_reaches_a_stream_on_another_instance;
@@ -25,7 +23,6 @@ mod config_accepts_vscode_servers;
 mod ctrl_c_cancels_the_call_and_ends_the_session;
 mod ctrl_c_during_call_task_cancels_the_task;
 mod event_store_size_is_a_gauge;
-mod inbound_cancellation_gets_a_server_span;
 mod inspect_declares_the_client_capabilities_of_call;
 mod inspect_keeps_descriptions_whole_when_piped;
 mod install_claude_code_local_scope_writes_the_projects_entry;
@@ -41,7 +38,6 @@ mod interop_typescript;
 mod interop_typescript_v2;
 mod interop_typescript_v2_skills;
 mod killed_stdio_server_error_names_its_exit;
-mod malformed_traceparent_starts_a_new_root_span;
 mod metric_labels_stay_bounded_under_arbitrary_input;
 mod new_project_passes_its_own_tests;
 mod new_refuses_bad_names_and_non_empty_folders;
