@@ -123,6 +123,7 @@ pub fn server_with_tasks(
         .tool(test_trigger_tool_change())
         .tool(test_trigger_prompt_change())
         .tool(test_header_param())
+        .tool(test_dynamic_tool())
         .list_cache_hint(CacheHint::new(Duration::from_secs(60), CacheScope::Public))
         .resource(static_text())
         .resource(static_binary())
@@ -131,7 +132,8 @@ pub fn server_with_tasks(
         .prompt(test_prompt_with_arguments())
         .prompt(test_prompt_with_embedded_resource())
         .prompt(test_prompt_with_image())
-        .prompt(test_input_required_result_prompt());
+        .prompt(test_input_required_result_prompt())
+        .prompt(test_dynamic_prompt());
     let builder = match template() {
         Ok(t) => builder.resource_template(t),
         Err(e) => {
@@ -745,39 +747,61 @@ fn test_logging_tool() -> ToolDef {
     .description("Logs messages (sent only when the request asked for a log level)")
 }
 
-/// `test_trigger_tool_change` → adds `test_dynamic_tool`, or removes it when present:
-/// subscribers get `notifications/tools/list_changed`.
+/// `test_trigger_tool_change` → switches `test_dynamic_tool` on, or off when it is on:
+/// subscribers get `notifications/tools/list_changed`. The switch is shared by the instances of
+/// a deployment (`--redis`), so the change holds wherever the client lists next.
 fn test_trigger_tool_change() -> ToolDef {
     ToolDef::new("test_trigger_tool_change", |cx: RequestContext| async move {
-        let server = cx.server();
-        if server.remove_tool("test_dynamic_tool") {
-            "Removed test_dynamic_tool"
-        } else {
-            server.add_tool(
-                ToolDef::new("test_dynamic_tool", || async { "Dynamic tool called" })
-                    .description("Added by test_trigger_tool_change"),
-            );
-            "Added test_dynamic_tool"
-        }
+        toggle(cx.server(), Dynamic::Tool).await
     })
     .description("Changes the tool list (adds or removes test_dynamic_tool)")
 }
 
-/// `test_trigger_prompt_change` → adds `test_dynamic_prompt`, or removes it when present.
+/// Declared on every instance, listed only while `test_trigger_tool_change` has it on.
+fn test_dynamic_tool() -> ToolDef {
+    ToolDef::new("test_dynamic_tool", || async { "Dynamic tool called" })
+        .description("Added by test_trigger_tool_change")
+        .switched_off()
+}
+
+/// `test_trigger_prompt_change` → switches `test_dynamic_prompt` on, or off when it is on.
 fn test_trigger_prompt_change() -> ToolDef {
     ToolDef::new("test_trigger_prompt_change", |cx: RequestContext| async move {
-        let server = cx.server();
-        if server.remove_prompt("test_dynamic_prompt") {
-            "Removed test_dynamic_prompt"
-        } else {
-            server.add_prompt(
-                PromptDef::new("test_dynamic_prompt", || async { "Dynamic prompt" })
-                    .description("Added by test_trigger_prompt_change"),
-            );
-            "Added test_dynamic_prompt"
-        }
+        toggle(cx.server(), Dynamic::Prompt).await
     })
     .description("Changes the prompt list (adds or removes test_dynamic_prompt)")
+}
+
+/// Declared on every instance, listed only while `test_trigger_prompt_change` has it on.
+fn test_dynamic_prompt() -> PromptDef {
+    PromptDef::new("test_dynamic_prompt", || async { "Dynamic prompt" })
+        .description("Added by test_trigger_prompt_change")
+        .switched_off()
+}
+
+/// The switched items of the two trigger tools.
+#[derive(Clone, Copy)]
+enum Dynamic {
+    Tool,
+    Prompt,
+}
+
+/// Flip `item`'s switch as the deployment has it; the tool result says what happened (a
+/// failing switch store is a tool error naming it).
+async fn toggle(server: &Server, item: Dynamic) -> Result<String, mcpkit::server::SwitchError> {
+    let name = match item {
+        Dynamic::Tool => "test_dynamic_tool",
+        Dynamic::Prompt => "test_dynamic_prompt",
+    };
+    let on = match item {
+        Dynamic::Tool => !server.tool_enabled(name).await?,
+        Dynamic::Prompt => !server.prompt_enabled(name).await?,
+    };
+    match item {
+        Dynamic::Tool => server.set_tool_enabled(name, on).await?,
+        Dynamic::Prompt => server.set_prompt_enabled(name, on).await?,
+    };
+    Ok(format!("{} {name}", if on { "Added" } else { "Removed" }))
 }
 
 /// `test_header_param {region, query}` → `region` is mirrored into the `Mcp-Param-Region`

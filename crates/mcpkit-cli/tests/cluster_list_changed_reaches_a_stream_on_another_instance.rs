@@ -23,13 +23,14 @@ async fn a_change_on_any_instance_reaches_the_session_stream_wherever_it_is() {
     let holder = cluster.balancer.open_streams().unwrap();
     assert_eq!(holder.len(), 1, "{holder:?}");
 
-    // Each instance toggles its dynamic tool twice (added, removed): six changes, two per
-    // instance, four of them on instances that do not hold the stream.
+    // Each instance flips the deployment's dynamic-tool switch twice, in turn: six changes, two
+    // per instance, four of them on instances that do not hold the stream. The switch is
+    // shared, so each flip undoes the one before, whichever instance made it.
     for round in 0..2 {
-        for instance in &cluster.instances {
+        for (i, instance) in cluster.instances.iter().enumerate() {
             let direct = stateless_client(&instance.url()).await;
             let said = direct.call_tool("test_trigger_tool_change", ()).await.unwrap();
-            let want = if round == 0 {
+            let want = if (round * cluster.instances.len() + i) % 2 == 0 {
                 "Added test_dynamic_tool"
             } else {
                 "Removed test_dynamic_tool"

@@ -12,6 +12,7 @@ use crate::keyring::RedisKeyRing;
 use crate::ordered::Ordered;
 use crate::sessions::RedisSessionStore;
 use crate::subscriber::Subscriber;
+use crate::switches::RedisSwitchStore;
 use crate::Redis;
 
 /// Events kept per SSE stream (as the in-memory store).
@@ -54,6 +55,7 @@ impl RedisBackends {
             bus: Arc::new(RedisBus::new(&redis, ordered, subscriber.clone())),
             keys: Arc::new(RedisKeyRing::new(&redis, Some(&subscriber))),
             tasks: Arc::new(redis.task_store(TASKS)),
+            switches: Arc::new(RedisSwitchStore::new(&redis)),
             instance_id: instance_id.into(),
         })
     }

@@ -10,6 +10,7 @@
 //! | bus ([`RedisBus`]) | pub/sub channels per session, per instance, and one for all; one subscriber connection per instance |
 //! | key ring ([`RedisKeyRing`]) | one key, made with `SET NX`, rotated by [`rotate_key_ring`]; cached per instance |
 //! | tasks ([`RedisTaskStore`]) | hash per task with TTL, owner-checked; two sorted sets hold the bound |
+//! | switches ([`RedisSwitchStore`]) | one hash: a field per switchable item set, and the version; set by one script |
 //!
 //! ```no_run
 //! # async fn run(server: mcpkit::Server) -> Result<(), Box<dyn std::error::Error>> {
@@ -37,6 +38,7 @@ mod keys;
 mod ordered;
 mod sessions;
 mod subscriber;
+mod switches;
 mod sync;
 mod tasks;
 
@@ -47,4 +49,5 @@ pub use error::Error;
 pub use events::RedisEventStore;
 pub use keyring::{rotate_key_ring, RedisKeyRing, RELOAD};
 pub use sessions::RedisSessionStore;
+pub use switches::RedisSwitchStore;
 pub use tasks::{RedisTaskStore, TOMBSTONE};

@@ -26,6 +26,7 @@ mod router;
 mod routes;
 mod session;
 mod stateless;
+mod switches;
 mod tool;
 mod toolbox;
 pub mod uri_template;
@@ -49,6 +50,7 @@ pub use prompt::{IntoPromptResult, PromptDef, PromptHandler, PromptRequest};
 pub use request_state::{RequestStateKeys, StateError};
 pub use resource::{IntoResourceResult, ResourceDef, ResourceHandler, ResourceRequest, ResourceTemplateDef};
 pub use stateless::CacheHint;
+pub use switches::SwitchError;
 /// The cancellation extractor: fires when the client cancels the request.
 pub use tokio_util::sync::CancellationToken;
 pub use tool::{IntoToolResult, Json, ToolCall, ToolDef, ToolHandler};
@@ -158,6 +160,8 @@ struct Inner {
     state_keys: RwLock<RequestStateKeys>,
     /// Where catalogue changes also go when instances share a bus (see `relay.rs`).
     relay: RwLock<Option<Relay>>,
+    /// Where the switch states live when instances share backends (see `switches.rs`).
+    switch_store: RwLock<Option<Arc<dyn backend::SwitchStore>>>,
     /// The method tables, one per era.
     routers: router::Routers,
     /// The extensions declared in each era.
@@ -175,6 +179,8 @@ struct Catalog {
     resources: Vec<ResourceDef>,
     templates: Vec<ResourceTemplateDef>,
     prompts: Vec<PromptDef>,
+    /// The states of switchable items set so far (see `switches.rs`).
+    switches: backend::Switches,
 }
 
 /// An immutable view of the catalogue with its lookup maps and pre-serialized list pages.
@@ -209,6 +215,10 @@ pub(crate) struct Derived {
     /// Tool parameters mirrored into `Mcp-Param-*` headers (2026-07-28), by tool name; a tool
     /// whose annotations are invalid has none.
     tool_headers: HashMap<String, Vec<mcpkit_types::headers::HeaderParam>>,
+    /// Whether any tool or prompt is switchable (only then do lists ask a switch store).
+    switchable: bool,
+    /// The switchable items that are off, by switch key (`tool:NAME`, `prompt:NAME`).
+    switched_off: std::collections::HashSet<String>,
 }
 
 fn pages<T: Clone, R: Serialize>(
@@ -269,23 +279,27 @@ impl Snapshot {
 impl Derived {
     fn build(catalog: &Catalog, page_size: usize) -> Self {
         let index = |names: Vec<&str>| names.into_iter().enumerate().map(|(i, n)| (n.to_owned(), i)).collect();
-        let tools: Vec<_> = catalog.tools.iter().map(|t| t.tool.clone()).collect();
+        // Switched-off items are neither listed nor found; their places in the catalogue stay.
+        let live = switches::Live::of(catalog);
+        let tools: Vec<_> = live.tools.iter().map(|(_, t)| t.tool.clone()).collect();
         let resources: Vec<_> = catalog.resources.iter().map(|r| r.resource.clone()).collect();
         let templates: Vec<_> = catalog.templates.iter().map(|t| t.template.clone()).collect();
-        let prompts: Vec<_> = catalog.prompts.iter().map(|p| p.prompt.clone()).collect();
-        let tool_headers = catalog
+        let prompts: Vec<_> = live.prompts.iter().map(|(_, p)| p.prompt.clone()).collect();
+        let tool_headers = live
             .tools
             .iter()
-            .filter_map(|t| {
+            .filter_map(|(_, t)| {
                 let params = mcpkit_types::headers::header_params(&t.tool.input_schema).ok()?;
                 (!params.is_empty()).then(|| (t.tool.name.clone(), params))
             })
             .collect();
         Derived {
             tool_headers,
-            tool_index: index(catalog.tools.iter().map(|t| t.tool.name.as_str()).collect()),
+            tool_index: live.tools.iter().map(|(i, t)| (t.tool.name.clone(), *i)).collect(),
             resource_index: index(catalog.resources.iter().map(|r| r.resource.uri.as_str()).collect()),
-            prompt_index: index(catalog.prompts.iter().map(|p| p.prompt.name.as_str()).collect()),
+            prompt_index: live.prompts.iter().map(|(i, p)| (p.prompt.name.clone(), *i)).collect(),
+            switchable: live.switchable,
+            switched_off: live.switched_off,
             tool_pages: pages(&tools, page_size, |tools, next_cursor| ListToolsResult {
                 tools,
                 next_cursor,
@@ -480,6 +494,7 @@ impl ServerBuilder {
                     })
                 })),
                 relay: RwLock::new(None),
+                switch_store: RwLock::new(None),
                 routers: router::Routers::build(&self.extensions),
                 extensions: self.extensions.declared(),
                 changes: tokio::sync::broadcast::channel(256).0,

@@ -167,6 +167,9 @@ pub struct PromptDef {
     pub(crate) prompt: Prompt,
     pub(crate) get: ErasedPrompt,
     pub(crate) completions: BTreeMap<String, CompletionFn>,
+    /// Switchable at run time ([`Server::set_prompt_enabled`](super::Server::set_prompt_enabled)):
+    /// whether it is on until switched (`None`: always on).
+    pub(crate) switch: Option<bool>,
 }
 
 impl std::fmt::Debug for PromptDef {
@@ -210,7 +213,24 @@ impl PromptDef {
             prompt,
             get: Arc::new(move |r| handler.call(r)),
             completions: BTreeMap::new(),
+            switch: None,
         }
+    }
+
+    /// Declare the prompt switchable at run time, on until switched off with
+    /// [`Server::set_prompt_enabled`](super::Server::set_prompt_enabled). A switched-off prompt
+    /// is neither listed nor served; instances sharing backends share the switch.
+    pub fn switchable(mut self) -> Self {
+        self.switch = Some(true);
+        self
+    }
+
+    /// Declare the prompt switchable at run time and off until switched on with
+    /// [`Server::set_prompt_enabled`](super::Server::set_prompt_enabled) (see
+    /// [`PromptDef::switchable`]).
+    pub fn switched_off(mut self) -> Self {
+        self.switch = Some(false);
+        self
     }
 
     /// Description.

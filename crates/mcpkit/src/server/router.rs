@@ -120,6 +120,11 @@ impl Call {
         self.snapshot.get_or_init(|| self.server.snapshot())
     }
 
+    /// Forget the catalogue taken so far: the request sees the server's current one.
+    pub(crate) fn renew_snapshot(&mut self) {
+        self.snapshot = OnceLock::new();
+    }
+
     /// The catalogue, owned, for a handler that gives the call away.
     pub(crate) fn take_snapshot(&mut self) -> Arc<Snapshot> {
         self.snapshot.take().unwrap_or_else(|| self.server.snapshot())

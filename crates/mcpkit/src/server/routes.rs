@@ -27,6 +27,7 @@ use super::request_state;
 use super::resource::ResourceRequest;
 use super::router::{finish_for, Call, Router};
 use super::stateless::{self, CacheHint, InputState, Settled};
+use super::switches::Kind;
 use super::tool::ToolCall;
 use super::{Server, Snapshot};
 use crate::engine::HandlerResult;
@@ -59,7 +60,8 @@ pub(crate) fn stateless() -> Router {
 
 /// The methods both eras serve.
 fn catalogue(r: &mut Router) {
-    r.request_if::<ListTools, _, _>(Call::offers_tools, |call, p| async move {
+    r.request_if::<ListTools, _, _>(Call::offers_tools, |mut call: Call, p| async move {
+        call.catch_up_switches().await;
         list(&call, |s| &s.tool_pages, p)
     })
     .request_if::<ListResources, _, _>(Call::offers_resources, |call, p| async move {
@@ -68,7 +70,8 @@ fn catalogue(r: &mut Router) {
     .request_if::<ListResourceTemplates, _, _>(Call::offers_resources, |call, p| async move {
         list(&call, |s| &s.template_pages, p)
     })
-    .request_if::<ListPrompts, _, _>(Call::offers_prompts, |call, p| async move {
+    .request_if::<ListPrompts, _, _>(Call::offers_prompts, |mut call: Call, p| async move {
+        call.catch_up_switches().await;
         list(&call, |s| &s.prompt_pages, p)
     })
     .request::<CallTool, _, _>(call_tool)
@@ -189,7 +192,14 @@ async fn call_tool(mut call: Call, p: CallToolParams) -> HandlerResult {
                 .with_data(json!({ "path": "arguments" })),
         );
     }
-    let snap = call.take_snapshot();
+    let mut snap = call.take_snapshot();
+    // Off here may be on in the deployment already (the announcement not applied yet).
+    if !snap.tool_index.contains_key(&p.name)
+        && snap.is_switched_off(Kind::Tool, &p.name)
+        && call.server.catch_up().await
+    {
+        snap = call.server.snapshot();
+    }
     let Some(def) = snap.tool_index.get(&p.name).map(|&i| &snap.catalog.tools[i]) else {
         return Err(ErrorObject::invalid_params(format!("Unknown tool: {}", p.name)));
     };
@@ -258,7 +268,13 @@ fn resource_not_found(uri: &str, version: ProtocolVersion) -> ErrorObject {
 }
 
 async fn get_prompt(mut call: Call, p: GetPromptParams) -> HandlerResult {
-    let snap = call.take_snapshot();
+    let mut snap = call.take_snapshot();
+    if !snap.prompt_index.contains_key(&p.name)
+        && snap.is_switched_off(Kind::Prompt, &p.name)
+        && call.server.catch_up().await
+    {
+        snap = call.server.snapshot();
+    }
     let Some(def) = snap.prompt_index.get(&p.name).map(|&i| &snap.catalog.prompts[i]) else {
         return Err(ErrorObject::invalid_params(format!("Unknown prompt: {}", p.name)));
     };

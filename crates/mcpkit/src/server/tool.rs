@@ -217,6 +217,9 @@ pub struct ToolDef {
     pub(crate) validator: Option<Arc<jsonschema::Validator>>,
     /// Tasks extension: the call becomes a task only when the handler detaches.
     pub(crate) task_at_detach: bool,
+    /// Switchable at run time ([`Server::set_tool_enabled`](super::Server::set_tool_enabled)):
+    /// whether it is on until switched (`None`: always on).
+    pub(crate) switch: Option<bool>,
 }
 
 impl std::fmt::Debug for ToolDef {
@@ -238,7 +241,24 @@ impl ToolDef {
             handler,
             validator: None,
             task_at_detach: false,
+            switch: None,
         }
+    }
+
+    /// Declare the tool switchable at run time, on until switched off with
+    /// [`Server::set_tool_enabled`](super::Server::set_tool_enabled). A switched-off tool is
+    /// neither listed nor callable; instances sharing backends share the switch.
+    pub fn switchable(mut self) -> Self {
+        self.switch = Some(true);
+        self
+    }
+
+    /// Declare the tool switchable at run time and off until switched on with
+    /// [`Server::set_tool_enabled`](super::Server::set_tool_enabled) (see
+    /// [`ToolDef::switchable`]).
+    pub fn switched_off(mut self) -> Self {
+        self.switch = Some(false);
+        self
     }
 
     /// Human-readable description (shown to the model).

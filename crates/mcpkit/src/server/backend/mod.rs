@@ -1,6 +1,6 @@
 //! Backends: where the state that makes N instances one server lives (the "Scale-out" design).
 //!
-//! Five small traits, each with an in-memory implementation (the default, one process) that
+//! Six small traits, each with an in-memory implementation (the default, one process) that
 //! other crates implement over a shared database (`mcpkit-redis`):
 //!
 //! | trait | holds |
@@ -9,6 +9,7 @@
 //! | [`EventStore`] | the events of every SSE stream, for `Last-Event-ID` resumption on any instance |
 //! | [`Bus`] | messages to a session, to an instance, or to every instance |
 //! | [`KeyRing`] | the keys that seal `requestState` |
+//! | [`SwitchStore`] | which switchable catalogue items are on, with a version bumped per change |
 //! | [`TaskStore`] | the Tasks extension's tasks (its own module; re-exported here) |
 //!
 //! [`Backends`] bundles one of each with the name of this instance.
@@ -38,6 +39,7 @@ mod events;
 mod keys;
 pub mod memory;
 mod sessions;
+mod switches;
 
 use std::future::Future;
 use std::pin::Pin;
@@ -47,6 +49,7 @@ pub use bus::{Address, Bus, Subscription};
 pub use events::{valid_stream_name, EventId, EventStore};
 pub use keys::{KeyRing, SealingKey};
 pub use sessions::{Admitted, Negotiation, SessionRecord, SessionStore, SessionUpdate};
+pub use switches::{SwitchStore, Switched, Switches};
 
 pub use crate::server::extensions::tasks::{
     check_task_store, Applied, Lookup, MemoryTaskStore, StoreFuture, TaskChange, TaskOutcome, TaskOwner, TaskProgress,
@@ -85,6 +88,8 @@ pub struct Backends {
     pub keys: Arc<dyn KeyRing>,
     /// The Tasks extension's store (give the same one to `TasksConfig::store`).
     pub tasks: Arc<dyn TaskStore>,
+    /// The on/off states of switchable catalogue items.
+    pub switches: Arc<dyn SwitchStore>,
     /// This instance's name: unique among the instances sharing the backends, made of
     /// `[A-Za-z0-9_.-]` (it names bus addresses). Default: random.
     pub instance_id: Arc<str>,
@@ -99,6 +104,7 @@ impl std::fmt::Debug for Backends {
             .field("bus", &self.bus)
             .field("keys", &self.keys)
             .field("tasks", &self.tasks)
+            .field("switches", &self.switches)
             .finish()
     }
 }
@@ -120,6 +126,7 @@ impl Backends {
             bus: Arc::new(memory::MemoryBus::default()),
             keys: Arc::new(memory::MemoryKeyRing::default()),
             tasks: Arc::new(MemoryTaskStore::default()),
+            switches: Arc::new(memory::MemorySwitchStore::default()),
             instance_id: random_instance_id(),
         }
     }
@@ -132,13 +139,14 @@ impl Backends {
 
     /// Whether every backend answers (the `/readyz` check): the first failure, named.
     pub async fn ready(&self) -> Result<(), BackendError> {
-        let (s, e, b, k) = futures_util::join!(
+        let (s, e, b, k, w) = futures_util::join!(
             self.sessions.ready(),
             self.events.ready(),
             self.bus.ready(),
-            self.keys.ready()
+            self.keys.ready(),
+            self.switches.ready()
         );
-        s.and(e).and(b).and(k)
+        s.and(e).and(b).and(k).and(w)
     }
 }
 

@@ -22,6 +22,9 @@
 //!   its notification in the GET-stream log of every live session of the deployment (listed
 //!   by the session store) and tells every instance, whose `subscriptions/listen` streams get
 //!   it.
+//! - Switchable items (`ToolDef::switched_off`, …): their states live in the switch store; an
+//!   instance told of a tools or prompts change reads the store (when it serves switchable
+//!   items) before its listeners hear of it.
 
 use crate::sync::lock;
 use std::sync::{Arc, Mutex, Weak};
@@ -447,6 +450,7 @@ pub(super) async fn follow(state: Weak<HttpState>, session: &Arc<HttpSession>) -
 /// the other instances, and the shared key ring (loaded now when the ring answers at once,
 /// then every [`KEY_RELOAD`]).
 pub(super) fn start_instance(cluster: &Arc<Cluster>, server: &Server, stop: &CancellationToken) {
+    server.set_switch_store(Some(cluster.backends.switches.clone()));
     let publisher = cluster.clone();
     server.set_relay(Some(Arc::new(move |change| {
         publisher.notify_sessions(change.clone());
@@ -470,6 +474,8 @@ pub(super) fn start_instance(cluster: &Arc<Cluster>, server: &Server, stop: &Can
         if let Some(f) = first.take() {
             install_keys(&s, f.await);
         }
+        // Switches made before this instance started.
+        s.catch_up().await;
         let mut reload = tokio::time::interval_at(Instant::now() + KEY_RELOAD, KEY_RELOAD);
         loop {
             tokio::select! {
@@ -479,6 +485,9 @@ pub(super) fn start_instance(cluster: &Arc<Cluster>, server: &Server, stop: &Can
                     let Some(m) = m else { all = None; continue };
                     if let Ok(Envelope { from, body: Body::Catalogue(change) }) = serde_json::from_slice(&m) {
                         if *from != *c.backends.instance_id {
+                            if matches!(change, RelayedChange::Tools | RelayedChange::Prompts) {
+                                s.catch_up().await;
+                            }
                             s.take_relayed(change);
                         }
                     }

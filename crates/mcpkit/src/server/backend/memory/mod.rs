@@ -5,9 +5,11 @@ mod bus;
 mod events;
 mod keys;
 mod sessions;
+mod switches;
 
 pub use crate::server::extensions::tasks::MemoryTaskStore;
 pub use bus::MemoryBus;
 pub use events::MemoryEventStore;
 pub use keys::MemoryKeyRing;
 pub use sessions::MemorySessionStore;
+pub use switches::MemorySwitchStore;
