@@ -179,6 +179,10 @@ fn listening_addr(line: &str) -> Option<SocketAddr> {
     addr.parse().ok()
 }
 
+/// The `--trusted-proxy` every instance of a [`Cluster`] gets: the balancer's address, which
+/// connects to the instances from 127.0.0.1.
+pub const TRUSTED_PROXY: &str = "127.0.0.1/32";
+
 /// How to start a [`Cluster`]: see [`Cluster::builder`].
 pub struct ClusterBuilder {
     binary: PathBuf,
@@ -206,13 +210,17 @@ impl ClusterBuilder {
         self
     }
 
-    /// Start the instances, then HAProxy in front of them once each said where it listens;
-    /// returns when HAProxy's health checks see every instance up.
+    /// Start the instances (each with `--trusted-proxy` [`TRUSTED_PROXY`], then the builder's
+    /// arguments), then HAProxy in front of them once each said where it listens; returns when
+    /// HAProxy's health checks see every instance up.
     pub fn start(self) -> Cluster {
         let instances: Vec<Instance> = (1..=self.instances)
             .map(|n| {
                 let id = format!("i{n}");
-                let mut args = self.args.clone();
+                // The balancer's address (HAProxy connects from 127.0.0.1), as docs/deploy.md
+                // says: the client is the address it names in X-Forwarded-For.
+                let mut args = vec!["--trusted-proxy".to_owned(), TRUSTED_PROXY.to_owned()];
+                args.extend(self.args.iter().cloned());
                 if let Some(url) = &self.redis {
                     args.extend(["--redis".into(), url.clone(), "--instance-id".into(), id.clone()]);
                 }

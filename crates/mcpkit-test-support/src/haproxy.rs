@@ -21,6 +21,9 @@ const LOGGED_BODY_BYTES: usize = 512;
 /// round-robin over `backends` (`(name, address)`), no stickiness, health checks on
 /// `GET /readyz` every 250 ms (100 ms while a server changes state), two failures to eject and
 /// two successes to restore; a connection refused by a dead instance is retried on another.
+/// Each request carries the client's address in `X-Forwarded-For` (`option forwardfor`), which
+/// the instances believe from the balancer's address only (`--trusted-proxy`, as
+/// [`crate::cluster::Cluster`] starts them).
 /// When no instance is ready (their shared Redis is down), requests go to the instances that
 /// are alive (`GET /healthz`): they still serve what needs no shared state and answer the rest
 /// with 503 and a JSON-RPC error. `listen` is where clients connect and `stats_socket` the
@@ -50,6 +53,9 @@ defaults
     timeout client 1h
     timeout server 1h
     timeout http-keep-alive 30s
+    # Name the client in X-Forwarded-For (instances run with --trusted-proxy set to this
+    # balancer's address), so each client has its own --max-sessions-per-client quota.
+    option forwardfor
     # A refused connection (a dead instance) is retried once, on another instance.
     retries 1
     option redispatch

@@ -32,6 +32,7 @@ mod http_session_limits_are_per_client;
 mod http_shutdown_and_sse_legacy;
 mod http_sse_streams_resume_and_the_get_stream;
 mod http_stalled_and_idle_connections_are_closed;
+mod http_trusted_proxy_forwarded_for_names_the_client;
 mod instances_sharing_backends_act_as_one_server;
 mod instances_sharing_backends_refuse_bad_input_and_survive_an_outage;
 mod invalid_tool_arguments_are_tool_errors;

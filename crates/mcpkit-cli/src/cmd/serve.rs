@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use mcpkit::auth::resource::{IntrospectionVerifier, JwtVerifier, ProtectedResource, TokenVerifier};
 use mcpkit::server::backend::Backends;
-use mcpkit::server::http::{HttpConfig, HttpServer};
+use mcpkit::server::http::{ForwardedHeader, HttpConfig, HttpServer, IpNet};
 use mcpkit::transport::stdio::stdio;
 use tokio_util::sync::CancellationToken;
 
@@ -45,13 +45,40 @@ pub struct Args {
     metrics: Option<SocketAddr>,
     #[command(flatten)]
     limits: ConnectionArgs,
-    #[command(flatten)]
-    auth: AuthArgs,
     // Boxed: the command enum's variants stay of similar size.
+    #[command(flatten)]
+    auth: Box<AuthArgs>,
     #[command(flatten)]
     session_limits: Box<SessionLimitArgs>,
     #[command(flatten)]
     cluster: Box<ClusterArgs>,
+    #[command(flatten)]
+    proxies: Box<TrustedProxyArgs>,
+}
+
+/// The reverse proxies whose word on the client's address `mcpkit serve --http` believes
+/// (`HttpConfig::trusted_proxies`, `HttpConfig::forwarded_header`).
+#[derive(clap::Args, Debug, Clone, Default)]
+struct TrustedProxyArgs {
+    /// Believe the client address that a reverse proxy (load balancer) at an address in this
+    /// network names in --forwarded-header: CIDR (10.0.0.0/24) or one address (repeatable).
+    /// The address then identifies the client for --max-sessions-per-client. Only your own
+    /// balancers: anyone else trusted could name any client. Default: none, no header is read.
+    #[arg(long, requires = "http", value_name = "CIDR", value_parser = parse_network)]
+    trusted_proxy: Vec<IpNet>,
+    /// The header the --trusted-proxy balancers name the client in [default: x-forwarded-for].
+    #[arg(long, requires = "trusted_proxy", value_name = "HEADER")]
+    forwarded_header: Option<ForwardedHeaderArg>,
+}
+
+impl TrustedProxyArgs {
+    /// Put the proxies given into `config`.
+    fn apply(&self, config: &mut HttpConfig) {
+        config.trusted_proxies.clone_from(&self.trusted_proxy);
+        if let Some(header) = self.forwarded_header {
+            config.forwarded_header = header.into();
+        }
+    }
 }
 
 /// `mcpkit serve --http ADDR --redis URL`: instances sharing one Redis act as one server
@@ -202,9 +229,40 @@ impl Args {
             ..HttpConfig::default()
         };
         super::allow_hosts_and_origins(&mut config, self.allow_any_host, &self.allow_host, &self.allow_origin);
+        self.proxies.apply(&mut config);
         self.limits.apply(&mut config);
         self.session_limits.apply(&mut config);
         config
+    }
+}
+
+/// A `--trusted-proxy` network: `ADDR/PREFIX`, or one address (all its bits).
+fn parse_network(text: &str) -> Result<IpNet, String> {
+    match text.parse::<IpNet>() {
+        Ok(net) => Ok(net.trunc()),
+        Err(_) => text
+            .parse::<std::net::IpAddr>()
+            .map(IpNet::from)
+            .map_err(|_| format!("{text:?} is neither a network (10.0.0.0/24, fd00::/8) nor an address")),
+    }
+}
+
+/// `--forwarded-header`: the header trusted proxies name the client in.
+#[derive(clap::ValueEnum, Debug, Clone, Copy, PartialEq, Eq)]
+enum ForwardedHeaderArg {
+    /// `X-Forwarded-For: client, proxy…` (HAProxy `option forwardfor`, nginx
+    /// `$proxy_add_x_forwarded_for`).
+    XForwardedFor,
+    /// RFC 7239 `Forwarded: for=client, for=proxy…`.
+    Forwarded,
+}
+
+impl From<ForwardedHeaderArg> for ForwardedHeader {
+    fn from(arg: ForwardedHeaderArg) -> ForwardedHeader {
+        match arg {
+            ForwardedHeaderArg::XForwardedFor => ForwardedHeader::XForwardedFor,
+            ForwardedHeaderArg::Forwarded => ForwardedHeader::Forwarded,
+        }
     }
 }
 

@@ -9,16 +9,21 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
 use axum::extract::ConnectInfo;
+use axum::http::HeaderMap;
 
+use super::config::HttpConfig;
+use super::forwarded::client_address;
 use crate::transport::{Extensions, VerifiedCaller};
 
 /// Who sent a request, as far as the endpoint can tell: the verified caller (authorization
-/// on) and the peer's address (when served with `ConnectInfo`, as [`super::HttpServer::serve`]
-/// does).
+/// on) and the client's address: the peer's (when served with `ConnectInfo`, as
+/// [`super::HttpServer::serve`] does), or the one a trusted proxy names
+/// ([`HttpConfig::trusted_proxies`]).
 #[derive(Debug, Clone, Default)]
 pub(super) struct Client {
     pub(super) caller: Option<VerifiedCaller>,
-    peer: Option<IpAddr>,
+    /// The peer's address, or the one a trusted proxy named.
+    address: Option<IpAddr>,
 }
 
 /// What a client's sessions are counted under: its verified identity when there is one, else
@@ -31,18 +36,19 @@ enum ClientKey {
 
 impl Client {
     /// The client of a request: the [`VerifiedCaller`] an authorization layer attached (to the
-    /// request or to its [`Extensions`]), and the peer address.
-    pub(super) fn of(request: &axum::http::Extensions) -> Client {
+    /// request or to its [`Extensions`]), and the peer address, or behind a trusted proxy the
+    /// address it names in `headers`.
+    pub(super) fn of(request: &axum::http::Extensions, headers: &HeaderMap, config: &HttpConfig) -> Client {
         let caller = request.get::<VerifiedCaller>().cloned().or_else(|| {
             request
                 .get::<Extensions>()
                 .and_then(|e| e.get::<VerifiedCaller>())
                 .cloned()
         });
-        let peer = request
-            .get::<ConnectInfo<SocketAddr>>()
-            .map(|ConnectInfo(addr)| addr.ip());
-        Client { caller, peer }
+        let address = request.get::<ConnectInfo<SocketAddr>>().map(|ConnectInfo(addr)| {
+            client_address(addr.ip(), headers, &config.trusted_proxies, config.forwarded_header)
+        });
+        Client { caller, address }
     }
 
     /// Whether `owner` (the caller a session was opened by) is this request's caller: always
@@ -57,7 +63,7 @@ impl Client {
         let who = match self.caller.as_ref().map(|c| (&c.subject, &c.client_id)) {
             Some((Some(subject), _)) => VerifiedCaller::new(Some(subject.clone()), None),
             Some((None, Some(client))) => VerifiedCaller::new(None, Some(client.clone())),
-            _ => return self.peer.map(ClientKey::Peer),
+            _ => return self.address.map(ClientKey::Peer),
         };
         Some(ClientKey::Caller(who.binding()))
     }
@@ -182,14 +188,14 @@ mod tests {
     fn peer(ip: [u8; 4]) -> Client {
         Client {
             caller: None,
-            peer: Some(IpAddr::from(ip)),
+            address: Some(IpAddr::from(ip)),
         }
     }
 
     fn user(sub: &str) -> Client {
         Client {
             caller: Some(VerifiedCaller::new(Some(sub.to_owned()), Some("app".to_owned()))),
-            peer: Some(IpAddr::from([127, 0, 0, 1])),
+            address: Some(IpAddr::from([127, 0, 0, 1])),
         }
     }
 

@@ -4,6 +4,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use super::event_store::{EventStore, MemoryEventStore};
+use super::forwarded::{ForwardedHeader, IpNet};
 use super::security::LOCALHOST_NAMES;
 
 /// Limits and policies of the HTTP endpoint.
@@ -32,9 +33,21 @@ pub struct HttpConfig {
     /// get the same 503. A client is its verified subject (or, without one, client id) when
     /// an authorization layer attached a [`crate::transport::VerifiedCaller`], else its peer
     /// address (when served by [`super::HttpServer::serve`], or with axum's
-    /// `ConnectInfo<SocketAddr>`); a request identifying neither is only held to
+    /// `ConnectInfo<SocketAddr>`; behind a proxy in [`HttpConfig::trusted_proxies`], the
+    /// address the proxy names); a request identifying neither is only held to
     /// `max_sessions`.
     pub max_sessions_per_client: usize,
+    /// The networks of the reverse proxies (load balancers) whose word on the client's address
+    /// is believed (default none: the TCP peer is the client, and no forwarding header is
+    /// read). A request whose peer is in one of them is attributed to the address named in
+    /// [`HttpConfig::forwarded_header`]: the first one, from the right, that is not itself in
+    /// these networks; a header that cannot be read there leaves the peer. List only your own
+    /// balancers' addresses: anyone else could name any client it likes. Host and Origin
+    /// checks do not depend on it.
+    pub trusted_proxies: Vec<IpNet>,
+    /// Which header [`HttpConfig::trusted_proxies`] name the client in (default
+    /// `X-Forwarded-For`). Only that one is read: use the one your proxies write.
+    pub forwarded_header: ForwardedHeader,
     /// Events kept per SSE stream for `Last-Event-ID` replay (default 256), by the default
     /// event store; a client that falls further behind misses the oldest.
     pub event_log_length: usize,
@@ -108,6 +121,8 @@ impl Default for HttpConfig {
             session_idle_timeout: Duration::from_secs(30 * 60),
             max_sessions: 10_000,
             max_sessions_per_client: 1_000,
+            trusted_proxies: Vec::new(),
+            forwarded_header: ForwardedHeader::XForwardedFor,
             event_log_length: 256,
             streams_per_session: 64,
             sessionless: false,

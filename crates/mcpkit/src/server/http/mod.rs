@@ -25,6 +25,7 @@ mod config;
 mod deadlines;
 pub mod event_store;
 mod factory;
+mod forwarded;
 mod get_delete;
 mod health;
 mod post;
@@ -52,6 +53,7 @@ use tokio_util::sync::CancellationToken;
 pub use config::{Clock, HttpConfig, SystemClock};
 pub use event_store::{EventStore, MemoryEventStore};
 pub use factory::{SessionFactory, SessionReader, SessionTransport, SessionWriter};
+pub use forwarded::{ForwardedHeader, IpNet};
 #[cfg(feature = "auth")]
 pub(crate) use reply::{read_capped, BodyError};
 

@@ -95,7 +95,7 @@ async fn open(State(state): State<Arc<LegacyState>>, request: Request) -> Respon
     if let Some(r) = refuse(&state, &request) {
         return r;
     }
-    let client = Client::of(request.extensions());
+    let client = Client::of(request.extensions(), request.headers(), &state.config);
     let permit = match state.admission.admit(&client) {
         Ok(p) => p,
         Err(refused) => return (StatusCode::SERVICE_UNAVAILABLE, refused.message()).into_response(),
@@ -187,7 +187,7 @@ async fn message(State(state): State<Arc<LegacyState>>, request: Request) -> Res
     let Some(session_id) = session_param(&request) else {
         return (StatusCode::BAD_REQUEST, "Missing sessionId").into_response();
     };
-    let client = Client::of(request.extensions());
+    let client = Client::of(request.extensions(), request.headers(), &state.config);
     let inbound = lock(&state.sessions)
         .get(&session_id)
         .filter(|s| client.owns(s.owner.as_ref()))

@@ -92,7 +92,7 @@ async fn respond(state: &HttpState, parts: &Parts, body: Body) -> Response {
             )
         }
     }
-    let client = Client::of(&parts.extensions);
+    let client = Client::of(&parts.extensions, &parts.headers, &state.config);
     match parts.method {
         Method::POST => {
             let mut extensions = extensions_of(parts);
