@@ -72,6 +72,10 @@ async fn a_stream_resumed_after_its_instance_died_ends() {
         }
     }
     let resume_from = seen[0].id.clone().unwrap();
+    // An event goes to the client while its append to the event store is still queued (the
+    // store is written behind the stream): give the queue a moment, so that what was sent is
+    // recorded, before the kill. Without it a loaded machine loses the last events sent.
+    tokio::time::sleep(Duration::from_millis(300)).await;
     cluster.instance(&a_id).kill();
     let killed = Instant::now();
 
