@@ -9,41 +9,16 @@
 //! instance than the `subscriptions/listen` stream that received it.
 #![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
 
-use crate::{cluster_wire, support};
+use crate::cluster_wire;
+use crate::support::{self, peers};
 
 use std::collections::BTreeSet;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::time::Duration;
 
 use cluster_wire::redis_cluster;
 use mcpkit_test_support::cluster::Cluster;
 use mcpkit_test_support::haproxy::LoggedRequest;
-
-fn repo() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
-
-fn python() -> PathBuf {
-    let p = std::env::var_os("MCPKIT_INTEROP_PYTHON")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| repo().join("target/interop-venv/bin/python"));
-    assert!(
-        p.exists(),
-        "{} not found: run scripts/setup-interop.sh (scripts/test.sh does)",
-        p.display()
-    );
-    p
-}
-
-fn node_package(dir: &str, package: &str) -> PathBuf {
-    let dir = repo().join("tests-interop").join(dir);
-    assert!(
-        dir.join("node_modules").join(package).exists(),
-        "{package} is not installed in {}: run scripts/setup-interop-ts.sh (scripts/test.sh does)",
-        dir.display()
-    );
-    dir
-}
 
 /// The instances that served the logged requests for which `which` holds.
 fn servers(cluster: &Cluster, which: impl Fn(&LoggedRequest) -> bool) -> BTreeSet<String> {
@@ -87,8 +62,8 @@ fn python_sdk_client_in_the_handshake_era() {
     let (_redis, cluster) = redis_cluster();
     support::run_client_checks(
         "Python",
-        &python(),
-        &repo().join("tests-interop/python/client_checks.py"),
+        &peers::python(),
+        &peers::repo().join("tests-interop/python/client_checks.py"),
         &["http", &cluster.balancer.url()],
     );
     every_instance_served(&cluster);
@@ -99,7 +74,7 @@ fn python_sdk_client_in_the_handshake_era() {
 #[test]
 fn typescript_sdk_client_in_the_handshake_era() {
     let (_redis, cluster) = redis_cluster();
-    let dir = node_package("ts", "@modelcontextprotocol/sdk");
+    let dir = peers::node_package_dir("ts", "@modelcontextprotocol/sdk");
     support::run_client_checks(
         "TypeScript",
         Path::new("node"),
@@ -126,8 +101,8 @@ fn python_sdk_client_at_2026_07_28() {
     let (_redis, cluster) = redis_cluster();
     support::run_client_checks(
         "Python (2026-07-28)",
-        &python(),
-        &repo().join("tests-interop/python/stateless_checks.py"),
+        &peers::python(),
+        &peers::repo().join("tests-interop/python/stateless_checks.py"),
         &["2026-07-28", "http", &cluster.balancer.url()],
     );
     every_instance_served(&cluster);
@@ -146,7 +121,7 @@ fn python_sdk_client_at_2026_07_28() {
 #[test]
 fn typescript_sdk_v2_client_at_2026_07_28() {
     let (_redis, cluster) = redis_cluster();
-    let dir = node_package("ts2", "@modelcontextprotocol/client");
+    let dir = peers::node_package_dir("ts2", "@modelcontextprotocol/client");
     support::run_client_checks(
         "TypeScript v2 (2026-07-28)",
         Path::new("node"),

@@ -3,28 +3,14 @@
 //! drifts when `CODEGEN_SERVER_DRIFT=1`), exit 2 for a file it did not write.
 #![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
+
+use crate::support::peers;
 use std::process::Output;
 
-fn repo() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
-
-fn python_bin() -> PathBuf {
-    let p = std::env::var_os("MCPKIT_INTEROP_PYTHON")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| repo().join("target/interop-venv/bin/python"));
-    assert!(
-        p.exists(),
-        "{} not found: run scripts/setup-interop.sh (scripts/test.sh does)",
-        p.display()
-    );
-    p
-}
-
 fn codegen(file: &Path, check: bool, drift: bool) -> Output {
-    let py = python_bin();
-    let script = repo().join("tests-interop/python/codegen_server.py");
+    let py = peers::python();
+    let script = peers::repo().join("tests-interop/python/codegen_server.py");
     let mut cmd = std::process::Command::new(env!("CARGO_BIN_EXE_mcpkit"));
     cmd.args(["codegen", "--out", file.to_str().unwrap(), "--server-stderr", "quiet"]);
     if check {

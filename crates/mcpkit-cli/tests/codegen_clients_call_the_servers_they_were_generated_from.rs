@@ -8,7 +8,7 @@
 //! deliberate change to the generator or to a test server).
 #![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Output;
 use std::time::Duration;
 
@@ -20,30 +20,7 @@ use mcpkit::{Args, Client, HttpServer, Server};
 use mcpkit_codegen_check::{awkward, python, reference, typescript, typescript_v2};
 use serde_json::{json, Value};
 
-fn repo() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
-
-fn python_bin() -> PathBuf {
-    let p = std::env::var_os("MCPKIT_INTEROP_PYTHON")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| repo().join("target/interop-venv/bin/python"));
-    assert!(
-        p.exists(),
-        "{} not found: run scripts/setup-interop.sh (scripts/test.sh does)",
-        p.display()
-    );
-    p
-}
-
-fn ts_dir(name: &str, package: &str) -> PathBuf {
-    let dir = repo().join("tests-interop").join(name);
-    assert!(
-        dir.join("node_modules").join(package).exists(),
-        "the TypeScript SDK is not installed in tests-interop/{name}: run scripts/setup-interop-ts.sh (scripts/test.sh does)"
-    );
-    dir
-}
+use crate::support::peers;
 
 /// Run `mcpkit codegen --out TMP` with `target` (arguments after `--out`).
 fn codegen(target: &[&str]) -> (String, String) {
@@ -61,7 +38,7 @@ fn codegen(target: &[&str]) -> (String, String) {
 
 /// The generated source must be the checked-in, compiled one (or replace it when blessing).
 fn assert_checked_in(name: &str, source: &str) {
-    let path = repo()
+    let path = peers::repo()
         .join("crates/mcpkit-codegen-check/src")
         .join(format!("{name}.rs"));
     if std::env::var_os("MCPKIT_CODEGEN_BLESS").is_some() {
@@ -127,8 +104,8 @@ async fn reference_server_client_calls_typed_tools() {
 
 #[tokio::test]
 async fn python_sdk_server_client_calls_typed_tools() {
-    let py = python_bin();
-    let script = repo().join("tests-interop/python/codegen_server.py");
+    let py = peers::python();
+    let script = peers::repo().join("tests-interop/python/codegen_server.py");
     let (source, _) = codegen(&["--", py.to_str().unwrap(), script.to_str().unwrap()]);
     assert_checked_in("python", &source);
     let client = connect_child(&py, &[script.to_str().unwrap()], None).await;
@@ -162,7 +139,7 @@ async fn python_sdk_server_client_calls_typed_tools() {
 
 #[tokio::test]
 async fn typescript_sdk_server_client_calls_typed_tools() {
-    let dir = ts_dir("ts", "@modelcontextprotocol/sdk");
+    let dir = peers::node_package_dir("ts", "@modelcontextprotocol/sdk");
     let script = dir.join("echo_server.mjs");
     let (source, _) = codegen(&["--", "node", script.to_str().unwrap(), "stdio"]);
     assert_checked_in("typescript", &source);
@@ -176,7 +153,7 @@ async fn typescript_sdk_server_client_calls_typed_tools() {
 
 #[tokio::test]
 async fn typescript_v2_sdk_server_client_calls_typed_tools() {
-    let dir = ts_dir("ts2", "@modelcontextprotocol/server");
+    let dir = peers::node_package_dir("ts2", "@modelcontextprotocol/server");
     let script = dir.join("echo_server.mjs");
     let (source, _) = codegen(&["--", "node", script.to_str().unwrap(), "stdio"]);
     assert_checked_in("typescript_v2", &source);

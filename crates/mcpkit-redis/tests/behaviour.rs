@@ -1,6 +1,8 @@
 //! The integration tests, one module per behaviour, all in one test binary: a binary per file
 //! linked ~40 MB each, which cost minutes of linking and gigabytes of disk in all.
 
+mod common;
+
 mod a_session_of_another_deployment_is_unknown;
 mod handshake_requests_cost_at_most_two_redis_commands;
 mod http_a_stream_resumed_on_another_instance_replays_from_redis;

@@ -7,11 +7,12 @@
 use mcpkit::server::http::HttpServer;
 use mcpkit::server::{RawArgs, ToolDef};
 use mcpkit::Server;
-use mcpkit_redis::RedisBackends;
 use mcpkit_test_support::redis::RedisProcess;
 use mcpkit_test_support::within;
 use reqwest::StatusCode;
 use serde_json::{json, Value};
+
+use crate::common;
 
 async fn instance(redis: &RedisProcess, id: &str) -> String {
     let server = Server::builder()
@@ -20,30 +21,14 @@ async fn instance(redis: &RedisProcess, id: &str) -> String {
             a.len().to_string()
         }))
         .build();
-    let backends = RedisBackends::connect(&redis.url(), "down", id).await.unwrap();
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let addr = listener.local_addr().unwrap();
-    tokio::spawn(HttpServer::new(server).backend(backends).serve(listener));
-    format!("http://{addr}/mcp")
+    common::start_instance(redis, "down", id, HttpServer::new(server)).await
 }
 
 async fn post(url: &str, session: Option<&str>, body: Value) -> (StatusCode, Value) {
-    let mut b = reqwest::Client::new()
-        .post(url)
-        .header("content-type", "application/json")
-        .header("accept", "application/json, text/event-stream")
-        .body(body.to_string());
-    if let Some(s) = session {
-        b = b
-            .header("mcp-session-id", s)
-            .header("mcp-protocol-version", "2025-11-25");
-    }
-    let r = within("an HTTP response", b.send()).await.unwrap();
+    let request = common::handshake_post(&reqwest::Client::new(), url, session, &body);
+    let r = within("an HTTP response", request.send()).await.unwrap();
     let status = r.status();
-    let session_id = r
-        .headers()
-        .get("mcp-session-id")
-        .map(|v| v.to_str().unwrap().to_owned());
+    let session_id = common::session_id_of(&r);
     let text = within("a body", r.text()).await.unwrap();
     let mut v: Value = serde_json::from_str(&text).unwrap_or(Value::Null);
     if let Some(id) = session_id {
@@ -52,33 +37,22 @@ async fn post(url: &str, session: Option<&str>, body: Value) -> (StatusCode, Val
     (status, v)
 }
 
-fn initialize(id: u64) -> Value {
-    json!({"jsonrpc": "2.0", "id": id, "method": "initialize", "params": {
-        "protocolVersion": "2025-11-25", "capabilities": {},
-        "clientInfo": {"name": "t", "version": "1"}}})
-}
-
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_503_of_a_redis_outage_names_the_request() {
     let mut redis = RedisProcess::start();
     let a = instance(&redis, "a").await;
     let b = instance(&redis, "b").await;
     // A session opened on A; B has never served it.
-    let (status, opened) = post(&a, None, initialize(1)).await;
+    let (status, opened) = post(&a, None, common::initialize_request(1)).await;
     assert_eq!(status, StatusCode::OK, "{opened}");
     let session = opened["_session"].as_str().unwrap().to_owned();
-    let (status, _) = post(
-        &a,
-        Some(&session),
-        json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
-    )
-    .await;
+    let (status, _) = post(&a, Some(&session), common::initialized_notification()).await;
     assert_eq!(status, StatusCode::ACCEPTED);
 
     let address = format!("127.0.0.1:{}", redis.port());
     redis.stop();
 
-    let (status, body) = post(&a, None, initialize(7)).await;
+    let (status, body) = post(&a, None, common::initialize_request(7)).await;
     assert_eq!(status, StatusCode::SERVICE_UNAVAILABLE, "{body}");
     let message = body["error"]["message"].as_str().unwrap_or_default().to_owned();
     assert!(message.starts_with("Shared session state is unavailable ("), "{body}");

@@ -12,14 +12,12 @@ use std::time::Duration;
 use mcpkit::server::http::HttpServer;
 use mcpkit::server::{RawArgs, ToolDef};
 use mcpkit::Server;
-use mcpkit_redis::RedisBackends;
-use mcpkit_test_support::redis::{RedisProcess, RespValue};
+use mcpkit_test_support::redis::RedisProcess;
 use mcpkit_test_support::within;
 use reqwest::StatusCode;
 use serde_json::{json, Value};
 
-const HANDSHAKE: &str = "2025-11-25";
-const STATELESS: &str = "2026-07-28";
+use crate::common::{self, post_handshake, reply};
 const CALLS: u64 = 50;
 
 fn server() -> Server {
@@ -33,50 +31,7 @@ fn server() -> Server {
 
 /// An instance named `id` of the deployment on `redis`: its URL.
 async fn instance(redis: &RedisProcess, id: &str) -> String {
-    let backends = RedisBackends::connect(&redis.url(), "http", id).await.unwrap();
-    let http = HttpServer::new(server()).backend(backends);
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let addr = listener.local_addr().unwrap();
-    tokio::spawn(http.serve(listener));
-    format!("http://{addr}/mcp")
-}
-
-async fn post(http: &reqwest::Client, url: &str, session: Option<&str>, body: Value) -> reqwest::Response {
-    let mut b = http
-        .post(url)
-        .header("content-type", "application/json")
-        .header("accept", "application/json, text/event-stream")
-        .body(body.to_string());
-    if let Some(s) = session {
-        b = b.header("mcp-session-id", s).header("mcp-protocol-version", HANDSHAKE);
-    }
-    within("an HTTP response", b.send()).await.unwrap()
-}
-
-/// The JSON-RPC reply of a POST (plain JSON, or the last `data:` of an SSE reply).
-async fn reply(r: reqwest::Response) -> Value {
-    let text = within("a body", r.text()).await.unwrap();
-    let json = text
-        .lines()
-        .rev()
-        .filter_map(|l| l.strip_prefix("data:"))
-        .find(|d| !d.trim().is_empty())
-        .unwrap_or(&text)
-        .to_owned();
-    serde_json::from_str(&json).unwrap_or(Value::Null)
-}
-
-/// Wait until `n` instances listen on the broadcast channel (what each subscribes at start).
-async fn started(redis: &RedisProcess, n: i64) {
-    let want = RespValue::Array(vec![
-        RespValue::Bulk(Some("http:bus:all".into())),
-        RespValue::Integer(n),
-    ]);
-    let deadline = std::time::Instant::now() + Duration::from_secs(10);
-    while redis.command(&["PUBSUB", "NUMSUB", "http:bus:all"]).unwrap() != want {
-        assert!(std::time::Instant::now() < deadline, "the instances did not start");
-        tokio::time::sleep(Duration::from_millis(10)).await;
-    }
+    common::start_instance(redis, "http", id, HttpServer::new(server())).await
 }
 
 fn echo(id: u64, text: &str) -> Value {
@@ -90,29 +45,21 @@ async fn two_instances_on_one_redis_serve_one_session_at_the_designed_cost() {
     let http = reqwest::Client::new();
 
     // initialize on A, everything else on B.
-    let init = json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
-        "protocolVersion": HANDSHAKE, "capabilities": {}, "clientInfo": {"name": "t", "version": "0"}}});
-    let r = post(&http, &a, None, init).await;
+    let r = post_handshake(&http, &a, None, common::initialize_request(0)).await;
     assert_eq!(r.status(), StatusCode::OK);
     let session = r.headers()["mcp-session-id"].to_str().unwrap().to_owned();
-    let r = post(
-        &http,
-        &b,
-        Some(&session),
-        json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
-    )
-    .await;
+    let r = post_handshake(&http, &b, Some(&session), common::initialized_notification()).await;
     assert_eq!(r.status(), StatusCode::ACCEPTED, "B serves A's session");
-    let r = post(&http, &b, Some(&session), echo(1, "hi")).await;
+    let r = post_handshake(&http, &b, Some(&session), echo(1, "hi")).await;
     assert_eq!(r.status(), StatusCode::OK);
     assert_eq!(reply(r).await["result"]["content"][0]["text"], "hi");
 
     // Handshake-era tools/call, alternating A and B (a round-robin balancer).
-    started(&redis, 2).await;
+    common::wait_until_started(&redis, "http", 2).await;
     redis.reset_stats();
     for n in 0..CALLS {
         let url = if n % 2 == 0 { &a } else { &b };
-        let r = post(&http, url, Some(&session), echo(10 + n, "x")).await;
+        let r = post_handshake(&http, url, Some(&session), echo(10 + n, "x")).await;
         assert_eq!(r.status(), StatusCode::OK);
         assert_eq!(reply(r).await["result"]["content"][0]["text"], "x");
     }
@@ -127,9 +74,9 @@ async fn two_instances_on_one_redis_serve_one_session_at_the_designed_cost() {
     // The first request of the session on an instance that never served it.
     let c = instance(&redis, "c").await;
     // Its start-up subscription (catalogue changes, on the broadcast channel) is not the request's.
-    started(&redis, 3).await;
+    common::wait_until_started(&redis, "http", 3).await;
     redis.reset_stats();
-    let r = post(&http, &c, Some(&session), echo(90, "first")).await;
+    let r = post_handshake(&http, &c, Some(&session), echo(90, "first")).await;
     assert_eq!(reply(r).await["result"]["content"][0]["text"], "first");
     let stats = redis.command_stats();
     let total: u64 = stats.values().sum();
@@ -141,21 +88,10 @@ async fn two_instances_on_one_redis_serve_one_session_at_the_designed_cost() {
     for n in 0..CALLS {
         let url = if n % 2 == 0 { &a } else { &b };
         let mut frame = echo(100 + n, "y");
-        frame["params"]["_meta"] = json!({
-            "io.modelcontextprotocol/protocolVersion": STATELESS,
-            "io.modelcontextprotocol/clientCapabilities": {},
-            "io.modelcontextprotocol/clientInfo": {"name": "t", "version": "0"}
-        });
+        frame["params"]["_meta"] = common::stateless_meta();
         let r = within(
             "a 2026-07-28 call",
-            http.post(url.as_str())
-                .header("content-type", "application/json")
-                .header("accept", "application/json, text/event-stream")
-                .header("mcp-protocol-version", STATELESS)
-                .header("mcp-method", "tools/call")
-                .header("mcp-name", "echo")
-                .body(frame.to_string())
-                .send(),
+            common::stateless_post(&http, url, "tools/call", Some("echo"), &frame).send(),
         )
         .await
         .unwrap();
@@ -169,25 +105,19 @@ async fn two_instances_on_one_redis_serve_one_session_at_the_designed_cost() {
     // A session id never issued: 404, nothing written.
     let writes = redis.writes();
     for forged in ["0123456789abcdef0123456789abcdef", "not-a-session", "x}:{*"] {
-        let r = post(&http, &a, Some(forged), echo(1, "z")).await;
+        let r = post_handshake(&http, &a, Some(forged), echo(1, "z")).await;
         assert_eq!(r.status(), StatusCode::NOT_FOUND, "{forged}");
     }
     assert_eq!(redis.writes(), writes, "an id never issued writes nothing");
 
     // Ended on B, unknown on A.
-    let r = within(
-        "a DELETE",
-        http.delete(b.as_str())
-            .header("mcp-session-id", &session)
-            .header("mcp-protocol-version", HANDSHAKE)
-            .send(),
-    )
-    .await
-    .unwrap();
+    let r = common::delete_session(&http, &b, &session).await;
     assert_eq!(r.status(), StatusCode::OK);
     let mut status = StatusCode::OK;
     for _ in 0..50 {
-        status = post(&http, &a, Some(&session), echo(2, "gone")).await.status();
+        status = post_handshake(&http, &a, Some(&session), echo(2, "gone"))
+            .await
+            .status();
         if status == StatusCode::NOT_FOUND {
             break;
         }

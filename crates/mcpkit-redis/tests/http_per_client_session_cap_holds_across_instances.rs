@@ -8,49 +8,34 @@
 
 use mcpkit::server::http::{HttpConfig, HttpServer};
 use mcpkit::Server;
-use mcpkit_redis::RedisBackends;
 use mcpkit_test_support::redis::{RedisProcess, RespValue};
 use mcpkit_test_support::within;
 use reqwest::StatusCode;
 use serde_json::{json, Value};
 
-const HANDSHAKE: &str = "2025-11-25";
+use crate::common;
 
 /// An instance named `id` of the deployment on `redis`, at most two sessions per client: its URL.
 async fn instance(redis: &RedisProcess, id: &str) -> String {
     let server = Server::builder().name("per-client-cap-test", "1.0.0").build();
-    let backends = RedisBackends::connect(&redis.url(), "cap", id).await.unwrap();
     let config = HttpConfig {
         max_sessions_per_client: 2,
         ..HttpConfig::default()
     };
-    let http = HttpServer::new(server).config(config).backend(backends);
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let addr = listener.local_addr().unwrap();
-    tokio::spawn(http.serve(listener));
-    format!("http://{addr}/mcp")
+    common::start_instance(redis, "cap", id, HttpServer::new(server).config(config)).await
 }
 
 /// `initialize` with request id `id` to `url`: the status, the session id, and the body.
 async fn initialize(url: &str, id: u64) -> (StatusCode, Option<String>, Value) {
-    let body = json!({"jsonrpc": "2.0", "id": id, "method": "initialize", "params": {
-        "protocolVersion": HANDSHAKE, "capabilities": {}, "clientInfo": {"name": "t", "version": "0"}}});
+    let body = common::initialize_request(id);
     let r = within(
         "an initialize",
-        reqwest::Client::new()
-            .post(url)
-            .header("content-type", "application/json")
-            .header("accept", "application/json, text/event-stream")
-            .body(body.to_string())
-            .send(),
+        common::handshake_post(&reqwest::Client::new(), url, None, &body).send(),
     )
     .await
     .unwrap();
     let status = r.status();
-    let session = r
-        .headers()
-        .get("mcp-session-id")
-        .map(|v| v.to_str().unwrap().to_owned());
+    let session = common::session_id_of(&r);
     let text = within("a body", r.text()).await.unwrap();
     (status, session, serde_json::from_str(&text).unwrap_or(Value::Null))
 }
@@ -80,16 +65,7 @@ async fn a_client_at_its_cap_on_one_instance_is_refused_on_another() {
     assert_eq!(session, None, "a refused initialize names no session");
 
     // Ending one session (on the instance that did not open it) gives its place back.
-    let r = within(
-        "a DELETE",
-        reqwest::Client::new()
-            .delete(b.as_str())
-            .header("mcp-session-id", &first)
-            .header("mcp-protocol-version", HANDSHAKE)
-            .send(),
-    )
-    .await
-    .unwrap();
+    let r = common::delete_session(&reqwest::Client::new(), &b, &first).await;
     assert_eq!(r.status(), StatusCode::OK);
     let (status, third, body) = initialize(&b, 4).await;
     assert_eq!(status, StatusCode::OK, "room after a DELETE: {body}");

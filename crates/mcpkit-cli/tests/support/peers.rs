@@ -39,26 +39,28 @@ pub(crate) fn python_script(file: &str) -> String {
         .to_owned()
 }
 
-/// tests-interop/ts, with the TypeScript SDK 1.x installed.
-pub(crate) fn ts_dir() -> PathBuf {
-    let dir = repo().join("tests-interop/ts");
+/// tests-interop/`dir`, whose `node_modules` holds `package`.
+pub(crate) fn node_package_dir(dir: &str, package: &str) -> PathBuf {
+    let dir = repo().join("tests-interop").join(dir);
     assert!(
-        dir.join("node_modules/@modelcontextprotocol/sdk").exists(),
-        "the TypeScript SDK is not installed: run scripts/setup-interop-ts.sh (scripts/test.sh does)"
+        dir.join("node_modules").join(package).exists(),
+        "{package} is not installed in {}: run scripts/setup-interop-ts.sh (scripts/test.sh does)",
+        dir.display()
     );
     dir
 }
 
+/// tests-interop/ts, with the TypeScript SDK 1.x installed.
+pub(crate) fn ts_dir() -> PathBuf {
+    node_package_dir("ts", "@modelcontextprotocol/sdk")
+}
+
 /// tests-interop/ts2, with the TypeScript SDK v2 packages installed.
 pub(crate) fn ts2_dir() -> PathBuf {
-    let dir = repo().join("tests-interop/ts2");
     for package in ["server", "client", "node"] {
-        assert!(
-            dir.join("node_modules/@modelcontextprotocol").join(package).exists(),
-            "the TypeScript SDK v2 is not installed: run scripts/setup-interop-ts.sh (scripts/test.sh does)"
-        );
+        node_package_dir("ts2", &format!("@modelcontextprotocol/{package}"));
     }
-    dir
+    repo().join("tests-interop/ts2")
 }
 
 /// The Node binary: `MCPKIT_NODE` when set, else `node` from the PATH.
