@@ -23,15 +23,7 @@ async fn a_cancellation_from_the_client_is_one_server_span_and_one_duration() {
         .telemetry(Telemetry::new(&provider))
         .build();
     let mut wire = RawWire::serve(&server);
-    let init = wire
-        .request(&json!({
-            "jsonrpc": "2.0", "id": 0, "method": "initialize",
-            "params": {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "0"}}
-        }))
-        .await;
-    assert!(init.get("result").is_some(), "{init}");
-    wire.send(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}))
-        .await;
+    wire.open_session().await;
     wire.send(&json!({"jsonrpc": "2.0", "method": "notifications/cancelled",
         "params": {"requestId": 41, "reason": "the user pressed stop"}}))
         .await;

@@ -90,15 +90,7 @@ async fn call_with_meta(wire: &mut RawWire, id: i64, meta: Value) -> Value {
 async fn in_meta_a_malformed_traceparent_is_ignored_and_a_valid_one_is_the_parent() {
     let (spans, _guard, _provider) = collect();
     let mut wire = RawWire::serve(&server());
-    let init = wire
-        .request(&json!({
-            "jsonrpc": "2.0", "id": 0, "method": "initialize",
-            "params": {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "0"}}
-        }))
-        .await;
-    assert!(init.get("result").is_some(), "{init}");
-    wire.send(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}))
-        .await;
+    wire.open_session().await;
 
     for (id, bad) in [
         (1, json!("not-a-traceparent")),

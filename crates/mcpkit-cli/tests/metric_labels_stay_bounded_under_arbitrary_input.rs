@@ -36,15 +36,7 @@ async fn hundreds_of_distinct_inputs_leave_a_handful_of_series() {
         .telemetry(Telemetry::new(&provider))
         .build();
     let mut wire = RawWire::serve(&server);
-    let init = wire
-        .request(&json!({
-            "jsonrpc": "2.0", "id": 0, "method": "initialize",
-            "params": {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "0"}}
-        }))
-        .await;
-    assert!(init.get("result").is_some());
-    wire.send(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}))
-        .await;
+    wire.open_session().await;
 
     let mut id = 1;
     let mut next = || {

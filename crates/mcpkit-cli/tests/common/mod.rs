@@ -224,6 +224,20 @@ impl RawWire {
         }
     }
 
+    /// The 2025-11-25 handshake: `initialize` (asserted answered with a result), then
+    /// `notifications/initialized`.
+    pub async fn open_session(&mut self) {
+        let init = self
+            .request(&json!({
+                "jsonrpc": "2.0", "id": 0, "method": "initialize",
+                "params": {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "0"}}
+            }))
+            .await;
+        assert!(init.get("result").is_some(), "{init}");
+        self.send(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}))
+            .await;
+    }
+
     /// Send a request and read up to its reply (notifications before it are kept in the
     /// transcript); the reply.
     pub async fn request(&mut self, frame: &Value) -> Value {
