@@ -23,6 +23,7 @@ import json
 import os
 import shutil
 import subprocess
+import threading
 import time
 
 from drivers import BIN, BENCH, HOST, MCPKIT, ROOT, log, run_http_load, run_stdio_load, session_memory, soak
@@ -49,16 +50,61 @@ class Server:
         self.http_many_sessions = http_many_sessions or http
 
 
-def mcpkit_server(name, binary):
-    """mcpkit's reference server from `binary` (the current build, or a baseline build)."""
+def mcpkit_server(name, binary, env=(), extra=()):
+    """mcpkit's reference server from `binary` (the current build, or a baseline build), started
+    with `env` (NAME=VALUE strings, through env(1), which execs: the measured pid is the server's)
+    and `extra` arguments after `serve`'s own."""
+    pre = ["env", *env, binary] if env else [binary]
+    extra = list(extra)
     return Server(
         name,
-        [binary, "serve"],
-        lambda p: [binary, "serve", "--http", f"{HOST}:{p}"],
-        lambda p: [binary, "serve", "--http", f"{HOST}:{p}", "--stateless"],
+        pre + ["serve", *extra],
+        lambda p: pre + ["serve", "--http", f"{HOST}:{p}", *extra],
+        lambda p: pre + ["serve", "--http", f"{HOST}:{p}", "--stateless", *extra],
         # The default caps (10,000 sessions, 1,000 per client) would refuse the 100,000 row.
-        lambda p: [binary, "serve", "--http", f"{HOST}:{p}", "--max-sessions", "200000", "--max-sessions-per-client", "200000"],
+        lambda p: pre
+        + ["serve", "--http", f"{HOST}:{p}", "--max-sessions", "200000", "--max-sessions-per-client", "200000", *extra],
     )
+
+
+# `--telemetry` (BENCHMARKS.md, "What telemetry costs"): the same code built without any
+# instrumentation (tracing's `max_level_off`, as bench/telemetry-cost builds it) and the shipped
+# binary with span export on but every span sampled out.
+TELEMETRY_OFF = os.path.join(ROOT, "target", "telemetry-off", "release", "mcpkit")
+
+
+def telemetry_servers(sink_port):
+    return [
+        mcpkit_server("compiled-out", TELEMETRY_OFF),
+        mcpkit_server(
+            "sampled-out",
+            MCPKIT,
+            # Spans only: `--otlp-endpoint` would export metrics too.
+            env=["OTEL_TRACES_SAMPLER=always_off", "OTEL_METRICS_EXPORTER=none"],
+            extra=["--otlp-endpoint", f"http://{HOST}:{sink_port}"],
+        ),
+    ]
+
+
+def start_otlp_sink():
+    """An OTLP/HTTP receiver that answers every export 200 with an empty (valid) protobuf
+    response, in a thread of the harness; returns its port."""
+    import http.server
+
+    class Sink(http.server.BaseHTTPRequestHandler):
+        def do_POST(self):
+            self.rfile.read(int(self.headers.get("Content-Length", 0)))
+            self.send_response(200)
+            self.send_header("Content-Type", "application/x-protobuf")
+            self.send_header("Content-Length", "0")
+            self.end_headers()
+
+        def log_message(self, *args):
+            pass
+
+    srv = http.server.ThreadingHTTPServer((HOST, 0), Sink)
+    threading.Thread(target=srv.serve_forever, daemon=True).start()
+    return srv.server_address[1]
 
 
 SERVERS = [
@@ -106,7 +152,15 @@ LOAD_KINDS = ("stdio", "http", "stateless")
 DRIVER_NAMES = {("stdio", "mcpkit"): "mcpkit bench", ("stdio", "independent"): "stdio-load"}
 PLACEMENT_NAMES = {None: "", "same": " [same CPU]", "split": " [different CPUs]"}
 # The binary each server ships as (the `binary` row).
-BINARIES = {"mcpkit": MCPKIT, "rmcp": os.path.join(BIN, "rmcp-echo"), "floor": os.path.join(BIN, "floor")}
+BINARIES = {
+    "mcpkit": MCPKIT,
+    "compiled-out": TELEMETRY_OFF,
+    "sampled-out": MCPKIT,
+    "rmcp": os.path.join(BIN, "rmcp-echo"),
+    "floor": os.path.join(BIN, "floor"),
+}
+# Builds of mcpkit itself (and the floor): fast to start, and light enough for 100,000 sessions.
+MCPKIT_BUILDS = ("mcpkit", "baseline", "compiled-out", "sampled-out")
 
 
 def driver_name(kind, driver):
@@ -120,8 +174,13 @@ def driver_name(kind, driver):
 # ---------------------------------------------------------------------------------------------
 
 
-def build():
-    steps = [
+def build(telemetry):
+    steps = []
+    if telemetry:
+        # Into its own target directory, so the shipped build in target/release stays as it is.
+        off = ["cargo", "build", "--release", "--locked", "-p", "mcpkit-cli", "--features", "tracing/max_level_off"]
+        steps.append((["env", f"CARGO_TARGET_DIR={os.path.join(ROOT, 'target', 'telemetry-off')}", *off], ROOT))
+    steps += [
         (["cargo", "build", "--release", "--locked", "-p", "mcpkit-cli"], ROOT),
         (["cargo", "build", "--release", "--locked"], BENCH),
         (["bash", os.path.join(ROOT, "scripts", "setup-interop.sh")], ROOT),
@@ -289,13 +348,13 @@ def measure(kind, s, n, opts, driver=None, placement=None):
             # Mcp-Method / Mcp-Name headers on every request.
             return load_row(*run_http_load(s.http_stateless, n, opts, driver, placement, stateless=True))
         if kind == "sessions":
-            if n > 10000 and s.name not in ("mcpkit", "baseline", "floor"):
+            if n > 10000 and s.name not in (*MCPKIT_BUILDS, "floor"):
                 return None  # 100,000 sessions of ~50 KiB each: gigabytes, and many minutes to open
             per, total, note = session_memory(s.http_many_sessions, n)
             return {"mem_kib": per, "mem_label": f"/session {note}".strip(), "rss_after_kib": total}
         if kind == "spawn":
             # Interpreters take seconds to start on a busy machine: fewer runs for them.
-            sp = spawn_time(s, n if s.name in ("mcpkit", "baseline", "rmcp", "floor") else 5)
+            sp = spawn_time(s, n if s.name in (*MCPKIT_BUILDS, "rmcp", "floor") else 5)
             return {"p50": sp["median_ms"], "p99": sp["max_ms"], "p_unit": " ms", "raw": sp}
         if kind == "binary":
             path = s.stdio[0] if s.name == "baseline" else BINARIES.get(s.name)
@@ -314,6 +373,35 @@ def measure(kind, s, n, opts, driver=None, placement=None):
     except Exception as e:  # one failing server must not sink the whole table
         return f"failed: {str(e).splitlines()[0] if str(e) else type(e).__name__}"[:300]
     return None
+
+
+def telemetry_summary(results, scenarios):
+    """For each load row: compiled-out and sampled-out against the shipped binary ("off": no
+    subscriber exporting), with each one's run-to-run spread, so "off costs nothing" can be judged
+    against the noise of the same run."""
+
+    def spread(r):
+        runs = [x for x in r.get("runs_rps", []) if isinstance(x, float)]
+        return (max(runs) - min(runs)) / r["rps"] if len(runs) > 1 and r["rps"] else 0.0
+
+    out = []
+    for key, label, kind, _, placements in scenarios:
+        if kind not in LOAD_KINDS:
+            continue
+        for placement in placements:
+            rows = results.get(variant(key, placement), {})
+            for d in ("mcpkit", "independent"):
+                get = lambda n: rows.get(n, {}).get(d)  # noqa: E731
+                off, out_, sampled = get("mcpkit"), get("compiled-out"), get("sampled-out")
+                if not all(isinstance(r, dict) for r in (off, out_, sampled)):
+                    continue
+                out.append(
+                    f"- {label}{PLACEMENT_NAMES[placement]} / {driver_name(kind, d)}: off {off['rps']:,.0f} req/s "
+                    f"(spread {spread(off) * 100:.0f} %); compiled out {out_['rps'] / off['rps']:.2f}× "
+                    f"(spread {spread(out_) * 100:.0f} %); sampled out {sampled['rps'] / off['rps']:.2f}× "
+                    f"(spread {spread(sampled) * 100:.0f} %)"
+                )
+    return out or ["- no load rows with all three builds"]
 
 
 def median_run(rows):
@@ -342,6 +430,12 @@ def parse_args():
         help="load runs per server and driver in the stdio and HTTP scenarios, taken in turns; the table "
         "shows the median run and the spread of all (default 5)",
     )
+    ap.add_argument(
+        "--telemetry",
+        action="store_true",
+        help="also run mcpkit built without instrumentation (compiled-out) and with spans exported but "
+        "sampled out (sampled-out), in turns with the shipped binary, and print what telemetry costs",
+    )
     ap.add_argument("--json", default=os.path.join(ROOT, "target", "bench-compare.json"), help="raw results file")
     ap.add_argument(
         "--baseline",
@@ -360,10 +454,12 @@ def main():
     servers = [s for s in SERVERS if s.name in wanted]
     if opts.baseline:
         servers.insert(1, mcpkit_server("baseline", os.path.abspath(opts.baseline)))
+    if opts.telemetry:
+        servers[1:1] = telemetry_servers(start_otlp_sink())
     scenarios = [sc for sc in SCENARIOS if sc[0] in opts.scenarios.split(",")]
     drivers = opts.drivers.split(",")
     if not opts.skip_build:
-        build()
+        build(opts.telemetry)
 
     load, started = os.getloadavg(), time.time()
     results = {}
@@ -408,6 +504,10 @@ def main():
     print()
     print("Targets (issue 18, on the independent driver):")
     print("\n".join(check_targets(results)))
+    if opts.telemetry:
+        print()
+        print("What telemetry costs (req/s of each build / the shipped binary's, same driver; spread of the runs):")
+        print("\n".join(telemetry_summary(results, scenarios)))
 
 
 if __name__ == "__main__":

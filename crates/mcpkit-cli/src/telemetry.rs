@@ -81,14 +81,18 @@ pub fn init(options: &Options) -> Setup {
     };
 
     let export = options.otlp_endpoint.is_some() || otlp::configured_by_env();
+    let (export_spans, export_metrics) = (
+        export && otlp::signal_enabled("TRACES"),
+        export && otlp::signal_enabled("METRICS"),
+    );
     let endpoint = options.otlp_endpoint.as_deref();
     let resource = otlp::resource("mcpkit");
     let mut problems = Vec::new();
 
     let collected = options.print_trace.then(|| Arc::new(Mutex::new(Vec::new())));
-    let tracer = if export || collected.is_some() {
+    let tracer = if export_spans || collected.is_some() {
         let mut builder = SdkTracerProvider::builder().with_resource(resource.clone());
-        if export {
+        if export_spans {
             match otlp::span_exporter(endpoint) {
                 Ok(e) => builder = builder.with_batch_exporter(e),
                 Err(e) => problems.push(format!("cannot export spans: {e}")),
@@ -115,9 +119,9 @@ pub fn init(options: &Options) -> Setup {
     });
 
     let prometheus = options.prometheus.then(Prometheus::new);
-    let meter = if export || prometheus.is_some() {
+    let meter = if export_metrics || prometheus.is_some() {
         let mut builder = SdkMeterProvider::builder().with_resource(resource);
-        if export {
+        if export_metrics {
             match otlp::metric_reader(endpoint) {
                 Ok(r) => builder = builder.with_reader(r),
                 Err(e) => problems.push(format!("cannot export metrics: {e}")),

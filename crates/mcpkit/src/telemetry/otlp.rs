@@ -51,6 +51,18 @@ pub fn configured_by_env() -> bool {
     .any(|v| std::env::var(v).is_ok_and(|s| !s.is_empty()))
 }
 
+/// Whether the standard selector of `signal`'s exporter leaves it on: `OTEL_TRACES_EXPORTER`
+/// (signal `"TRACES"`) or `OTEL_METRICS_EXPORTER` (`"METRICS"`) set to `none` turns that signal's
+/// export off while the other one stays on.
+pub fn signal_enabled(signal: &str) -> bool {
+    exporter_selected(std::env::var(format!("OTEL_{signal}_EXPORTER")).ok().as_deref())
+}
+
+/// An `OTEL_*_EXPORTER` value (a comma-separated list) leaves export on unless it names `none`.
+fn exporter_selected(value: Option<&str>) -> bool {
+    value.is_none_or(|v| !v.split(',').any(|e| e.trim() == "none"))
+}
+
 fn signal_url(base: Option<&str>, path: &str) -> Option<String> {
     base.map(|b| format!("{}{path}", b.trim_end_matches('/')))
 }
@@ -141,5 +153,19 @@ impl HttpClient for BlockingClient {
         // Called from the SDK's export threads (`block_on` there), never from an async runtime.
         let result = self.send(request);
         Box::pin(std::future::ready(result))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::exporter_selected;
+
+    #[test]
+    fn an_exporter_list_naming_none_turns_its_signal_off() {
+        assert!(exporter_selected(None));
+        assert!(exporter_selected(Some("otlp")));
+        assert!(exporter_selected(Some("")));
+        assert!(!exporter_selected(Some("none")));
+        assert!(!exporter_selected(Some("otlp, none")));
     }
 }
