@@ -81,7 +81,7 @@ pub(super) async fn read_loop<R: FrameReader>(mut reader: R, dispatcher: &Dispat
         }
     };
     if let Some(e) = end {
-        *lock(&peer.shared.close_reason) = Some(e);
+        *lock(&peer.shared.close_reason) = Some(Box::new(e));
     }
     // Nothing more will come in: fail every waiting caller (no answer can arrive).
     dispatcher.end_notes().await;

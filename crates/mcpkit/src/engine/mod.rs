@@ -170,8 +170,10 @@ struct Shared {
     next_id: AtomicI64,
     out: Outbox,
     closed: CancellationToken,
-    close_reason: Mutex<Option<Error>>,
-    options: PeerOptions,
+    /// Boxed: nearly every connection ends without one, and an `Error` is ~100 bytes.
+    close_reason: Mutex<Option<Box<Error>>>,
+    /// The server's or client's, shared by its connections.
+    options: Arc<PeerOptions>,
     /// No connection loop reads answers (see [`Peer::detached`]): requests to the other side
     /// fail at once instead of waiting forever.
     detached: bool,
@@ -185,6 +187,9 @@ impl Shared {
         let mut inflight = lock(&self.inflight);
         let token = inflight.remove(id);
         if token.is_some() && inflight.is_empty() {
+            // An idle connection keeps no table: an HTTP session idles for hours after one
+            // request, and the table's buckets would outweigh the rest of it.
+            inflight.shrink_to_fit();
             // No waiter on the hot path: this only stores a permit (one atomic operation).
             self.drained.notify_one();
         }
@@ -221,7 +226,7 @@ impl Connection {
     pub async fn closed(self) -> Result<()> {
         let _ = self.done.await;
         match lock(&self.peer.shared.close_reason).take() {
-            Some(e) => Err(e),
+            Some(e) => Err(*e),
             None => Ok(()),
         }
     }
@@ -230,7 +235,7 @@ impl Connection {
 /// Start the engine on a transport with the given role's handler table.
 pub fn start<T: Transport>(transport: T, role: Arc<dyn Role>, options: PeerOptions) -> Connection {
     let (reader, writer) = transport.split();
-    let (peer, out_rx) = Peer::with_outbox(options, false);
+    let (peer, out_rx) = Peer::with_outbox(Arc::new(options), false);
     peer.shared.scope.session_started();
     let writer_task = tokio::spawn(io::write_loop(writer, out_rx, peer.shared.closed.clone()));
     let dispatcher = Dispatcher::new(peer.clone(), role);
@@ -250,7 +255,7 @@ pub fn start<T: Transport>(transport: T, role: Arc<dyn Role>, options: PeerOptio
 /// ([`Dispatcher::on_frame`]) and every outgoing frame goes straight to `sink`. For transports
 /// that already run a task per incoming message (HTTP POSTs): an idle connection then costs a
 /// small struct, no task and no queue.
-pub(crate) fn start_direct(role: Arc<dyn Role>, options: PeerOptions, sink: DirectSink) -> Dispatcher {
+pub(crate) fn start_direct(role: Arc<dyn Role>, options: Arc<PeerOptions>, sink: DirectSink) -> Dispatcher {
     let peer = Peer::from_outbox(options, false, Outbox::Direct(sink));
     peer.shared.scope.session_started();
     Dispatcher::new(peer, role)
@@ -266,17 +271,17 @@ impl Peer {
     /// A peer without a connection: what handlers send through it (notifications, with their
     /// routes) comes out of the returned receiver, and requests to the other side fail at once.
     /// For serving one stateless request directly.
-    pub(crate) fn detached(options: PeerOptions) -> (Peer, mpsc::UnboundedReceiver<Outbound>) {
+    pub(crate) fn detached(options: Arc<PeerOptions>) -> (Peer, mpsc::UnboundedReceiver<Outbound>) {
         Peer::with_outbox(options, true)
     }
 
     /// A peer and the receiving end of everything it sends.
-    fn with_outbox(options: PeerOptions, detached: bool) -> (Peer, mpsc::UnboundedReceiver<Outbound>) {
+    fn with_outbox(options: Arc<PeerOptions>, detached: bool) -> (Peer, mpsc::UnboundedReceiver<Outbound>) {
         let (out_tx, out_rx) = mpsc::unbounded_channel();
         (Peer::from_outbox(options, detached, Outbox::Queue(out_tx)), out_rx)
     }
 
-    fn from_outbox(options: PeerOptions, detached: bool, out: Outbox) -> Peer {
+    fn from_outbox(options: Arc<PeerOptions>, detached: bool, out: Outbox) -> Peer {
         let scope = Arc::new(Scope::new(options.telemetry.clone()));
         let shared = Arc::new(Shared {
             pending: Mutex::new(HashMap::new()),
@@ -389,7 +394,8 @@ impl Peer {
     /// Why the connection ended: the transport error, or [`Error::ConnectionClosed`].
     fn close_error(&self) -> Error {
         lock(&self.shared.close_reason)
-            .clone()
+            .as_deref()
+            .cloned()
             .unwrap_or(Error::ConnectionClosed)
     }
 

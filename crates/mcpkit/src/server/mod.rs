@@ -147,7 +147,8 @@ struct Inner {
     info: Implementation,
     instructions: Option<String>,
     page_size: usize,
-    peer_options: PeerOptions,
+    /// Shared by every session's engine.
+    peer_options: Arc<PeerOptions>,
     state: HashMap<TypeId, Box<dyn Any + Send + Sync>>,
     always_tools: bool,
     catalog: RwLock<Arc<Snapshot>>,
@@ -472,14 +473,14 @@ impl ServerBuilder {
                 info: self.info,
                 instructions: self.instructions,
                 page_size: self.page_size,
-                peer_options: PeerOptions {
+                peer_options: Arc::new(PeerOptions {
                     telemetry: self
                         .peer_options
                         .telemetry
                         .clone()
                         .for_side(crate::telemetry::Side::Server),
                     ..self.peer_options
-                },
+                }),
                 state: self.state,
                 always_tools: self.always_tools,
                 catalog: RwLock::new(Arc::new(snapshot)),
@@ -543,7 +544,7 @@ impl Server {
 
     /// Connection limits of this server's connections.
     #[cfg(feature = "http-server")]
-    fn peer_options(&self) -> PeerOptions {
+    fn peer_options(&self) -> Arc<PeerOptions> {
         self.inner.peer_options.clone()
     }
 
@@ -560,7 +561,7 @@ impl Server {
 
     fn start_with<T: Transport>(&self, transport: T) -> Connection {
         let (service, session) = self.session_service(None);
-        let conn = engine::start(transport, service, self.inner.peer_options.clone());
+        let conn = engine::start(transport, service, PeerOptions::clone(&self.inner.peer_options));
         conn.peer()
             .telemetry_scope()
             .set_transport(crate::telemetry::NetworkTransport::Pipe);

@@ -24,7 +24,9 @@ pub(crate) struct SessionlessRequest;
 #[derive(Debug, Default)]
 pub(crate) struct Session {
     pub(crate) peer: OnceLock<Peer>,
-    negotiated: OnceLock<(ProtocolVersion, ClientCapabilities, Implementation)>,
+    /// Boxed: an idle session that never negotiated (and every session until it does) pays
+    /// a pointer for it, not the ~1 KiB of capability objects.
+    negotiated: OnceLock<Box<Negotiated>>,
     pub(crate) initialized: AtomicBool,
     log_level: AtomicLevel,
     pub(crate) subscriptions: Mutex<HashSet<String>>,
@@ -40,6 +42,15 @@ pub(crate) struct Session {
     observer: OnceLock<Observer>,
     /// Its place in the server's live sessions, given back when the session is dropped.
     pub(crate) slot: OnceLock<super::live_sessions::Slot>,
+}
+
+/// What `initialize` (or a stateless request's `_meta`) settled.
+#[derive(Debug)]
+struct Negotiated {
+    version: ProtocolVersion,
+    /// `None` for the empty object most clients send: ~1 KiB of empty maps not kept per session.
+    capabilities: Option<Box<ClientCapabilities>>,
+    info: Implementation,
 }
 
 /// What a session tells of its changes (HTTP sessions of instances sharing a session store).
@@ -86,7 +97,13 @@ impl Session {
     }
 
     pub(crate) fn negotiate(&self, v: ProtocolVersion, caps: ClientCapabilities, info: Implementation) -> bool {
-        self.negotiated.set((v, caps, info)).is_ok()
+        let capabilities = (caps != ClientCapabilities::default()).then(|| Box::new(caps));
+        let negotiated = Negotiated {
+            version: v,
+            capabilities,
+            info,
+        };
+        self.negotiated.set(Box::new(negotiated)).is_ok()
     }
 
     pub(crate) fn is_negotiated(&self) -> bool {
@@ -94,15 +111,20 @@ impl Session {
     }
 
     pub(crate) fn version(&self) -> ProtocolVersion {
-        self.negotiated.get().map_or(ProtocolVersion::LATEST_HANDSHAKE, |n| n.0)
+        self.negotiated
+            .get()
+            .map_or(ProtocolVersion::LATEST_HANDSHAKE, |n| n.version)
     }
 
     pub(crate) fn client_capabilities(&self) -> ClientCapabilities {
-        self.negotiated.get().map(|n| n.1.clone()).unwrap_or_default()
+        self.negotiated
+            .get()
+            .and_then(|n| n.capabilities.as_deref().cloned())
+            .unwrap_or_default()
     }
 
     pub(crate) fn client_info(&self) -> Option<Implementation> {
-        self.negotiated.get().map(|n| n.2.clone())
+        self.negotiated.get().map(|n| n.info.clone())
     }
 
     pub(crate) fn set_log_level(&self, level: LoggingLevel) {

@@ -76,8 +76,8 @@ pub(super) type StandaloneOut = Arc<dyn Fn(Bytes) + Send + Sync>;
 
 pub(super) struct Routes {
     pub(super) session: Arc<str>,
-    pub(super) store: Arc<dyn EventStore>,
-    pub(super) clock: Arc<dyn Clock>,
+    /// The endpoint's, shared by all its sessions (one pointer each, not five fields).
+    pub(super) settings: Arc<RouteSettings>,
     pub(super) requests: HashMap<RequestId, RequestStream>,
     pub(super) standalone: Option<Sink>,
     /// Standalone events sent while no GET stream was open, for the next one.
@@ -85,10 +85,17 @@ pub(super) struct Routes {
     pub(super) logs: HashMap<u64, StreamLog>,
     finished: VecDeque<u64>,
     pub(super) next_stream: u64,
-    /// Events each stream's channel holds for a client that is not reading.
-    buffer: usize,
-    streams_kept: usize,
-    stream_prefix: Arc<str>,
+    /// What only instances sharing the event store use, made on first use (see
+    /// [`Routes::shared`]): a lone instance's sessions, idle ones above all, carry a pointer
+    /// instead of ~170 bytes of empty maps.
+    pub(super) shared: Option<Box<SharedRoutes>>,
+    /// The last request or event: idleness counts from the end of activity, not its start.
+    pub(super) last_activity: Instant,
+}
+
+/// The part of [`Routes`] for instances sharing the event store.
+#[derive(Default)]
+pub(super) struct SharedRoutes {
     /// Instances share the event store: see [`OnRecord`]; request streams start with a stored
     /// marker (so another instance can tell a stream exists), and standalone events are not
     /// held back (the store has them for any instance's GET).
@@ -107,46 +114,59 @@ pub(super) struct Routes {
     /// Streams of other instances resumed here: how many times their instance answered that
     /// it still runs the request (see `HttpSession::watch_owner`).
     pub(super) alive: HashMap<Arc<str>, u64>,
-    /// The last request or event: idleness counts from the end of activity, not its start.
-    pub(super) last_activity: Instant,
 }
 
 impl Routes {
-    pub(super) fn new(session: Arc<str>, settings: &RouteSettings) -> Routes {
+    pub(super) fn new(session: Arc<str>, settings: &Arc<RouteSettings>) -> Routes {
         let last_activity = settings.clock.now();
         Routes {
             session,
-            store: settings.store.clone(),
-            clock: settings.clock.clone(),
+            settings: settings.clone(),
             requests: HashMap::new(),
             standalone: None,
             undelivered: VecDeque::new(),
             logs: HashMap::new(),
             finished: VecDeque::new(),
             next_stream: 1,
-            buffer: settings.buffer.max(1),
-            streams_kept: settings.streams_kept.max(1),
-            stream_prefix: settings.stream_prefix.clone(),
-            on_record: None,
-            remote: HashMap::new(),
-            standalone_out: None,
-            cursor: None,
-            ahead: BTreeMap::new(),
-            filling: false,
-            alive: HashMap::new(),
+            shared: None,
             last_activity,
         }
+    }
+
+    /// The shared-store part, made now if it was not yet.
+    pub(super) fn shared(&mut self) -> &mut SharedRoutes {
+        self.shared.get_or_insert_with(Default::default)
+    }
+
+    /// Told of every event recorded: instances share the event store.
+    fn on_record(&self) -> Option<&OnRecord> {
+        self.shared.as_ref()?.on_record.as_ref()
+    }
+
+    /// Where standalone frames go: instances share the event store.
+    fn standalone_out(&self) -> Option<&StandaloneOut> {
+        self.shared.as_ref()?.standalone_out.as_ref()
     }
 
     /// A new stream's channel. Full means the client stopped reading: the stream is then closed
     /// (its events stay in the log for resuming) instead of buffering without limit.
     pub(super) fn channel(&self) -> (Sink, mpsc::Receiver<Event>) {
-        mpsc::channel(self.buffer)
+        mpsc::channel(self.settings.buffer)
+    }
+
+    /// The request `id` is answered (or cancelled): its stream leaves the table. An idle
+    /// session keeps no table: its buckets would outweigh the rest of the session.
+    fn end_request(&mut self, id: &RequestId) -> Option<RequestStream> {
+        let slot = self.requests.remove(id);
+        if self.requests.is_empty() {
+            self.requests.shrink_to_fit();
+        }
+        slot
     }
 
     /// Something happened on the session now.
     pub(super) fn touch(&mut self) {
-        self.last_activity = self.clock.now();
+        self.last_activity = self.settings.clock.now();
     }
 
     /// The local number of the stream named `name`, if this session has it.
@@ -158,7 +178,7 @@ impl Routes {
     }
 
     fn log_of(&mut self, stream: u64) -> &mut StreamLog {
-        let prefix = &self.stream_prefix;
+        let prefix = &self.settings.stream_prefix;
         self.logs.entry(stream).or_insert_with(|| StreamLog {
             name: stream_name(prefix, stream),
             position: 0,
@@ -169,8 +189,8 @@ impl Routes {
     pub(super) fn record(&mut self, stream: u64, data: Bytes, is_reply: bool) -> Event {
         self.touch();
         let session = self.session.clone();
-        let store = self.store.clone();
-        let tell = self.on_record.clone();
+        let store = self.settings.store.clone();
+        let tell = self.on_record().cloned();
         let log = self.log_of(stream);
         // A priming event (no data) is never replayed: it names the position it starts after.
         if !data.is_empty() {
@@ -192,8 +212,8 @@ impl Routes {
     /// and never need an event id or a replay copy.
     pub(super) fn prime(&mut self, stream: u64) -> Event {
         let fresh = !self.logs.contains_key(&stream);
-        let clustered = self.on_record.is_some();
-        let (session, store) = (self.session.clone(), self.store.clone());
+        let clustered = self.on_record().is_some();
+        let (session, store) = (self.session.clone(), self.settings.store.clone());
         let log = self.log_of(stream);
         let name = log.name.clone();
         let mut start = 0;
@@ -222,7 +242,7 @@ impl Routes {
                 self.finished.push_back(stream);
             }
         }
-        while self.finished.len() > self.streams_kept {
+        while self.finished.len() > self.settings.streams_kept {
             if let Some(old) = self.finished.pop_front() {
                 self.forget(old);
             }
@@ -233,37 +253,44 @@ impl Routes {
     pub(super) fn forget(&mut self, stream: u64) {
         self.finished.retain(|s| *s != stream);
         if let Some(log) = self.logs.remove(&stream) {
-            settle(self.store.remove_stream(&self.session, &log.name), ());
+            settle(self.settings.store.remove_stream(&self.session, &log.name), ());
         }
     }
 
     /// A resumed stream of another instance ends here.
     pub(super) fn remove_remote(&mut self, name: &str) {
-        self.remote.remove(name);
-        self.alive.remove(name);
+        if let Some(s) = &mut self.shared {
+            s.remote.remove(name);
+            s.alive.remove(name);
+        }
     }
 
     /// Every stream ends (the session or its backend stopped).
     pub(super) fn clear_streams(&mut self) {
         self.requests.clear();
         self.standalone = None;
-        self.cursor = None;
-        self.ahead.clear();
+        if let Some(s) = &mut self.shared {
+            s.cursor = None;
+            s.ahead.clear();
+        }
     }
 
     /// Deliver what `ahead` holds right after the cursor, in order; `true` when a gap remains
     /// (an event beyond it arrived before one the store has).
     pub(super) fn drain_ahead(&mut self) -> bool {
-        let Some(mut cursor) = self.cursor else { return false };
-        while let Some((&p, _)) = self.ahead.first_key_value() {
+        let Some(s) = self.shared.as_deref_mut() else {
+            return false;
+        };
+        let Some(mut cursor) = s.cursor else { return false };
+        while let Some((&p, _)) = s.ahead.first_key_value() {
             if p <= cursor {
-                self.ahead.pop_first();
+                s.ahead.pop_first();
                 continue;
             }
             if p != cursor + 1 {
                 break;
             }
-            let Some((_, event)) = self.ahead.pop_first() else {
+            let Some((_, event)) = s.ahead.pop_first() else {
                 break;
             };
             cursor = p;
@@ -271,13 +298,13 @@ impl Routes {
             if !sent {
                 // The client went away or stopped reading: the stream ends, the store keeps it.
                 self.standalone = None;
-                self.cursor = None;
-                self.ahead.clear();
+                s.cursor = None;
+                s.ahead.clear();
                 return false;
             }
         }
-        self.cursor = Some(cursor);
-        !self.ahead.is_empty()
+        s.cursor = Some(cursor);
+        !s.ahead.is_empty()
     }
 }
 
@@ -334,7 +361,7 @@ pub(super) fn route_frame(routes: &Mutex<Routes>, frame: Bytes, route: &Route) {
         }
         Route::Finished(id) => {
             // Cancelled: no reply will come, so the stream ends and is not resumable.
-            if let Some(slot) = r.requests.remove(id) {
+            if let Some(slot) = r.end_request(id) {
                 r.finish(slot.stream);
             }
         }
@@ -356,7 +383,7 @@ pub(super) fn route_frame(routes: &Mutex<Routes>, frame: Bytes, route: &Route) {
                     is_reply,
                 }
             };
-            let slot = if is_reply { r.requests.remove(id) } else { None };
+            let slot = if is_reply { r.end_request(id) } else { None };
             let sink = match &slot {
                 Some(s) => s.sink.clone(),
                 None => r.requests.get(id).and_then(|s| s.sink.clone()),
@@ -374,10 +401,10 @@ pub(super) fn route_frame(routes: &Mutex<Routes>, frame: Bytes, route: &Route) {
                 }
             }
         }
-        _ if r.standalone_out.is_some() => {
+        _ if r.standalone_out().is_some() => {
             // Shared event store: numbered by the store, delivered by the GET stream's holder.
             r.touch();
-            if let Some(out) = r.standalone_out.clone() {
+            if let Some(out) = r.standalone_out().cloned() {
                 out(frame);
             }
         }
@@ -388,7 +415,7 @@ pub(super) fn route_frame(routes: &Mutex<Routes>, frame: Bytes, route: &Route) {
                 Some(sink) => sink.try_send(event.clone()).is_ok(),
                 None => false,
             };
-            if !delivered && r.on_record.is_some() {
+            if !delivered && r.on_record().is_some() {
                 // Another instance may hold the GET stream (it got the event from the bus), and
                 // any instance's GET resumes it from the store.
                 r.standalone = None;
@@ -413,10 +440,11 @@ pub(super) fn standalone_arrived(routes: &Arc<Mutex<Routes>>, position: u64, eve
         // Not read here: the store keeps it for whichever GET resumes.
         return;
     }
-    r.ahead.insert(position, event);
+    r.shared().ahead.insert(position, event);
     let gap = r.drain_ahead();
-    if gap && !r.filling && r.cursor.is_some() {
-        r.filling = true;
+    let s = r.shared();
+    if gap && !s.filling && s.cursor.is_some() {
+        s.filling = true;
         drop(r);
         fill_gap(routes.clone());
     }
@@ -426,11 +454,12 @@ pub(super) fn standalone_arrived(routes: &Arc<Mutex<Routes>>, position: u64, eve
 /// Events the store no longer has (evicted) are skipped over.
 pub(super) fn fill_gap(routes: Arc<Mutex<Routes>>) {
     let (store, session, cursor) = {
-        let r = lock(&routes);
-        (r.store.clone(), r.session.clone(), r.cursor)
+        let mut r = lock(&routes);
+        let cursor = r.shared().cursor;
+        (r.settings.store.clone(), r.session.clone(), cursor)
     };
     let Some(cursor) = cursor else {
-        lock(&routes).filling = false;
+        lock(&routes).shared().filling = false;
         return;
     };
     let read = store.after(&session, "0", cursor);
@@ -443,12 +472,13 @@ pub(super) fn fill_gap(routes: Arc<Mutex<Routes>>) {
             Vec::new()
         });
         let mut r = lock(&routes);
-        r.filling = false;
-        if r.cursor.is_none() {
+        let s = r.shared();
+        s.filling = false;
+        if s.cursor.is_none() {
             return;
         }
         for (p, data) in kept.into_iter().filter(|(_, d)| !d.is_empty()) {
-            r.ahead.entry(p).or_insert(Event {
+            s.ahead.entry(p).or_insert(Event {
                 id: format!("0-{p}"),
                 data,
                 is_reply: false,
@@ -456,8 +486,9 @@ pub(super) fn fill_gap(routes: Arc<Mutex<Routes>>) {
         }
         if r.drain_ahead() {
             // Still a gap: what it lacks is gone from the store; go on after it.
-            if let (Some(&first), Some(_)) = (r.ahead.keys().next(), r.cursor) {
-                r.cursor = Some(first - 1);
+            let s = r.shared();
+            if let (Some(&first), Some(_)) = (s.ahead.keys().next(), s.cursor) {
+                s.cursor = Some(first - 1);
                 r.drain_ahead();
             }
         }

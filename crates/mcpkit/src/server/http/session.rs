@@ -28,14 +28,16 @@ const OWNER_PROBE_EVERY: Duration = Duration::from_secs(2);
 
 pub(super) struct HttpSession {
     pub(super) id: Arc<str>,
-    /// The verified caller that opened it (authorization on): no one else may use it.
-    pub(super) owner: Option<VerifiedCaller>,
+    /// The verified caller that opened it (authorization on): no one else may use it. Boxed:
+    /// most sessions have none, and an idle session is mostly its fixed-size structs.
+    pub(super) owner: Option<Box<VerifiedCaller>>,
     engine: Engine,
     routes: Arc<Mutex<Routes>>,
     /// The engine's view of the session (a [`Server`] backend only).
     served: Option<Arc<crate::server::session::Session>>,
-    /// What instances sharing backends keep beside (see [`super::cluster`]).
-    pub(super) link: Option<Link>,
+    /// What instances sharing backends keep beside (see [`super::cluster`]); boxed, as a lone
+    /// instance has none.
+    pub(super) link: Option<Box<Link>>,
 }
 
 /// What serves a session's frames.
@@ -99,13 +101,13 @@ impl HttpSession {
         let mut table = Routes::new(id.clone(), &state.routes);
         if let Some(link) = &link {
             let (cluster, session) = (link.cluster.clone(), id.clone());
-            table.on_record = Some(Arc::new(
+            table.shared().on_record = Some(Arc::new(
                 move |stream: &str, position: u64, data: &Bytes, is_reply: bool| {
                     cluster.stream_event(&session, stream, position, data, is_reply);
                 },
             ));
             let (cluster, session) = (link.cluster.clone(), id.clone());
-            table.standalone_out = Some(Arc::new(move |data: Bytes| cluster.standalone_event(&session, data)));
+            table.shared().standalone_out = Some(Arc::new(move |data: Bytes| cluster.standalone_event(&session, data)));
         }
         let routes = Arc::new(Mutex::new(table));
         let tap = state.tap.clone();
@@ -145,11 +147,11 @@ impl HttpSession {
         };
         Arc::new(HttpSession {
             id,
-            owner,
+            owner: owner.map(Box::new),
             engine,
             routes,
             served,
-            link,
+            link: link.map(Box::new),
         })
     }
 
@@ -166,7 +168,7 @@ impl HttpSession {
             r.touch();
             return Duration::ZERO;
         }
-        r.clock.now().saturating_duration_since(r.last_activity)
+        r.settings.clock.now().saturating_duration_since(r.last_activity)
     }
 
     /// Open the response stream of a request: its receiver and its stream number. The stream
@@ -236,7 +238,7 @@ impl HttpSession {
             return None;
         }
         let finished = r.logs.get(&stream)?.finished;
-        let kept = settle(r.store.after(&r.session, &name, position), Vec::new());
+        let kept = settle(r.settings.store.after(&r.session, &name, position), Vec::new());
         let missed: Vec<Event> = kept
             .into_iter()
             .map(|(position, data)| Event {
@@ -272,11 +274,13 @@ impl HttpSession {
         }
         let mut r = lock(&self.routes);
         r.clear_streams();
-        r.remote.clear();
+        if let Some(s) = r.shared.as_deref_mut() {
+            s.remote.clear();
+        }
         r.logs.clear();
         match &self.link {
             Some(link) => link.stop.cancel(),
-            None => settle(r.store.remove_session(&r.session), ()),
+            None => settle(r.settings.store.remove_session(&r.session), ()),
         }
     }
 
@@ -314,7 +318,8 @@ impl HttpSession {
             return;
         }
         let mut r = lock(&self.routes);
-        let Some((last, sink)) = r.remote.get_mut(name) else {
+        let remote = &mut r.shared().remote;
+        let Some((last, sink)) = remote.get_mut(name) else {
             return;
         };
         if position <= *last {
@@ -323,7 +328,7 @@ impl HttpSession {
         *last = position;
         let end = event.is_reply;
         if sink.try_send(event).is_err() || end {
-            r.remote.remove(name);
+            remote.remove(name);
         }
     }
 
@@ -349,10 +354,10 @@ impl HttpSession {
                     }
                 }
                 None => {
-                    r.remote.insert(name.clone(), (position, tx));
+                    r.shared().remote.insert(name.clone(), (position, tx));
                 }
             }
-            (r.store.clone(), local)
+            (r.settings.store.clone(), local)
         };
         // Another instance's stream must show it exists: the event the client names (its
         // marker at least) is still in the store.
@@ -388,7 +393,7 @@ impl HttpSession {
         }
         if local.is_none() {
             let mut r = lock(&self.routes);
-            match r.remote.get_mut(&name) {
+            match r.shared().remote.get_mut(&name) {
                 Some(entry) if !finished => {
                     entry.0 = entry.0.max(seen);
                     drop(r);
@@ -412,7 +417,7 @@ impl HttpSession {
 
     /// The instance running the request of stream `name` (resumed here) answered a probe.
     pub(super) fn stream_alive(&self, name: &str) {
-        if let Some(n) = lock(&self.routes).alive.get_mut(name) {
+        if let Some(n) = lock(&self.routes).shared().alive.get_mut(name) {
             *n += 1;
         }
     }
@@ -424,15 +429,16 @@ impl HttpSession {
     fn watch_owner(&self, name: Arc<str>) {
         let Some(link) = &self.link else { return };
         let (cluster, routes, session) = (link.cluster.clone(), self.routes.clone(), self.id.clone());
-        lock(&routes).alive.insert(name.clone(), 0);
+        lock(&routes).shared().alive.insert(name.clone(), 0);
         let Ok(rt) = tokio::runtime::Handle::try_current() else {
             return;
         };
         rt.spawn(async move {
             loop {
                 let before = {
-                    let r = lock(&routes);
-                    match (r.remote.contains_key(&name), r.alive.get(&name)) {
+                    let mut r = lock(&routes);
+                    let s = r.shared();
+                    match (s.remote.contains_key(&name), s.alive.get(&name)) {
                         (true, Some(n)) => *n,
                         _ => return,
                     }
@@ -443,11 +449,12 @@ impl HttpSession {
                 tokio::time::sleep(OWNER_PROBE_WAIT).await;
                 {
                     let mut r = lock(&routes);
-                    if !r.remote.contains_key(&name) {
-                        r.alive.remove(&name);
+                    let s = r.shared();
+                    if !s.remote.contains_key(&name) {
+                        s.alive.remove(&name);
                         return;
                     }
-                    if r.alive.get(&name).copied().unwrap_or(0) == before {
+                    if s.alive.get(&name).copied().unwrap_or(0) == before {
                         tracing::debug!("stream {name}: no instance runs its request; it ends");
                         r.remove_remote(&name);
                         return;
@@ -470,10 +477,11 @@ impl HttpSession {
             }
             let (tx, rx) = r.channel();
             r.standalone = Some(tx);
-            r.cursor = None;
-            r.ahead.clear();
-            r.filling = false;
-            (r.store.clone(), rx)
+            let s = r.shared();
+            s.cursor = None;
+            s.ahead.clear();
+            s.filling = false;
+            (r.settings.store.clone(), rx)
         };
         // What arrives from the bus meanwhile waits in `ahead`, cut to what the read lacks.
         let kept = store.after(&self.id, "0", from.unwrap_or(0)).await.unwrap_or_else(|e| {
@@ -499,10 +507,11 @@ impl HttpSession {
         };
         let gap = {
             let mut r = lock(&self.routes);
-            r.cursor = Some(latest);
+            r.shared().cursor = Some(latest);
             let gap = r.drain_ahead();
-            if gap && !r.filling {
-                r.filling = true;
+            let s = r.shared();
+            if gap && !s.filling {
+                s.filling = true;
                 true
             } else {
                 false

@@ -22,7 +22,7 @@ pub(super) struct HttpState {
     pub(super) config: HttpConfig,
     pub(super) sessions: SessionTable,
     /// How sessions keep their streams (one event store for all of them).
-    pub(super) routes: RouteSettings,
+    pub(super) routes: Arc<RouteSettings>,
     /// Ends every open SSE stream (graceful shutdown).
     pub(super) shutdown: CancellationToken,
     /// Serves stateless-era POSTs directly (no engine per request); only a [`Server`] backend
@@ -69,13 +69,13 @@ impl HttpState {
         }
         HttpState {
             sessions: SessionTable::new(config.session_idle_timeout, admission),
-            routes: RouteSettings {
+            routes: Arc::new(RouteSettings {
                 store,
                 clock: config.clock.clone(),
-                buffer: config.stream_buffer,
-                streams_kept: config.streams_per_session,
+                buffer: config.stream_buffer.max(1),
+                streams_kept: config.streams_per_session.max(1),
                 stream_prefix: Arc::from(cluster.as_ref().map_or(String::new(), |c| format!("{}.", c.tag))),
-            },
+            }),
             backend,
             config,
             shutdown,

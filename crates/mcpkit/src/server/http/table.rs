@@ -68,7 +68,7 @@ impl SessionTable {
     /// here rather than served, whether or not the reaper has come by yet.
     pub(super) fn get(&self, id: &str, client: &Client) -> Option<Arc<HttpSession>> {
         let session = lock(&self.sessions).get(id).map(|(s, _)| s.clone())?;
-        if !client.owns(session.owner.as_ref()) {
+        if !client.owns(session.owner.as_deref()) {
             tracing::debug!("session {} named by another caller", session.id);
             return None;
         }
