@@ -55,6 +55,22 @@ fn request_meta_reads_like_the_schema_says() {
 }
 
 #[test]
+fn request_meta_leaves_out_the_protocol_members_only_when_asked() {
+    let text = r#"{"io.modelcontextprotocol/protocolVersion":"2026-07-28","progressToken":3,
+        "io.modelcontextprotocol/clientCapabilities":{"sampling":{}},"io.modelcontextprotocol/clientInfo":{"name":"c","version":"1"},
+        "io.modelcontextprotocol/logLevel":"info","io.modelcontextprotocol/related-task":{"taskId":"t"},"x\u0079":1}"#;
+    let all: RequestMeta = serde_json::from_str(text).unwrap();
+    assert_eq!(all.extra.len(), 6);
+    let lean: RequestMeta = without_protocol_members(|| serde_json::from_str(text)).unwrap();
+    assert_eq!(lean.progress_token, Some(ProgressToken::Number(3)));
+    let kept: Vec<&str> = lean.extra.keys().map(String::as_str).collect();
+    assert_eq!(kept, ["io.modelcontextprotocol/related-task", "xy"]);
+    // Only for that decode: the next one keeps every member again.
+    let again: RequestMeta = serde_json::from_str(text).unwrap();
+    assert_eq!(again, all);
+}
+
+#[test]
 fn hand_written_unions() {
     assert_eq!(
         serde_json::from_str::<ProgressToken>("\"1\"").unwrap(),

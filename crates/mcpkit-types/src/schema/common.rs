@@ -1,9 +1,13 @@
 //! Shared building blocks (spec: `basic/index`, schema `Annotations`, `Icon`, `Implementation`, …).
 
+use std::borrow::Cow;
+use std::cell::Cell;
 use std::fmt;
 
 use serde::{de, Deserialize, Deserializer, Serialize, Serializer};
 use serde_json::Value;
+
+use super::stateless::{META_CLIENT_CAPABILITIES, META_CLIENT_INFO, META_LOG_LEVEL, META_PROTOCOL_VERSION};
 
 /// The open `_meta` object attached to most messages (spec: `basic/index` "General fields").
 pub type Meta = serde_json::Map<String, Value>;
@@ -261,21 +265,80 @@ impl<'de> Deserialize<'de> for RequestMeta {
             fn visit_map<A: de::MapAccess<'de>>(self, mut map: A) -> Result<RequestMeta, A::Error> {
                 let mut meta = RequestMeta::default();
                 let mut seen_token = false;
-                while let Some(key) = map.next_key::<String>()? {
+                let skip_protocol = SKIP_PROTOCOL_MEMBERS.with(Cell::get);
+                while let Some(MemberName(key)) = map.next_key::<MemberName<'de>>()? {
                     if key == "progressToken" {
                         if std::mem::replace(&mut seen_token, true) {
                             return Err(de::Error::duplicate_field("progressToken"));
                         }
                         meta.progress_token = map.next_value()?;
+                    } else if skip_protocol && PROTOCOL_MEMBERS.contains(&key.as_ref()) {
+                        map.next_value::<de::IgnoredAny>()?;
                     } else {
                         let value = map.next_value()?;
-                        meta.extra.insert(key, value);
+                        meta.extra.insert(key.into_owned(), value);
                     }
                 }
                 Ok(meta)
             }
         }
         d.deserialize_map(V)
+    }
+}
+
+/// The per-request protocol members of a 2026-07-28 `_meta`.
+const PROTOCOL_MEMBERS: [&str; 4] = [
+    META_PROTOCOL_VERSION,
+    META_CLIENT_CAPABILITIES,
+    META_CLIENT_INFO,
+    META_LOG_LEVEL,
+];
+
+thread_local! {
+    /// Set while [`without_protocol_members`] runs.
+    static SKIP_PROTOCOL_MEMBERS: Cell<bool> = const { Cell::new(false) };
+}
+
+/// Run `decode` with the 2026-07-28 protocol members (`io.modelcontextprotocol/protocolVersion`,
+/// `clientCapabilities`, `clientInfo`, `logLevel`) left out of every [`RequestMeta`] it builds.
+/// For a server that has already read them into the request's session: building them again as
+/// `Value`s, only to drop them, was most of what a stateless request's `_meta` cost. A thread
+/// flag rather than a parameter, because the `_meta` sits inside each method's derived params.
+#[doc(hidden)]
+pub fn without_protocol_members<T>(decode: impl FnOnce() -> T) -> T {
+    struct Restore(bool);
+    impl Drop for Restore {
+        fn drop(&mut self) {
+            SKIP_PROTOCOL_MEMBERS.with(|s| s.set(self.0));
+        }
+    }
+    let _restore = Restore(SKIP_PROTOCOL_MEMBERS.with(|s| s.replace(true)));
+    decode()
+}
+
+/// A member name, borrowed from the text when it holds no escapes (a skipped member then
+/// costs no allocation).
+struct MemberName<'a>(Cow<'a, str>);
+
+impl<'de> Deserialize<'de> for MemberName<'de> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> de::Visitor<'de> for V {
+            type Value = MemberName<'de>;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a member name")
+            }
+            fn visit_borrowed_str<E: de::Error>(self, v: &'de str) -> Result<MemberName<'de>, E> {
+                Ok(MemberName(Cow::Borrowed(v)))
+            }
+            fn visit_str<E: de::Error>(self, v: &str) -> Result<MemberName<'de>, E> {
+                Ok(MemberName(Cow::Owned(v.to_owned())))
+            }
+            fn visit_string<E: de::Error>(self, v: String) -> Result<MemberName<'de>, E> {
+                Ok(MemberName(Cow::Owned(v)))
+            }
+        }
+        d.deserialize_str(V)
     }
 }
 

@@ -42,7 +42,10 @@ impl RequestContext {
         &self.id
     }
 
-    /// The request's `_meta`, if it had one.
+    /// The request's `_meta`, if it had one. On a 2026-07-28 request it holds the members
+    /// other than the protocol ones (`io.modelcontextprotocol/protocolVersion`,
+    /// `clientCapabilities`, `clientInfo`, `logLevel`): those are the request's session, read
+    /// through [`RequestContext::client_info`] and the like.
     pub fn meta(&self) -> Option<&RequestMeta> {
         self.meta.as_ref()
     }
