@@ -301,7 +301,12 @@ pub(crate) async fn serve_one(
         _ = cancel.cancelled() => return None,
     };
     let (bytes, code) = match outcome {
-        Ok(Ok(result)) => (serde_json::to_vec(&OutgoingResult::new(&id, &*result)), None),
+        Ok(Ok(result)) => {
+            // Sized up front, as in `finish_request`: growing the buffer copies the result.
+            let mut frame = Vec::with_capacity(result.get().len() + 64);
+            let written = serde_json::to_writer(&mut frame, &OutgoingResult::new(&id, &*result));
+            (written.map(|()| frame), None)
+        }
         Ok(Err(e)) => (serde_json::to_vec(&OutgoingError::new(Some(&id), &e)), Some(e.code)),
         Err(_panic) => {
             tracing::error!("the handler for request {id} panicked");

@@ -275,6 +275,17 @@ impl Peer {
         Peer::with_outbox(options, true)
     }
 
+    /// [`Peer::detached`] for one request whose `cancel` token ends it: that token is the
+    /// peer's "connection closed" too (the request's response is all the connection there is),
+    /// so the peer needs no token of its own.
+    pub(crate) fn detached_until(
+        options: Arc<PeerOptions>,
+        cancel: CancellationToken,
+    ) -> (Peer, mpsc::UnboundedReceiver<Outbound>) {
+        let (out_tx, out_rx) = mpsc::unbounded_channel();
+        (Peer::from_parts(options, true, Outbox::Queue(out_tx), cancel), out_rx)
+    }
+
     /// A peer and the receiving end of everything it sends.
     fn with_outbox(options: Arc<PeerOptions>, detached: bool) -> (Peer, mpsc::UnboundedReceiver<Outbound>) {
         let (out_tx, out_rx) = mpsc::unbounded_channel();
@@ -282,6 +293,10 @@ impl Peer {
     }
 
     fn from_outbox(options: Arc<PeerOptions>, detached: bool, out: Outbox) -> Peer {
+        Peer::from_parts(options, detached, out, CancellationToken::new())
+    }
+
+    fn from_parts(options: Arc<PeerOptions>, detached: bool, out: Outbox, closed: CancellationToken) -> Peer {
         let scope = Arc::new(Scope::new(options.telemetry.clone()));
         let shared = Arc::new(Shared {
             pending: Mutex::new(HashMap::new()),
@@ -290,7 +305,7 @@ impl Peer {
             progress: Mutex::new(HashMap::new()),
             next_id: AtomicI64::new(0),
             out,
-            closed: CancellationToken::new(),
+            closed,
             close_reason: Mutex::new(None),
             options,
             detached,

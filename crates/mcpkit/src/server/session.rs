@@ -89,11 +89,13 @@ impl Session {
         info: Option<Implementation>,
         log: Option<LoggingLevel>,
     ) -> Session {
-        let s = Session::default();
-        s.negotiate(v, caps, info.unwrap_or_default());
-        s.initialized.store(true, Ordering::Relaxed);
-        s.log_level.0.store(log.map_or(LOG_OFF, |l| l as u8), Ordering::Relaxed);
-        s
+        // Built whole: setting a `OnceLock` and two atomics after the fact costs more.
+        Session {
+            negotiated: OnceLock::from((v, caps, info.unwrap_or_default())),
+            initialized: AtomicBool::new(true),
+            log_level: AtomicLevel(AtomicU8::new(log.map_or(LOG_OFF, |l| l as u8))),
+            ..Default::default()
+        }
     }
 
     pub(crate) fn negotiate(&self, v: ProtocolVersion, caps: ClientCapabilities, info: Implementation) -> bool {

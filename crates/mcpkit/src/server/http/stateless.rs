@@ -296,7 +296,7 @@ pub(super) async fn post(
         cancel: cancel.clone(),
         extensions,
     };
-    let (peer, mut sent) = Peer::detached(backend.server.peer_options());
+    let (peer, mut sent) = Peer::detached_until(backend.server.peer_options(), cancel.clone());
     peer.telemetry_scope()
         .set_transport(crate::telemetry::NetworkTransport::Tcp);
     let service = backend.service.clone();
