@@ -61,11 +61,13 @@ fn request_meta_leaves_out_the_protocol_members_only_when_asked() {
         "io.modelcontextprotocol/logLevel":"info","io.modelcontextprotocol/related-task":{"taskId":"t"},"x\u0079":1}"#;
     let all: RequestMeta = serde_json::from_str(text).unwrap();
     assert_eq!(all.extra.len(), 6);
-    let lean: RequestMeta = without_protocol_members(|| serde_json::from_str(text)).unwrap();
+    let skipped = ProtocolMembersSkipped::start();
+    let lean: RequestMeta = serde_json::from_str(text).unwrap();
+    drop(skipped);
     assert_eq!(lean.progress_token, Some(ProgressToken::Number(3)));
     let kept: Vec<&str> = lean.extra.keys().map(String::as_str).collect();
     assert_eq!(kept, ["io.modelcontextprotocol/related-task", "xy"]);
-    // Only for that decode: the next one keeps every member again.
+    // Only while the guard lived: the next decode keeps every member again.
     let again: RequestMeta = serde_json::from_str(text).unwrap();
     assert_eq!(again, all);
 }

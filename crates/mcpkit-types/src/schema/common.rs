@@ -295,25 +295,32 @@ const PROTOCOL_MEMBERS: [&str; 4] = [
 ];
 
 thread_local! {
-    /// Set while [`without_protocol_members`] runs.
+    /// Set while a [`ProtocolMembersSkipped`] lives.
     static SKIP_PROTOCOL_MEMBERS: Cell<bool> = const { Cell::new(false) };
 }
 
-/// Run `decode` with the 2026-07-28 protocol members (`io.modelcontextprotocol/protocolVersion`,
-/// `clientCapabilities`, `clientInfo`, `logLevel`) left out of every [`RequestMeta`] it builds.
-/// For a server that has already read them into the request's session: building them again as
-/// `Value`s, only to drop them, was most of what a stateless request's `_meta` cost. A thread
-/// flag rather than a parameter, because the `_meta` sits inside each method's derived params.
+/// While one of these lives, the 2026-07-28 protocol members
+/// (`io.modelcontextprotocol/protocolVersion`, `clientCapabilities`, `clientInfo`, `logLevel`)
+/// are left out of every [`RequestMeta`] this thread decodes. For a server that has already
+/// read them into the request's session: building them again as `Value`s, only to drop them,
+/// was most of what a stateless request's `_meta` cost. A thread flag rather than a parameter,
+/// because the `_meta` sits inside each method's derived params; a guard rather than a closure,
+/// so that it is not instantiated once per params type.
 #[doc(hidden)]
-pub fn without_protocol_members<T>(decode: impl FnOnce() -> T) -> T {
-    struct Restore(bool);
-    impl Drop for Restore {
-        fn drop(&mut self) {
-            SKIP_PROTOCOL_MEMBERS.with(|s| s.set(self.0));
-        }
+#[must_use = "the members are left out only while the guard lives"]
+pub struct ProtocolMembersSkipped(bool);
+
+impl ProtocolMembersSkipped {
+    /// Leave the protocol members out until the guard is dropped.
+    pub fn start() -> Self {
+        ProtocolMembersSkipped(SKIP_PROTOCOL_MEMBERS.with(|s| s.replace(true)))
     }
-    let _restore = Restore(SKIP_PROTOCOL_MEMBERS.with(|s| s.replace(true)));
-    decode()
+}
+
+impl Drop for ProtocolMembersSkipped {
+    fn drop(&mut self) {
+        SKIP_PROTOCOL_MEMBERS.with(|s| s.set(self.0));
+    }
 }
 
 /// A member name, borrowed from the text when it holds no escapes (a skipped member then

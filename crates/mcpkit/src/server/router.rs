@@ -10,7 +10,7 @@ use std::hash::{BuildHasherDefault, Hasher};
 use std::sync::{Arc, OnceLock};
 
 use mcpkit_types::method::{Method, NotificationMethod};
-use mcpkit_types::schema::{without_protocol_members, RequestMeta};
+use mcpkit_types::schema::{ProtocolMembersSkipped, RequestMeta};
 use mcpkit_types::{Era, ErrorObject, RequestId};
 use serde::de::DeserializeOwned;
 use serde_json::value::RawValue;
@@ -149,11 +149,8 @@ impl Call {
     /// request's `_meta` protocol members are its session (read and validated before dispatch),
     /// so its [`RequestMeta`] keeps only the other members.
     fn decode<P: DeserializeOwned>(&mut self) -> Result<P, ErrorObject> {
-        let raw = self.params.take();
-        match self.era {
-            Era::Stateless => without_protocol_members(|| params(raw.as_deref())),
-            Era::Handshake => params(raw.as_deref()),
-        }
+        let _skipped = (self.era == Era::Stateless).then(ProtocolMembersSkipped::start);
+        params(self.params.take().as_deref())
     }
 
     /// The handler's context, on this call's session and connection.
