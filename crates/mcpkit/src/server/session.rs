@@ -53,6 +53,17 @@ struct Negotiated {
     info: Implementation,
 }
 
+impl Negotiated {
+    fn boxed(version: ProtocolVersion, caps: ClientCapabilities, info: Implementation) -> Box<Negotiated> {
+        let capabilities = (caps != ClientCapabilities::default()).then(|| Box::new(caps));
+        Box::new(Negotiated {
+            version,
+            capabilities,
+            info,
+        })
+    }
+}
+
 /// What a session tells of its changes (HTTP sessions of instances sharing a session store).
 #[derive(Clone)]
 pub(crate) struct Observer(pub(crate) std::sync::Arc<dyn Fn(SessionUpdate) + Send + Sync>);
@@ -91,7 +102,7 @@ impl Session {
     ) -> Session {
         // Built whole: setting a `OnceLock` and two atomics after the fact costs more.
         Session {
-            negotiated: OnceLock::from((v, caps, info.unwrap_or_default())),
+            negotiated: OnceLock::from(Negotiated::boxed(v, caps, info.unwrap_or_default())),
             initialized: AtomicBool::new(true),
             log_level: AtomicLevel(AtomicU8::new(log.map_or(LOG_OFF, |l| l as u8))),
             ..Default::default()
@@ -99,13 +110,7 @@ impl Session {
     }
 
     pub(crate) fn negotiate(&self, v: ProtocolVersion, caps: ClientCapabilities, info: Implementation) -> bool {
-        let capabilities = (caps != ClientCapabilities::default()).then(|| Box::new(caps));
-        let negotiated = Negotiated {
-            version: v,
-            capabilities,
-            info,
-        };
-        self.negotiated.set(Box::new(negotiated)).is_ok()
+        self.negotiated.set(Negotiated::boxed(v, caps, info)).is_ok()
     }
 
     pub(crate) fn is_negotiated(&self) -> bool {
