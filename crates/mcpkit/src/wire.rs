@@ -1,8 +1,10 @@
 //! Stage-2 decoding and result encoding shared by both roles.
 
+use std::borrow::Cow;
+
 use mcpkit_types::ErrorObject;
-use serde::de::DeserializeOwned;
-use serde::Serialize;
+use serde::de::{DeserializeOwned, IgnoredAny, MapAccess, Visitor};
+use serde::{Deserialize, Deserializer, Serialize};
 use serde_json::json;
 use serde_json::value::RawValue;
 
@@ -30,4 +32,87 @@ pub(crate) fn decode_with_path<T: DeserializeOwned>(text: &str) -> Result<T, (St
 /// Serialize a result for the reply.
 pub(crate) fn to_raw<T: Serialize>(value: &T) -> HandlerResult {
     serde_json::value::to_raw_value(value).map_err(|e| ErrorObject::internal(format!("could not serialize: {e}")))
+}
+
+/// A JSON string, borrowed from the text when it holds no escapes.
+pub(crate) struct Text<'a>(pub(crate) Cow<'a, str>);
+
+impl<'de> Deserialize<'de> for Text<'de> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = Text<'de>;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("a string")
+            }
+            fn visit_borrowed_str<E: serde::de::Error>(self, v: &'de str) -> Result<Text<'de>, E> {
+                Ok(Text(Cow::Borrowed(v)))
+            }
+            fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<Text<'de>, E> {
+                Ok(Text(Cow::Owned(v.to_owned())))
+            }
+        }
+        d.deserialize_str(V)
+    }
+}
+
+/// The string member `key` of a params object, read only as far as that member: for code that
+/// picks a route by one member (the tool's `name`) and leaves the whole params to the route,
+/// which decodes and checks them; a full read here would be one more scan of the arguments and
+/// `_meta`. None when the params are no object, lack the member before the text stops being
+/// JSON, or it is not a string. Of a duplicated member the first is read (the route's decode
+/// refuses the duplicate).
+pub(crate) fn member_str<'a>(raw: Option<&'a RawValue>, key: &str) -> Option<Cow<'a, str>> {
+    struct Seek<'k, 's, 'de> {
+        key: &'k str,
+        found: &'s mut Option<Cow<'de, str>>,
+    }
+    impl<'de> Visitor<'de> for Seek<'_, '_, 'de> {
+        type Value = ();
+        fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+            f.write_str("an object")
+        }
+        fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
+            while let Some(Text(k)) = map.next_key::<Text<'de>>()? {
+                if k == self.key {
+                    *self.found = Some(map.next_value::<Text<'de>>()?.0);
+                    // Stop here: the deserializer then reports the members left unread, an
+                    // error nobody reads.
+                    return Ok(());
+                }
+                map.next_value::<IgnoredAny>()?;
+            }
+            Ok(())
+        }
+    }
+    let mut found = None;
+    let mut de = serde_json::Deserializer::from_str(raw?.get());
+    let _ = de.deserialize_map(Seek { key, found: &mut found });
+    found
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn raw(s: &str) -> Box<RawValue> {
+        RawValue::from_string(s.to_owned()).unwrap()
+    }
+
+    #[test]
+    fn member_str_reads_one_member_without_the_rest() {
+        let name = |s: &str| member_str(Some(&raw(s)), "name").map(Cow::into_owned);
+        assert_eq!(name(r#"{"name":"echo","arguments":{"a":1}}"#).as_deref(), Some("echo"));
+        assert_eq!(
+            name(r#"{"arguments":{"name":"no"},"name":"echo"}"#).as_deref(),
+            Some("echo")
+        );
+        assert_eq!(name(r#"{"name":"e\"cho"}"#).as_deref(), Some("e\"cho"));
+        // Members after the one read are not looked at: a duplicate is the route's to refuse.
+        assert_eq!(name(r#"{"name":"echo","name":"other"}"#).as_deref(), Some("echo"));
+        assert_eq!(name(r#"{"name":1}"#), None);
+        assert_eq!(name(r#"{"arguments":{}}"#), None);
+        assert_eq!(name(r#"["echo"]"#), None);
+        assert_eq!(member_str(None, "name"), None);
+    }
 }

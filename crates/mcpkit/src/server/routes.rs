@@ -26,7 +26,7 @@ use super::prompt::PromptRequest;
 use super::request_state;
 use super::resource::ResourceRequest;
 use super::router::{finish_for, Call, Router};
-use super::stateless::{self, CacheHint, InputState, Settled};
+use super::stateless::{self, CacheHint, InputState};
 use super::switches::Kind;
 use super::tool::ToolCall;
 use super::{Server, Snapshot};
@@ -156,23 +156,29 @@ impl Call {
 
 impl Round<'_> {
     /// The reply: `input_required` while inputs are missing, otherwise the outcome, completed
-    /// for the era.
-    fn settle(&self, outcome: HandlerResult, failed: bool, cache: Option<CacheHint>) -> HandlerResult {
-        let settled = match &self.input {
-            Some(state) => state.settle(
-                outcome,
-                failed,
-                &crate::sync::read(&self.server.inner.state_keys),
-                self.method,
-                self.digest,
-                self.caller.as_deref(),
-                &self.server.inner.info_json,
-            )?,
-            None => Settled::Complete(outcome?),
-        };
-        match settled {
-            Settled::Complete(raw) => finish_for(self.era, &self.server, raw, cache),
-            Settled::InputRequired(raw) => Ok(raw),
+    /// for the era. `plain` says the result sets none of the members the stateless wire adds:
+    /// such a result is completed in its one serialization instead of being read and written
+    /// again.
+    fn settle<T: serde::Serialize>(
+        &self,
+        outcome: Result<T, ErrorObject>,
+        failed: bool,
+        cache: Option<CacheHint>,
+        plain: impl Fn(&T) -> bool,
+    ) -> HandlerResult {
+        if let Some(state) = &self.input {
+            let keys = crate::sync::read(&self.server.inner.state_keys);
+            let info = &self.server.inner.info_json;
+            if let Some(reply) =
+                state.interrupt(failed, &keys, self.method, self.digest, self.caller.as_deref(), info)?
+            {
+                return Ok(reply);
+            }
+        }
+        let result = outcome?;
+        match self.era {
+            Era::Stateless if plain(&result) => stateless::complete(&result, &self.server.inner.info_json, cache),
+            era => finish_for(era, &self.server, to_raw(&result)?, cache),
         }
     }
 }
@@ -223,8 +229,9 @@ async fn call_tool(mut call: Call, p: CallToolParams) -> HandlerResult {
     };
     let outcome = (def.handler)(call).await;
     let failed = outcome.as_ref().map_or(true, |r| r.is_error == Some(true));
-    let outcome = outcome.and_then(|r| to_raw(&r.for_version(version)));
-    round.settle(outcome, failed, None)
+    let outcome = outcome.map(|r| r.for_version(version));
+    // A result that sets no stateless member itself is completed as it is serialized.
+    round.settle(outcome, failed, None, |r| r.result_type.is_none() && r.meta.is_none())
 }
 
 async fn read_resource(mut call: Call, p: ReadResourceParams) -> HandlerResult {
@@ -253,8 +260,10 @@ async fn read_resource(mut call: Call, p: ReadResourceParams) -> HandlerResult {
     };
     let outcome = read(request).await;
     let failed = outcome.is_err();
-    let outcome = outcome.and_then(|r| to_raw(&r.for_version(version)));
-    round.settle(outcome, failed, Some(reads))
+    let outcome = outcome.map(|r| r.for_version(version));
+    round.settle(outcome, failed, Some(reads), |r| {
+        r.result_type.is_none() && r.ttl_ms.is_none() && r.cache_scope.is_none() && r.meta.is_none()
+    })
 }
 
 /// Spec: `server/resources` "Error Handling" (-32002 up to 2025-11-25, -32602 from 2026-07-28).
@@ -300,8 +309,9 @@ async fn get_prompt(mut call: Call, p: GetPromptParams) -> HandlerResult {
     };
     let outcome = (def.get)(request).await;
     let failed = outcome.is_err();
-    let outcome = outcome.and_then(|r| to_raw(&r.for_version(version)));
-    round.settle(outcome, failed, None)
+    let outcome = outcome.map(|r| r.for_version(version));
+    // A result that sets no stateless member itself is completed as it is serialized.
+    round.settle(outcome, failed, None, |r| r.result_type.is_none() && r.meta.is_none())
 }
 
 /// Spec: `server/utilities/completion`: at most 100 values, with `total` and `hasMore`.

@@ -23,7 +23,7 @@ pub(super) async fn get(state: &HttpState, headers: &HeaderMap, client: &Client)
     if stateless_era || state.config.sessionless || !state.config.enable_get_stream {
         return method_not_allowed(state.allowed_methods());
     }
-    if !accepts(headers, "text/event-stream") {
+    if !accepts(headers, &["text/event-stream"]) {
         return rpc_error(
             StatusCode::NOT_ACCEPTABLE,
             ErrorCode::INVALID_REQUEST,

@@ -33,7 +33,7 @@ pub(super) async fn post(
     extensions: Extensions,
     client: &Client,
 ) -> Response {
-    if !(accepts(headers, "application/json") && accepts(headers, "text/event-stream")) {
+    if !accepts(headers, &["application/json", "text/event-stream"]) {
         return rpc_error(
             StatusCode::NOT_ACCEPTABLE,
             ErrorCode::INVALID_REQUEST,

@@ -32,17 +32,26 @@ pub(super) fn method_not_allowed(allow: &'static str) -> Response {
     r
 }
 
-/// Whether `Accept` lists `mime` (or `*/*`).
-pub(super) fn accepts(headers: &HeaderMap, mime: &str) -> bool {
-    headers
-        .get_all(header::ACCEPT)
-        .iter()
-        .filter_map(|v| v.to_str().ok())
-        .any(|v| {
-            v.split(',')
-                .map(|m| m.split(';').next().unwrap_or("").trim())
-                .any(|m| m == mime || m == "*/*")
-        })
+/// Whether `Accept` lists every one of `mimes` (`*/*` counts for all), read in one pass.
+pub(super) fn accepts(headers: &HeaderMap, mimes: &[&str]) -> bool {
+    // One bit per wanted type (callers ask for one or two; more than 31 are not looked at).
+    let all = (1u32 << mimes.len().min(31)) - 1;
+    let mut seen = 0u32;
+    for v in headers.get_all(header::ACCEPT).iter().filter_map(|v| v.to_str().ok()) {
+        for m in v.split(',') {
+            let m = m.split(';').next().unwrap_or("").trim();
+            if m == "*/*" {
+                return true;
+            }
+            if let Some(i) = mimes.iter().take(31).position(|&w| w == m) {
+                seen |= 1 << i;
+                if seen == all {
+                    return true;
+                }
+            }
+        }
+    }
+    seen == all
 }
 
 /// A header's value, when it is visible ASCII. Given a `HeaderName` (the constants below), the

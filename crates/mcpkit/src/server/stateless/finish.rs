@@ -4,7 +4,7 @@
 
 use std::borrow::Cow;
 
-use mcpkit_types::schema::{CacheScope, JsonObject, META_SERVER_INFO};
+use mcpkit_types::schema::{CacheScope, JsonObject, META_SERVER_INFO, RESULT_COMPLETE};
 use mcpkit_types::ErrorObject;
 use serde::de::{MapAccess, Visitor};
 use serde::ser::SerializeMap;
@@ -13,6 +13,7 @@ use serde_json::value::RawValue;
 use serde_json::Value;
 
 use crate::engine::HandlerResult;
+use crate::wire::Text;
 
 /// Caching hints for one kind of result (spec: 2026-07-28 `server/utilities/caching`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -36,28 +37,6 @@ impl CacheHint {
 /// The members of a result object, values kept raw and keys borrowed when they hold no escapes.
 struct TopLevel<'a>(Vec<(Cow<'a, str>, &'a RawValue)>);
 
-/// An object key, borrowed from the text when it can be.
-struct Key<'a>(Cow<'a, str>);
-
-impl<'de> Deserialize<'de> for Key<'de> {
-    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        struct V;
-        impl<'de> Visitor<'de> for V {
-            type Value = Key<'de>;
-            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-                f.write_str("a member name")
-            }
-            fn visit_borrowed_str<E: serde::de::Error>(self, v: &'de str) -> Result<Key<'de>, E> {
-                Ok(Key(Cow::Borrowed(v)))
-            }
-            fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<Key<'de>, E> {
-                Ok(Key(Cow::Owned(v.to_owned())))
-            }
-        }
-        d.deserialize_str(V)
-    }
-}
-
 impl<'de> Deserialize<'de> for TopLevel<'de> {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         struct V;
@@ -68,7 +47,7 @@ impl<'de> Deserialize<'de> for TopLevel<'de> {
             }
             fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
                 let mut out = Vec::with_capacity(map.size_hint().unwrap_or(4));
-                while let Some((k, v)) = map.next_entry::<Key<'de>, &'de RawValue>()? {
+                while let Some((k, v)) = map.next_entry::<Text<'de>, &'de RawValue>()? {
                     out.push((k.0, v));
                 }
                 Ok(TopLevel(out))
@@ -110,11 +89,7 @@ impl Serialize for Completed<'_> {
                 m.serialize_entry("ttlMs", &c.ttl_ms)?;
             }
             if !has("cacheScope") {
-                let scope = match c.scope {
-                    CacheScope::Public => "public",
-                    CacheScope::Private => "private",
-                };
-                m.serialize_entry("cacheScope", scope)?;
+                m.serialize_entry("cacheScope", scope_name(c.scope))?;
             }
         }
         let mut meta_done = false;
@@ -136,6 +111,43 @@ impl Serialize for Completed<'_> {
         }
         m.end()
     }
+}
+
+fn scope_name(scope: CacheScope) -> &'static str {
+    match scope {
+        CacheScope::Public => "public",
+        CacheScope::Private => "private",
+    }
+}
+
+/// A typed result with the stateless members around it, for one serialization.
+#[derive(Serialize)]
+struct Completing<'a, T> {
+    #[serde(rename = "resultType")]
+    result_type: &'static str,
+    #[serde(rename = "ttlMs", skip_serializing_if = "Option::is_none")]
+    ttl_ms: Option<u64>,
+    #[serde(rename = "cacheScope", skip_serializing_if = "Option::is_none")]
+    cache_scope: Option<&'static str>,
+    #[serde(flatten)]
+    result: &'a T,
+    #[serde(rename = "_meta")]
+    meta: ServerInfoOnly<'a>,
+}
+
+/// [`finish`] for a typed result that sets none of `resultType`, `ttlMs`, `cacheScope` and
+/// `_meta` itself (the caller checks): the members are written around it in the one
+/// serialization, where `finish` reads the serialized result and writes it again. The output
+/// is the same text.
+pub(crate) fn complete<T: Serialize>(result: &T, server_info: &RawValue, cache: Option<CacheHint>) -> HandlerResult {
+    serde_json::value::to_raw_value(&Completing {
+        result_type: RESULT_COMPLETE,
+        ttl_ms: cache.map(|c| c.ttl_ms),
+        cache_scope: cache.map(|c| scope_name(c.scope)),
+        result,
+        meta: ServerInfoOnly(server_info),
+    })
+    .map_err(|e| ErrorObject::internal(e.to_string()))
 }
 
 /// Complete a result for the stateless wire without rebuilding it: `resultType: "complete"`,
@@ -187,6 +199,13 @@ mod tests {
             out.get(),
             r#"{"resultType":"complete","_meta":{"io.modelcontextprotocol/serverInfo":{"name":"s","version":"1"}}}"#
         );
+        // The typed path writes the same text as the splice.
+        let result =
+            mcpkit_types::schema::CallToolResult::success(vec![mcpkit_types::schema::ContentBlock::text("hi")]);
+        let spliced = finish(&crate::wire::to_raw(&result).unwrap(), &info, Some(hint)).unwrap();
+        assert_eq!(complete(&result, &info, Some(hint)).unwrap().get(), spliced.get());
+        let spliced = finish(&crate::wire::to_raw(&result).unwrap(), &info, None).unwrap();
+        assert_eq!(complete(&result, &info, None).unwrap().get(), spliced.get());
         // Escaped member names come out escaped again, and the result is still valid JSON.
         let out = finish(&raw(r#"{"a\"b\\c\u0001":1,"\u00e9":2}"#), &info, None).unwrap();
         let v: Value = serde_json::from_str(out.get()).unwrap();

@@ -12,7 +12,6 @@ use mcpkit_types::ErrorObject;
 use serde_json::value::RawValue;
 use serde_json::{json, Value};
 
-use crate::engine::HandlerResult;
 use crate::server::request_state::{RequestStateKeys, StatePayload};
 use crate::wire::to_raw;
 
@@ -117,23 +116,22 @@ impl InputState {
         *lock(&self.handler_state) = Some(value);
     }
 
-    /// The reply once the handler is done. While any input call is unanswered the request ends
-    /// with `input_required`, whatever the handler made of the missing answer (its result was
-    /// computed without it). Otherwise a handler that failed after an input call failed (missing
-    /// capability, malformed answer) gets that call's error; any other outcome stands.
-    /// `Ok(Settled::Complete)` still needs [`finish`]. A new `requestState` is sealed for
-    /// `caller` (the verified caller's digest), so no other caller can continue the request.
-    #[allow(clippy::too_many_arguments)]
-    pub(crate) fn settle(
+    /// What ends the request instead of the handler's outcome, once the handler is done. While
+    /// any input call is unanswered the request ends with `input_required` (the returned
+    /// reply, already complete), whatever the handler made of the missing answer (its result
+    /// was computed without it). Otherwise a handler that failed after an input call failed
+    /// (missing capability, malformed answer) gets that call's error. `Ok(None)`: the outcome
+    /// stands (and still needs [`finish`]). A new `requestState` is sealed for `caller` (the
+    /// verified caller's digest), so no other caller can continue the request.
+    pub(crate) fn interrupt(
         &self,
-        outcome: HandlerResult,
         failed: bool,
         keys: &RequestStateKeys,
         method: &str,
         digest: &dyn Fn() -> String,
         caller: Option<&str>,
         server_info: &RawValue,
-    ) -> Result<Settled, ErrorObject> {
+    ) -> Result<Option<Box<RawValue>>, ErrorObject> {
         let pending = std::mem::take(&mut *lock(&self.pending));
         if pending.is_empty() {
             if failed {
@@ -141,7 +139,7 @@ impl InputState {
                     return Err(e);
                 }
             }
-            return outcome.map(Settled::Complete);
+            return Ok(None);
         }
         let payload = StatePayload {
             m: method.to_owned(),
@@ -166,14 +164,6 @@ impl InputState {
             request_state: Some(request_state),
             meta: Some(meta),
         })
-        .map(Settled::InputRequired)
+        .map(Some)
     }
-}
-
-/// How a request that may ask for input ended.
-pub(crate) enum Settled {
-    /// An ordinary result, to be completed with [`finish`].
-    Complete(Box<RawValue>),
-    /// A finished `input_required` result.
-    InputRequired(Box<RawValue>),
 }

@@ -11,9 +11,9 @@ mod meta;
 
 use mcpkit_types::schema::DiscoverResult;
 
-pub(crate) use finish::finish;
 pub use finish::CacheHint;
-pub(crate) use input::{InputState, Settled};
+pub(crate) use finish::{complete, finish};
+pub(crate) use input::InputState;
 pub(crate) use listen::{listen, Change, FeedSlot, ListenFeed};
 pub(crate) use meta::{read_meta, supported_versions, validate, StatelessMeta};
 

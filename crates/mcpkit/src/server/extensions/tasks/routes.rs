@@ -13,7 +13,6 @@ use mcpkit_types::ext::tasks::{
 use mcpkit_types::method::{CallTool, Method, SubscriptionsListen};
 use mcpkit_types::schema::{CallToolParams, JsonObject, RequestMeta, TaskStatus, TaskSupport, RESULT_COMPLETE};
 use mcpkit_types::{ErrorCode, ErrorObject};
-use serde::Deserialize;
 use serde_json::{json, Value};
 
 use super::runner::{self, Parts};
@@ -22,7 +21,7 @@ use super::{negotiated, negotiated_in, new_id, owner_of, plausible_id, Runtime, 
 use crate::engine::{BoxFuture, HandlerResult};
 use crate::server::handshake;
 use crate::server::router::{finish_for, Call, RequestEntry, Router};
-use crate::wire::{params, to_raw};
+use crate::wire::{member_str, params, to_raw};
 
 /// Add the extension to one era's table.
 pub(crate) fn register(r: &mut Router, runtime: &Arc<Runtime>) {
@@ -167,12 +166,6 @@ fn parts_of(call: &Call) -> Parts {
     }
 }
 
-/// The `name` of a `tools/call`, read without building the rest.
-#[derive(Deserialize)]
-struct NameOnly {
-    name: String,
-}
-
 /// `tools/call` with the extension: a task-capable tool called by a client that declared the
 /// extension becomes a task; a task-required tool called by one that did not is refused
 /// (-32021); everything else is the plain `tools/call`.
@@ -181,24 +174,17 @@ fn call_tool(plain: RequestEntry, tasks: Arc<Runtime>) -> RequestEntry {
         if handshake::admit(&call.session, CallTool::NAME).is_err() {
             return plain(call);
         }
-        let Ok(NameOnly { name }) = params::<NameOnly>(call.params.as_deref()) else {
+        // Read up to the name only: the plain call decodes the params once more anyway.
+        let Some(name) = member_str(call.params.as_deref(), "name") else {
             return plain(call);
         };
-        let support = {
-            let snap = call.snapshot();
-            snap.tool_index
-                .get(&name)
-                .and_then(|&i| snap.catalog.tools[i].tool.execution.as_ref())
-                .and_then(|e| e.task_support)
-        };
+        let snap = call.snapshot();
+        let def = snap.tool_index.get(name.as_ref()).map(|&i| &snap.catalog.tools[i]);
+        let support = def.and_then(|d| d.tool.execution.as_ref()).and_then(|e| e.task_support);
+        let at_detach = def.is_some_and(|d| d.task_at_detach);
         match support {
             Some(TaskSupport::Optional | TaskSupport::Required) if negotiated(&call) => {
-                let at_detach = {
-                    let snap = call.snapshot();
-                    snap.tool_index
-                        .get(&name)
-                        .is_some_and(|&i| snap.catalog.tools[i].task_at_detach)
-                };
+                drop((name, snap));
                 if at_detach {
                     at_detach_call(call, &plain, tasks.clone())
                 } else {
@@ -208,7 +194,10 @@ fn call_tool(plain: RequestEntry, tasks: Arc<Runtime>) -> RequestEntry {
             Some(TaskSupport::Required) => Box::pin(ready(Err(not_negotiated(&format!(
                 "Tool {name:?} runs only as a task, and calling it"
             ))))),
-            _ => plain(call),
+            _ => {
+                drop((name, snap));
+                plain(call)
+            }
         }
     })
 }
