@@ -2,9 +2,10 @@
 
 use std::borrow::Cow;
 
+use mcpkit_types::schema::MemberName;
 use mcpkit_types::ErrorObject;
 use serde::de::{DeserializeOwned, IgnoredAny, MapAccess, Visitor};
-use serde::{Deserialize, Deserializer, Serialize};
+use serde::{Deserializer, Serialize};
 use serde_json::json;
 use serde_json::value::RawValue;
 
@@ -34,28 +35,6 @@ pub(crate) fn to_raw<T: Serialize>(value: &T) -> HandlerResult {
     serde_json::value::to_raw_value(value).map_err(|e| ErrorObject::internal(format!("could not serialize: {e}")))
 }
 
-/// A JSON string, borrowed from the text when it holds no escapes.
-pub(crate) struct Text<'a>(pub(crate) Cow<'a, str>);
-
-impl<'de> Deserialize<'de> for Text<'de> {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        struct V;
-        impl<'de> Visitor<'de> for V {
-            type Value = Text<'de>;
-            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-                f.write_str("a string")
-            }
-            fn visit_borrowed_str<E: serde::de::Error>(self, v: &'de str) -> Result<Text<'de>, E> {
-                Ok(Text(Cow::Borrowed(v)))
-            }
-            fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<Text<'de>, E> {
-                Ok(Text(Cow::Owned(v.to_owned())))
-            }
-        }
-        d.deserialize_str(V)
-    }
-}
-
 /// The string member `key` of a params object, read only as far as that member: for code that
 /// picks a route by one member (the tool's `name`) and leaves the whole params to the route,
 /// which decodes and checks them; a full read here would be one more scan of the arguments and
@@ -73,9 +52,9 @@ pub(crate) fn member_str<'a>(raw: Option<&'a RawValue>, key: &str) -> Option<Cow
             f.write_str("an object")
         }
         fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
-            while let Some(Text(k)) = map.next_key::<Text<'de>>()? {
+            while let Some(MemberName(k)) = map.next_key::<MemberName<'de>>()? {
                 if k == self.key {
-                    *self.found = Some(map.next_value::<Text<'de>>()?.0);
+                    *self.found = Some(map.next_value::<MemberName<'de>>()?.0);
                     // Stop here: the deserializer then reports the members left unread, an
                     // error nobody reads.
                     return Ok(());

@@ -323,9 +323,10 @@ impl Drop for ProtocolMembersSkipped {
     }
 }
 
-/// A member name, borrowed from the text when it holds no escapes (a skipped member then
-/// costs no allocation).
-struct MemberName<'a>(Cow<'a, str>);
+/// A JSON string (a member name, or a value read without its type), borrowed from the text
+/// when it holds no escapes (a skipped member then costs no allocation).
+#[doc(hidden)]
+pub struct MemberName<'a>(pub Cow<'a, str>);
 
 impl<'de> Deserialize<'de> for MemberName<'de> {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {

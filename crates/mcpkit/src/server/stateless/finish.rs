@@ -4,7 +4,7 @@
 
 use std::borrow::Cow;
 
-use mcpkit_types::schema::{CacheScope, JsonObject, META_SERVER_INFO, RESULT_COMPLETE};
+use mcpkit_types::schema::{CacheScope, JsonObject, MemberName, META_SERVER_INFO, RESULT_COMPLETE};
 use mcpkit_types::ErrorObject;
 use serde::de::{MapAccess, Visitor};
 use serde::ser::SerializeMap;
@@ -13,7 +13,6 @@ use serde_json::value::RawValue;
 use serde_json::Value;
 
 use crate::engine::HandlerResult;
-use crate::wire::Text;
 
 /// Caching hints for one kind of result (spec: 2026-07-28 `server/utilities/caching`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -47,7 +46,7 @@ impl<'de> Deserialize<'de> for TopLevel<'de> {
             }
             fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
                 let mut out = Vec::with_capacity(map.size_hint().unwrap_or(4));
-                while let Some((k, v)) = map.next_entry::<Text<'de>, &'de RawValue>()? {
+                while let Some((k, v)) = map.next_entry::<MemberName<'de>, &'de RawValue>()? {
                     out.push((k.0, v));
                 }
                 Ok(TopLevel(out))
