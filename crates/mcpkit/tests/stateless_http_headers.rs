@@ -63,6 +63,11 @@ fn server() -> Server {
             tokio::time::sleep(Duration::from_millis(10)).await;
             "logged"
         }))
+        // Logs and answers in one poll: nothing gives the notification a head start.
+        .tool(ToolDef::new("logs-at-once", |cx: RequestContext| async move {
+            cx.log(LoggingLevel::Warning, Some("t"), "at once").unwrap();
+            "logged"
+        }))
         .resource(ResourceDef::text("test://doc", "doc", "text/plain", "the doc"))
         .build()
 }
@@ -514,6 +519,23 @@ async fn log_messages_only_for_requests_that_ask_for_a_level() {
     );
     assert_eq!(got[1]["id"], 1);
     assert_eq!(got[1]["result"]["content"][0]["text"], "logged");
+}
+
+#[tokio::test]
+async fn a_log_sent_just_before_the_reply_comes_ahead_of_it() {
+    let s = start().await;
+    let mut frame = body("tools/call", json!({"name": "logs-at-once", "arguments": {}}));
+    frame["params"]["_meta"]["io.modelcontextprotocol/logLevel"] = json!("info");
+    let r = post(&s, &frame, &[]).await;
+    assert_eq!(r.headers()["content-type"], "text/event-stream");
+    let got = messages(r).await;
+    assert_eq!(got.len(), 2, "{got:?}");
+    assert_eq!(got[0]["params"]["data"], "at once", "{got:?}");
+    assert_eq!(got[1]["result"]["content"][0]["text"], "logged", "{got:?}");
+    // Without a level nothing is sent before the reply: plain JSON.
+    let frame = body("tools/call", json!({"name": "logs-at-once", "arguments": {}}));
+    let r = post(&s, &frame, &[]).await;
+    assert_eq!(r.headers()["content-type"], "application/json");
 }
 
 async fn json_of(r: reqwest::Response) -> Value {

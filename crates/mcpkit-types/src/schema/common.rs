@@ -328,25 +328,25 @@ impl Drop for ProtocolMembersSkipped {
 #[doc(hidden)]
 pub struct MemberName<'a>(pub Cow<'a, str>);
 
-impl<'de> Deserialize<'de> for MemberName<'de> {
+impl<'de: 'a, 'a> Deserialize<'de> for MemberName<'a> {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        struct V;
-        impl<'de> de::Visitor<'de> for V {
-            type Value = MemberName<'de>;
+        struct V<'a>(std::marker::PhantomData<&'a ()>);
+        impl<'de: 'a, 'a> de::Visitor<'de> for V<'a> {
+            type Value = MemberName<'a>;
             fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
                 f.write_str("a member name")
             }
-            fn visit_borrowed_str<E: de::Error>(self, v: &'de str) -> Result<MemberName<'de>, E> {
+            fn visit_borrowed_str<E: de::Error>(self, v: &'de str) -> Result<MemberName<'a>, E> {
                 Ok(MemberName(Cow::Borrowed(v)))
             }
-            fn visit_str<E: de::Error>(self, v: &str) -> Result<MemberName<'de>, E> {
+            fn visit_str<E: de::Error>(self, v: &str) -> Result<MemberName<'a>, E> {
                 Ok(MemberName(Cow::Owned(v.to_owned())))
             }
-            fn visit_string<E: de::Error>(self, v: String) -> Result<MemberName<'de>, E> {
+            fn visit_string<E: de::Error>(self, v: String) -> Result<MemberName<'a>, E> {
                 Ok(MemberName(Cow::Owned(v)))
             }
         }
-        d.deserialize_str(V)
+        d.deserialize_str(V(std::marker::PhantomData))
     }
 }
 

@@ -135,6 +135,18 @@ enum Outbox {
     /// Handed to a sink that never waits (an HTTP session routes each frame to its response
     /// stream under a lock): no queue, no writer task.
     Direct(DirectSink),
+    /// A queue opened by the first frame (one stateless request, see [`Peer::detached_until`]):
+    /// most requests send nothing but their reply, and making and dropping a queue cost them
+    /// ~1,600 instructions.
+    Deferred(Mutex<Deferred>),
+}
+
+enum Deferred {
+    /// Nothing sent yet: the first frame opens the queue and hands its receiving end over.
+    Waiting(oneshot::Sender<mpsc::UnboundedReceiver<Outbound>>),
+    Open(mpsc::UnboundedSender<Outbound>),
+    /// The receiving side was gone when the first frame came.
+    Closed,
 }
 
 impl Outbox {
@@ -146,6 +158,28 @@ impl Outbox {
                 sink(frame.0, frame.1);
                 Ok(())
             }
+            Outbox::Deferred(state) => {
+                let mut state = lock(state);
+                match std::mem::replace(&mut *state, Deferred::Closed) {
+                    Deferred::Waiting(hand_over) => {
+                        let (tx, rx) = mpsc::unbounded_channel();
+                        // Queued before the receiver is handed over: whoever takes it finds
+                        // the frame that opened it.
+                        let _ = tx.send(frame);
+                        if hand_over.send(rx).is_err() {
+                            return Err(());
+                        }
+                        *state = Deferred::Open(tx);
+                        Ok(())
+                    }
+                    Deferred::Open(tx) => {
+                        let sent = tx.send(frame).map_err(|_| ());
+                        *state = Deferred::Open(tx);
+                        sent
+                    }
+                    Deferred::Closed => Err(()),
+                }
+            }
         }
     }
 
@@ -153,7 +187,45 @@ impl Outbox {
         match self {
             Outbox::Queue(tx) => tx.is_closed(),
             Outbox::Direct(_) => false,
+            Outbox::Deferred(state) => match &*lock(state) {
+                Deferred::Waiting(hand_over) => hand_over.is_closed(),
+                Deferred::Open(tx) => tx.is_closed(),
+                Deferred::Closed => true,
+            },
         }
+    }
+}
+
+/// The receiving end of a [`Peer::detached_until`] peer: empty, without a queue, until the
+/// peer sends its first frame.
+pub(crate) struct Sent {
+    opening: Option<oneshot::Receiver<mpsc::UnboundedReceiver<Outbound>>>,
+    queue: Option<mpsc::UnboundedReceiver<Outbound>>,
+}
+
+impl Sent {
+    /// The next frame; `None` once the peer is gone and everything it sent was read.
+    /// Cancel-safe, like `mpsc::UnboundedReceiver::recv`.
+    pub(crate) async fn recv(&mut self) -> Option<Outbound> {
+        if let Some(opening) = self.opening.as_mut() {
+            let queue = opening.await.ok();
+            self.opening = None;
+            self.queue = queue;
+        }
+        self.queue.as_mut()?.recv().await
+    }
+
+    /// The next frame if one is there.
+    pub(crate) fn try_recv(&mut self) -> Option<Outbound> {
+        if let Some(opening) = self.opening.as_mut() {
+            match opening.try_recv() {
+                Ok(queue) => self.queue = Some(queue),
+                Err(oneshot::error::TryRecvError::Empty) => return None,
+                Err(oneshot::error::TryRecvError::Closed) => {}
+            }
+            self.opening = None;
+        }
+        self.queue.as_mut()?.try_recv().ok()
     }
 }
 
@@ -278,12 +350,14 @@ impl Peer {
     /// [`Peer::detached`] for one request whose `cancel` token ends it: that token is the
     /// peer's "connection closed" too (the request's response is all the connection there is),
     /// so the peer needs no token of its own.
-    pub(crate) fn detached_until(
-        options: Arc<PeerOptions>,
-        cancel: CancellationToken,
-    ) -> (Peer, mpsc::UnboundedReceiver<Outbound>) {
-        let (out_tx, out_rx) = mpsc::unbounded_channel();
-        (Peer::from_parts(options, true, Outbox::Queue(out_tx), cancel), out_rx)
+    pub(crate) fn detached_until(options: Arc<PeerOptions>, cancel: CancellationToken) -> (Peer, Sent) {
+        let (hand_over, opening) = oneshot::channel();
+        let out = Outbox::Deferred(Mutex::new(Deferred::Waiting(hand_over)));
+        let sent = Sent {
+            opening: Some(opening),
+            queue: None,
+        };
+        (Peer::from_parts(options, true, out, cancel), sent)
     }
 
     /// A peer and the receiving end of everything it sends.

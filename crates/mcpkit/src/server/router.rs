@@ -370,12 +370,7 @@ impl ServerService {
             Ok(m) => m,
             Err(e) => return Box::pin(ready(Err(e))),
         };
-        let session = Arc::new(Session::per_request(
-            m.version,
-            m.capabilities,
-            m.client_info,
-            m.log_level,
-        ));
+        let session = Arc::new(Session::per_request(m.version, m.client, m.log_level));
         let call = Call::request(self.server.clone(), session, peer, req, Era::Stateless);
         self.server.inner.routers.stateless.handle(call)
     }
@@ -393,8 +388,9 @@ impl Role for ServerService {
                 Err(e) if self.session.stateless_only => return Box::pin(ready(Err(e))),
                 Err(_) => None,
             };
-            if self.session.stateless_only || meta.as_ref().is_some_and(|m| m.protocol_version.is_some()) {
-                return self.handle_stateless(peer, req, stateless::validate(meta));
+            if self.session.stateless_only || meta.as_ref().is_some_and(|m| m.protocol_version().is_some()) {
+                let meta = stateless::validate(meta);
+                return self.handle_stateless(peer, req, meta);
             }
         }
         let call = Call::request(self.server.clone(), self.session.clone(), peer, req, Era::Handshake);

@@ -2,7 +2,7 @@
 
 use std::collections::HashSet;
 use std::sync::atomic::{AtomicBool, AtomicU8, Ordering};
-use std::sync::{Mutex, OnceLock};
+use std::sync::{Arc, Mutex, OnceLock};
 
 use mcpkit_types::schema::{ClientCapabilities, Implementation, LoggingLevel};
 use mcpkit_types::ProtocolVersion;
@@ -24,9 +24,9 @@ pub(crate) struct SessionlessRequest;
 #[derive(Debug, Default)]
 pub(crate) struct Session {
     pub(crate) peer: OnceLock<Peer>,
-    /// Boxed: an idle session that never negotiated (and every session until it does) pays
-    /// a pointer for it, not the ~1 KiB of capability objects.
-    negotiated: OnceLock<Box<Negotiated>>,
+    /// An idle session that never negotiated (and every session until it does) pays a version
+    /// and a pointer for it, not the ~1 KiB of capability objects.
+    negotiated: OnceLock<Negotiated>,
     pub(crate) initialized: AtomicBool,
     log_level: AtomicLevel,
     pub(crate) subscriptions: Mutex<HashSet<String>>,
@@ -48,19 +48,24 @@ pub(crate) struct Session {
 #[derive(Debug)]
 struct Negotiated {
     version: ProtocolVersion,
-    /// `None` for the empty object most clients send: ~1 KiB of empty maps not kept per session.
-    capabilities: Option<Box<ClientCapabilities>>,
-    info: Implementation,
+    client: Arc<ClientProfile>,
 }
 
-impl Negotiated {
-    fn boxed(version: ProtocolVersion, caps: ClientCapabilities, info: Implementation) -> Box<Negotiated> {
-        let capabilities = (caps != ClientCapabilities::default()).then(|| Box::new(caps));
-        Box::new(Negotiated {
-            version,
-            capabilities,
+/// What a client says of itself: its capabilities and who it is. Shared: stateless requests
+/// that carry the same `_meta` text share one (`stateless::meta`).
+#[derive(Debug, PartialEq)]
+pub(crate) struct ClientProfile {
+    /// `None` for the empty object most clients send: ~1 KiB of empty maps not kept per session.
+    pub(crate) capabilities: Option<Box<ClientCapabilities>>,
+    pub(crate) info: Implementation,
+}
+
+impl ClientProfile {
+    pub(crate) fn new(caps: ClientCapabilities, info: Implementation) -> ClientProfile {
+        ClientProfile {
+            capabilities: (caps != ClientCapabilities::default()).then(|| Box::new(caps)),
             info,
-        })
+        }
     }
 }
 
@@ -94,15 +99,10 @@ impl Session {
 
     /// The state of one stateless-era request: negotiated from its `_meta`, logging only at the
     /// level it asked for (spec: 2026-07-28 `server/utilities/logging`).
-    pub(crate) fn per_request(
-        v: ProtocolVersion,
-        caps: ClientCapabilities,
-        info: Option<Implementation>,
-        log: Option<LoggingLevel>,
-    ) -> Session {
+    pub(crate) fn per_request(v: ProtocolVersion, client: Arc<ClientProfile>, log: Option<LoggingLevel>) -> Session {
         // Built whole: setting a `OnceLock` and two atomics after the fact costs more.
         Session {
-            negotiated: OnceLock::from(Negotiated::boxed(v, caps, info.unwrap_or_default())),
+            negotiated: OnceLock::from(Negotiated { version: v, client }),
             initialized: AtomicBool::new(true),
             log_level: AtomicLevel(AtomicU8::new(log.map_or(LOG_OFF, |l| l as u8))),
             ..Default::default()
@@ -110,7 +110,8 @@ impl Session {
     }
 
     pub(crate) fn negotiate(&self, v: ProtocolVersion, caps: ClientCapabilities, info: Implementation) -> bool {
-        self.negotiated.set(Negotiated::boxed(v, caps, info)).is_ok()
+        let client = Arc::new(ClientProfile::new(caps, info));
+        self.negotiated.set(Negotiated { version: v, client }).is_ok()
     }
 
     pub(crate) fn is_negotiated(&self) -> bool {
@@ -126,12 +127,12 @@ impl Session {
     pub(crate) fn client_capabilities(&self) -> ClientCapabilities {
         self.negotiated
             .get()
-            .and_then(|n| n.capabilities.as_deref().cloned())
+            .and_then(|n| n.client.capabilities.as_deref().cloned())
             .unwrap_or_default()
     }
 
     pub(crate) fn client_info(&self) -> Option<Implementation> {
-        self.negotiated.get().map(|n| n.info.clone())
+        self.negotiated.get().map(|n| n.client.info.clone())
     }
 
     pub(crate) fn set_log_level(&self, level: LoggingLevel) {

@@ -3,6 +3,8 @@
 //! match it; JSON-RPC errors map to HTTP statuses; the request lives as long as its response.
 
 use std::borrow::Cow;
+use std::future::Future;
+use std::task::Poll;
 
 use axum::http::{header, HeaderMap, HeaderName, StatusCode};
 use axum::response::{IntoResponse, Response};
@@ -10,7 +12,6 @@ use bytes::Bytes;
 use mcpkit_types::headers::{self, name_member};
 use mcpkit_types::jsonrpc::{self, OutgoingError};
 use mcpkit_types::method::{CallTool, Method};
-use mcpkit_types::schema::ProtocolMeta;
 use mcpkit_types::{ErrorCode, ErrorObject, ProtocolVersion};
 use serde::Deserialize;
 use serde_json::value::RawValue;
@@ -23,7 +24,7 @@ use super::routes::Event;
 use super::sse::{sse_stream, CancelOnDrop};
 use super::state::{HttpState, StatelessBackend};
 use crate::engine::{self, IncomingRequest, Peer, Role};
-use crate::server::stateless;
+use crate::server::stateless::{self, MetaText};
 use crate::server::Server;
 use crate::transport::Extensions;
 
@@ -42,7 +43,7 @@ pub(super) fn is_stateless_era(headers: &HeaderMap, has_session: bool) -> bool {
 
 /// A request's params read once, for the header checks, the `_meta` validation and dispatch:
 /// the members the headers mirror stay borrowed from the body (nothing is decoded unless a
-/// header is compared with it), `_meta` is typed.
+/// header is compared with it), and so do the protocol fields of `_meta`.
 #[derive(Deserialize, Default)]
 struct StatelessParams<'a> {
     #[serde(borrow, default)]
@@ -53,8 +54,8 @@ struct StatelessParams<'a> {
     arguments: Option<&'a RawValue>,
     #[serde(borrow, rename = "taskId", default)]
     task_id: Option<&'a RawValue>,
-    #[serde(rename = "_meta", default)]
-    meta: Option<ProtocolMeta>,
+    #[serde(borrow, rename = "_meta", default)]
+    meta: Option<MetaText<'a>>,
 }
 
 /// The mirrored members alone, for params whose `_meta` does not decode (that error is
@@ -88,11 +89,9 @@ struct Read<'a> {
     meta: MetaRead<'a>,
 }
 
-// Lives on the stack for one request; a box would be one more allocation per request.
-#[allow(clippy::large_enum_variant)]
 enum MetaRead<'a> {
-    /// `_meta` decoded in the same pass (or absent): validated after the header checks.
-    Typed(Option<ProtocolMeta>),
+    /// `_meta` read in the same pass (or absent): validated after the header checks.
+    Typed(Option<MetaText<'a>>),
     /// `_meta` did not decode: only its version was probed, and dispatch reads it again to
     /// report what is wrong with it.
     Probed(Option<Cow<'a, str>>),
@@ -101,7 +100,7 @@ enum MetaRead<'a> {
 impl Read<'_> {
     fn protocol_version(&self) -> Option<&str> {
         match &self.meta {
-            MetaRead::Typed(m) => m.as_ref()?.protocol_version.as_deref(),
+            MetaRead::Typed(m) => m.as_ref()?.protocol_version(),
             MetaRead::Probed(v) => v.as_deref(),
         }
     }
@@ -307,22 +306,34 @@ pub(super) async fn post(
         };
         engine::serve_one(handle, peer, request).await
     });
-    let first = if state.config.always_sse {
-        None
+    let json = |reply: Reply| {
+        let Some((frame, error)) = reply else {
+            return StatusCode::ACCEPTED.into_response();
+        };
+        state.tap.outgoing(&frame);
+        (status_of(error), [(header::CONTENT_TYPE, "application/json")], frame).into_response()
+    };
+    let early = if state.config.always_sse {
+        Early::Waited
+    } else if let Poll::Ready(done) = std::future::poll_fn(|cx| Poll::Ready(reply.as_mut().poll(cx))).await {
+        // Most handlers answer on their first poll: no timer for them.
+        Early::Done(done)
     } else {
         tokio::select! {
             biased;
-            note = sent.recv() => note,
-            reply = &mut reply => {
-                let Some((frame, error)) = reply else {
-                    return StatusCode::ACCEPTED.into_response();
-                };
-                let status = status_of(error);
-                state.tap.outgoing(&frame);
-                return (status, [(header::CONTENT_TYPE, "application/json")], frame).into_response();
-            }
-            _ = tokio::time::sleep(state.config.json_wait) => None,
+            note = sent.recv() => Early::Note(note),
+            done = &mut reply => Early::Done(done),
+            _ = tokio::time::sleep(state.config.json_wait) => Early::Waited,
         }
+    };
+    // A reply that came after notifications goes on the stream behind them, as on a session.
+    let (first, done) = match early {
+        Early::Done(done) => match sent.try_recv() {
+            None => return json(done),
+            note => (note, Some(done)),
+        },
+        Early::Note(note) => (note, None),
+        Early::Waited => (None, None),
     };
     // Bounded: a client that stops reading loses its stream (and with it the request, which
     // nothing can resume on this wire) instead of growing the server's memory.
@@ -339,41 +350,42 @@ pub(super) async fn post(
     if let Some((frame, _)) = first.filter(|(f, _)| !f.is_empty()) {
         let _ = tx.try_send(event(frame));
     }
-    let stop = cancel.clone();
-    tokio::spawn(async move {
-        loop {
-            tokio::select! {
-                biased;
-                _ = stop.cancelled() => break,
-                note = sent.recv() => match note {
-                    Some((frame, _)) if !frame.is_empty() => {
-                        if tx.try_send(event(frame)).is_err() {
+    if let Some(done) = done {
+        end_stream(&mut sent, done, |frame| {
+            let _ = tx.try_send(event(frame));
+        });
+    } else {
+        let stop = cancel.clone();
+        tokio::spawn(async move {
+            loop {
+                tokio::select! {
+                    biased;
+                    _ = stop.cancelled() => break,
+                    note = sent.recv() => match note {
+                        Some((frame, _)) if !frame.is_empty() => {
+                            if tx.try_send(event(frame)).is_err() {
+                                break;
+                            }
+                        }
+                        Some(_) => {}
+                        // Every sender is gone: only the reply can still come.
+                        None => {
+                            if let Some((frame, _)) = (&mut reply).await {
+                                let _ = tx.try_send(event(frame));
+                            }
                             break;
                         }
-                    }
-                    Some(_) => {}
-                    // Every sender is gone: only the reply can still come.
-                    None => {
-                        if let Some((frame, _)) = (&mut reply).await {
+                    },
+                    done = &mut reply => {
+                        end_stream(&mut sent, done, |frame| {
                             let _ = tx.try_send(event(frame));
-                        }
+                        });
                         break;
                     }
-                },
-                r = &mut reply => {
-                    while let Ok((frame, _)) = sent.try_recv() {
-                        if !frame.is_empty() {
-                            let _ = tx.try_send(event(frame));
-                        }
-                    }
-                    if let Some((frame, _)) = r {
-                        let _ = tx.try_send(event(frame));
-                    }
-                    break;
                 }
             }
-        }
-    });
+        });
+    }
     sse_stream(
         Vec::new(),
         Some(rx),
@@ -383,4 +395,29 @@ pub(super) async fn post(
         false,
         Some(CancelOnDrop(cancel)),
     )
+}
+
+/// A request's reply frame and its error code, if it is answered (see `engine::serve_one`).
+type Reply = Option<(Vec<u8>, Option<ErrorCode>)>;
+
+/// How a request stands when its answer must start.
+enum Early {
+    /// Its reply came (plain JSON, unless it sent something first).
+    Done(Reply),
+    /// It sent something before replying: an SSE stream, beginning with that.
+    Note(Option<engine::Outbound>),
+    /// Neither within the JSON wait (or every answer is SSE).
+    Waited,
+}
+
+/// The end of a request's stream: what it sent, then its reply.
+fn end_stream(sent: &mut engine::Sent, reply: Reply, mut push: impl FnMut(Vec<u8>)) {
+    while let Some((frame, _)) = sent.try_recv() {
+        if !frame.is_empty() {
+            push(frame);
+        }
+    }
+    if let Some((frame, _)) = reply {
+        push(frame);
+    }
 }

@@ -15,7 +15,7 @@ pub use finish::CacheHint;
 pub(crate) use finish::{complete, finish};
 pub(crate) use input::InputState;
 pub(crate) use listen::{listen, Change, FeedSlot, ListenFeed};
-pub(crate) use meta::{read_meta, supported_versions, validate, StatelessMeta};
+pub(crate) use meta::{read_meta, supported_versions, validate, MetaText, StatelessMeta};
 
 use super::Server;
 use crate::engine::HandlerResult;

@@ -165,7 +165,7 @@ pub(crate) fn negotiated(call: &Call) -> bool {
     crate::server::stateless::read_meta(call.params.as_deref())
         .ok()
         .flatten()
-        .and_then(|m| m.client_capabilities)
+        .and_then(|m| m.client_capabilities())
         .is_some_and(|c| declares_tasks(&c))
 }
 
