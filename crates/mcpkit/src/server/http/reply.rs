@@ -32,18 +32,24 @@ pub(super) fn method_not_allowed(allow: &'static str) -> Response {
     r
 }
 
-/// Whether `Accept` lists every one of `mimes` (`*/*` counts for all), read in one pass.
+/// Whether `Accept` lists every one of `mimes` (`*/*` counts for all; media types compare
+/// without regard to case, parameters are ignored), read in one pass over the bytes: `str`'s
+/// `split` and `trim` took ~1,300 instructions per POST for the usual two types.
 pub(super) fn accepts(headers: &HeaderMap, mimes: &[&str]) -> bool {
     // One bit per wanted type (callers ask for one or two; more than 31 are not looked at).
     let all = (1u32 << mimes.len().min(31)) - 1;
     let mut seen = 0u32;
-    for v in headers.get_all(header::ACCEPT).iter().filter_map(|v| v.to_str().ok()) {
-        for m in v.split(',') {
-            let m = m.split(';').next().unwrap_or("").trim();
-            if m == "*/*" {
+    for v in headers.get_all(header::ACCEPT) {
+        for range in v.as_bytes().split(|&b| b == b',') {
+            let range = range.split(|&b| b == b';').next().unwrap_or_default().trim_ascii();
+            if range == b"*/*" {
                 return true;
             }
-            if let Some(i) = mimes.iter().take(31).position(|&w| w == m) {
+            if let Some(i) = mimes
+                .iter()
+                .take(31)
+                .position(|w| w.as_bytes().eq_ignore_ascii_case(range))
+            {
                 seen |= 1 << i;
                 if seen == all {
                     return true;
@@ -160,4 +166,36 @@ pub(crate) async fn read_capped(headers: &HeaderMap, body: Body, limit: usize) -
 /// [`Extensions`]. Never a header, so never the bearer token.
 pub(super) fn extensions_of(parts: &axum::http::request::Parts) -> Extensions {
     parts.extensions.get::<Extensions>().cloned().unwrap_or_default()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn accept(values: &[&str], mimes: &[&str]) -> bool {
+        let mut h = HeaderMap::new();
+        for v in values {
+            h.append(header::ACCEPT, HeaderValue::from_str(v).unwrap());
+        }
+        accepts(&h, mimes)
+    }
+
+    #[test]
+    fn accept_lists_every_wanted_type_in_any_spelling() {
+        let both = ["application/json", "text/event-stream"];
+        assert!(accept(&["application/json, text/event-stream"], &both));
+        assert!(accept(&["text/event-stream;q=0.5 ,\tApplication/JSON"], &both));
+        assert!(
+            accept(&["application/json", "text/event-stream"], &both),
+            "over two headers"
+        );
+        assert!(accept(&["*/*"], &both));
+        assert!(accept(&["text/html, */*;q=0.1"], &both));
+        assert!(!accept(&["application/json"], &both));
+        assert!(!accept(&["application/jsonx, text/event-stream"], &both));
+        assert!(!accept(&["application/*, text/event-stream"], &both));
+        assert!(!accept(&[], &both));
+        assert!(!accept(&[""], &["text/event-stream"]));
+        assert!(accept(&["text/event-stream"], &["text/event-stream"]));
+    }
 }
