@@ -70,13 +70,15 @@ pub(crate) fn member_str<'a>(raw: Option<&'a RawValue>, key: &str) -> Option<Cow
     found
 }
 
+/// A `RawValue` from JSON text, for the unit tests of the modules that read raw params.
+#[cfg(test)]
+pub(crate) fn raw(s: &str) -> Box<RawValue> {
+    RawValue::from_string(s.to_owned()).unwrap()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn raw(s: &str) -> Box<RawValue> {
-        RawValue::from_string(s.to_owned()).unwrap()
-    }
 
     #[test]
     fn member_str_reads_one_member_without_the_rest() {

@@ -166,10 +166,7 @@ pub(crate) fn finish(raw: &RawValue, server_info: &RawValue, cache: Option<Cache
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn raw(s: &str) -> Box<RawValue> {
-        RawValue::from_string(s.to_owned()).unwrap()
-    }
+    use crate::wire::raw;
 
     #[test]
     fn finish_adds_result_type_server_info_and_cache_hints() {

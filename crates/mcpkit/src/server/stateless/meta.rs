@@ -161,10 +161,7 @@ fn profile(caps: &RawValue, info: Option<&RawValue>) -> Result<Arc<ClientProfile
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn raw(s: &str) -> Box<RawValue> {
-        RawValue::from_string(s.to_owned()).unwrap()
-    }
+    use crate::wire::raw;
 
     #[test]
     fn meta_validation_names_what_is_missing() {
