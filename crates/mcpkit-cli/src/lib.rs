@@ -4,7 +4,7 @@
 //! server's sampling and elicitation requests ([`interact`], with the choices of enum fields in
 //! [`choices`]), `--trace-wire` ([`trace`]), the MCP hosts' configuration files that `install`
 //! edits ([`hosts`]), and the reference server that `mcpkit serve` runs and the tests use
-//! ([`reference`](mod@reference), its skills in [`reference_skills`]), and logs, spans and
+//! ([`reference`](mod@reference)), and logs, spans and
 //! metrics ([`telemetry`]).
 #![forbid(unsafe_code)]
 
@@ -14,8 +14,6 @@ pub mod cmd;
 pub mod hosts;
 pub mod interact;
 pub mod reference;
-pub mod reference_skills;
-pub mod reference_tasks;
 pub mod render;
 pub mod target;
 pub mod telemetry;

@@ -4,7 +4,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
 
 use assert_cmd::Command;
-use mcpkit_cli::reference_skills::{PDF_FORMS_MD, PDF_SKILL_MD};
+use mcpkit_cli::reference::skills::{PDF_FORMS_MD, PDF_SKILL_MD};
 
 fn mcpkit(dir: &std::path::Path, args: &[&str]) -> (i32, String, String) {
     let out = Command::cargo_bin("mcpkit")

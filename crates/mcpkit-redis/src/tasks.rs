@@ -7,7 +7,7 @@
 //!   bound evict the task that finished longest ago (as the in-memory store does) or refuse
 //!   ([`TaskStoreError::Full`]) when every task is running.
 //! - `get` is one `HGET`; the owner and the expiry are checked on the record.
-//! - `update` reads the record, applies [`TaskRecord::apply`](mcpkit::server::extensions::tasks::TaskRecord::apply)
+//! - `update` reads the record, applies [`TaskRecord::apply`](mcpkit::server::backend::TaskRecord::apply)
 //!   and writes it back with a compare-and-set script on `rev` (retried when another instance
 //!   changed the task meanwhile): changes are atomic per task across instances. Nothing is
 //!   written for an unknown, foreign, expired or unchanged task.
@@ -17,7 +17,7 @@
 use std::sync::LazyLock;
 use std::time::Duration;
 
-use mcpkit::server::extensions::tasks::{
+use mcpkit::server::backend::{
     Applied, Lookup, StoreFuture, TaskChange, TaskOwner, TaskRecord, TaskStore, TaskStoreError,
 };
 use redis::Script;

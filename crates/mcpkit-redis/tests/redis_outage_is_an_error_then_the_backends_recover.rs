@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 
 use bytes::Bytes;
 use mcpkit::server::backend::{Address, Admitted, BackendError, SessionRecord};
-use mcpkit::server::extensions::tasks::{TaskOwner, TaskStoreError};
+use mcpkit::server::backend::{TaskOwner, TaskStoreError};
 use mcpkit_redis::RedisBackends;
 use mcpkit_test_support::redis::RedisProcess;
 use mcpkit_test_support::within;

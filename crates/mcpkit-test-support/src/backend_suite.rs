@@ -16,6 +16,7 @@ use mcpkit::server::backend::{
     Address, Admitted, Backends, Bus, EventStore, KeyRing, SealingKey, SessionRecord, SessionStore, SessionUpdate,
     Subscription, SwitchStore, Switched,
 };
+use mcpkit::server::RequestStateKeys;
 use mcpkit::types::schema::LoggingLevel;
 
 use crate::within;
@@ -528,7 +529,7 @@ pub async fn check_key_ring(a: &dyn KeyRing, b: &dyn KeyRing) {
     assert_eq!(ka.len(), 1, "a new ring has one key");
     assert_eq!(ka, kb, "instances starting together share one key");
     assert!(ka[0].secret.len() >= 32, "keys are at least 256 bits");
-    assert!(SealingKey::ring(&ka).is_some());
+    assert!(RequestStateKeys::from_ring(&ka).is_some());
     assert_eq!(a.load().await.expect("load"), ka, "made once");
 
     let rotated = within("a rotation", a.rotate(1)).await.expect("rotate");

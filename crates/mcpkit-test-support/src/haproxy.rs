@@ -12,7 +12,7 @@ use std::process::{Child, Command, Stdio};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use crate::cluster::{free_port, require_tool, ScratchDir};
+use crate::process::{free_port, require_tool, ScratchDir};
 
 /// How many bytes of each request body the log keeps (enough for the method and the id).
 const LOGGED_BODY_BYTES: usize = 512;

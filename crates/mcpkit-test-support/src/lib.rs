@@ -12,6 +12,7 @@ use std::future::Future;
 use std::sync::{Mutex, MutexGuard, PoisonError};
 use std::time::Duration;
 
+pub mod architecture;
 #[cfg(feature = "auth-server")]
 pub mod auth_server;
 #[cfg(feature = "backend-suite")]
@@ -20,10 +21,13 @@ pub mod cluster;
 pub mod haproxy;
 #[cfg(feature = "otlp-receiver")]
 pub mod otlp_receiver;
+pub mod process;
 #[cfg(feature = "otlp-receiver")]
 pub mod prometheus;
 pub mod redis;
 pub mod schema;
+#[cfg(feature = "backend-suite")]
+pub mod task_store_suite;
 
 /// How long any single await in a test may take before the test fails. Generous, because the
 /// process tests spawn binaries on a machine that may be running many test binaries at once.

@@ -2,8 +2,9 @@
 //! tests: started on a free port of 127.0.0.1 with a scrape config and a data directory of its
 //! own, stopped by pid when dropped.
 
+use crate::process::free_port;
 use std::io::Write as _;
-use std::net::SocketAddr;
+
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::Duration;
@@ -64,14 +65,6 @@ impl Drop for Prometheus {
         let _ = self.child.kill();
         let _ = self.child.wait();
     }
-}
-
-fn free_port() -> u16 {
-    std::net::TcpListener::bind(SocketAddr::from(([127, 0, 0, 1], 0)))
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port()
 }
 
 impl Prometheus {

@@ -7,9 +7,10 @@
 //! Everything here is blocking std I/O: a test spends a few milliseconds in it while nothing
 //! else needs its runtime.
 
+use crate::process::free_port;
 use std::collections::BTreeMap;
 use std::io::{BufRead, BufReader, Write};
-use std::net::{TcpListener, TcpStream};
+use std::net::TcpStream;
 use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -252,12 +253,4 @@ fn read_value(reader: &mut impl BufRead) -> std::io::Result<RespValue> {
         }
         _ => return Err(bad()),
     })
-}
-
-/// A port of 127.0.0.1 that was free a moment ago.
-fn free_port() -> u16 {
-    TcpListener::bind(("127.0.0.1", 0))
-        .and_then(|l| l.local_addr())
-        .map(|a| a.port())
-        .expect("find a free port")
 }

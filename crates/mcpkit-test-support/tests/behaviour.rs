@@ -2,5 +2,7 @@
 //! linked ~40 MB each, which cost minutes of linking and gigabytes of disk in all.
 
 mod deploy_guide_shows_the_tested_haproxy_config;
+mod folders_import_no_folder_that_imports_them_back;
 mod memory_backends_pass_the_backend_suite;
+mod memory_task_store_passes_the_behaviour_suite;
 mod schema_validator_rejects_invalid_frames;

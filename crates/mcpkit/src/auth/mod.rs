@@ -15,7 +15,7 @@
 //!   sender-constrained (RFC 9449): every token and MCP request carries a fresh proof.
 //! - Server side: [`resource`] protects an axum router: protected-resource metadata, bearer
 //!   verification through a [`resource::TokenVerifier`] (JWT with a cached JWKS, or RFC 7662
-//!   introspection), audience and scope checks, and the verified [`resource::AuthInfo`] as a
+//!   introspection), audience and scope checks, and the verified [`AuthInfo`](crate::transport::AuthInfo) as a
 //!   request extension for the application.
 //!
 //! Everything here is behind the `auth` feature.
@@ -24,7 +24,6 @@ mod challenge;
 mod client;
 mod dpop;
 mod error;
-mod loopback;
 pub mod metadata;
 mod post;
 pub mod resource;
@@ -32,8 +31,9 @@ mod store;
 
 pub use crate::transport::http_client::AuthFuture;
 pub use challenge::BearerChallenge;
-pub use client::{Authorizer, ClientCredentials, HeadlessAuthorizer, OAuthClient, OAuthClientBuilder};
+pub use client::{
+    Authorizer, ClientCredentials, HeadlessAuthorizer, LoopbackAuthorizer, OAuthClient, OAuthClientBuilder,
+};
 pub use error::AuthError;
-pub use loopback::LoopbackAuthorizer;
 pub use metadata::{AuthorizationServerMetadata, ProtectedResourceMetadata};
 pub use store::{ClientRegistration, MemoryTokenStore, TokenSet, TokenStore};

@@ -52,7 +52,7 @@ use base64::engine::general_purpose::STANDARD;
 use base64::Engine as _;
 use bytes::Bytes;
 use reqwest::Url;
-use serde::{Deserialize, Serialize};
+use serde::Deserialize;
 use tokio::sync::RwLock;
 
 use super::metadata::{ProtectedResourceMetadata, MAX_DOCUMENT};
@@ -60,27 +60,7 @@ use super::post::{form_component, oauth_post, Body as PostBody};
 use super::{AuthError, AuthFuture};
 use crate::server::http::{read_capped, BodyError};
 use crate::transport::http_client::read_response;
-use crate::transport::{Extensions, VerifiedCaller};
-
-/// Who a verified token speaks for.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-#[non_exhaustive]
-pub struct AuthInfo {
-    /// `sub`: the resource owner.
-    pub subject: Option<String>,
-    /// The client the token was issued to (`client_id` / `azp`).
-    pub client_id: Option<String>,
-    /// The issuer.
-    pub issuer: Option<String>,
-    /// The granted scopes.
-    pub scopes: Vec<String>,
-    /// The audiences (`aud`): the resources the token is for.
-    pub audience: Vec<String>,
-    /// Expiry, seconds since the Unix epoch.
-    pub expires_at: Option<u64>,
-    /// Every claim, as the verifier saw them.
-    pub claims: serde_json::Map<String, serde_json::Value>,
-}
+use crate::transport::{AuthInfo, Extensions, VerifiedCaller};
 
 /// Why a token was not accepted.
 #[derive(Debug, Clone, thiserror::Error)]

@@ -36,6 +36,18 @@ pub struct RequestContext {
     pub(crate) extensions: Extensions,
 }
 
+/// Where a request's progress goes besides the caller, put into its extensions by what runs
+/// it: the Tasks extension keeps a task's progress for `tasks/get`. A trait object, so the core
+/// knows no extension.
+pub(crate) trait ProgressSink: Send + Sync + 'static {
+    /// Record progress, as [`RequestContext::progress`] reports it.
+    fn progress(&self, progress: f64, total: Option<f64>, message: Option<&str>);
+}
+
+/// The [`ProgressSink`] of a request, as its extensions hold it.
+#[derive(Clone)]
+pub(crate) struct ProgressObserver(pub(crate) Arc<dyn ProgressSink>);
+
 impl RequestContext {
     /// The id of the request being served.
     pub fn request_id(&self) -> &RequestId {
@@ -119,8 +131,7 @@ impl RequestContext {
     /// Who called, as the authorization layer verified it (spec: `basic/authorization`): the
     /// token's subject, client, scopes, audience, expiry and claims. `None` when the request
     /// did not come through a protected HTTP endpoint. The bearer token itself is never kept.
-    #[cfg(feature = "auth")]
-    pub fn auth(&self) -> Option<&crate::auth::resource::AuthInfo> {
+    pub fn auth(&self) -> Option<&crate::transport::AuthInfo> {
         self.extensions.get()
     }
 
@@ -151,8 +162,8 @@ impl RequestContext {
     /// is gone) is logged at debug level, and the handler carries on.
     pub fn progress(&self, progress: f64, total: Option<f64>, message: Option<&str>) {
         // A task keeps its progress for `tasks/get`, token or not.
-        if let Some(task) = self.extensions.get::<super::extensions::tasks::TaskLink>() {
-            task.progress(progress, total, message);
+        if let Some(observer) = self.extensions.get::<ProgressObserver>() {
+            observer.0.progress(progress, total, message);
         }
         let Some(token) = self.progress_token() else {
             return;

@@ -11,16 +11,17 @@ pub mod backend;
 mod call;
 mod completion;
 mod context;
+mod extension;
 pub mod extensions;
 mod extract;
 mod handshake;
 #[cfg(feature = "http-server")]
 pub mod http;
+mod listen;
 mod live_sessions;
 mod prompt;
 #[cfg(feature = "http-server")]
 mod relay;
-mod request_state;
 mod resource;
 mod router;
 mod routes;
@@ -45,19 +46,20 @@ use serde_json::value::RawValue;
 pub use completion::{from_list, Completer, CompletionInput};
 pub use context::IntoInputRequest;
 pub use context::RequestContext;
+pub(crate) use context::{ProgressObserver, ProgressSink};
 pub use extract::{object_schema, schema_object, Args, FromRequest, HandlerRequest, RawArgs, Rejection, State, Uri};
 pub use prompt::{IntoPromptResult, PromptDef, PromptHandler, PromptRequest};
-pub use request_state::{RequestStateKeys, StateError};
 pub use resource::{IntoResourceResult, ResourceDef, ResourceHandler, ResourceRequest, ResourceTemplateDef};
 pub use stateless::CacheHint;
+pub use stateless::{RequestStateKeys, StateError};
 pub use switches::SwitchError;
 /// The cancellation extractor: fires when the client cancels the request.
 pub use tokio_util::sync::CancellationToken;
 pub use tool::{IntoToolResult, Json, ToolCall, ToolDef, ToolHandler};
 pub use toolbox::ToolBox;
 
+use listen::Change;
 use mcpkit_types::schema::CacheScope;
-use stateless::Change;
 
 use crate::engine::{self, Connection, PeerOptions};
 use crate::error::Result;
@@ -87,7 +89,7 @@ pub struct ServerBuilder {
     on_roots_changed: Option<RootsChanged>,
     cache: CacheHints,
     state_keys: Option<RequestStateKeys>,
-    extensions: extensions::ExtensionSet,
+    extensions: extension::ExtensionSet,
 }
 
 /// Caching hints put on cacheable stateless-era results that do not set their own
@@ -166,7 +168,7 @@ struct Inner {
     /// The method tables, one per era.
     routers: router::Routers,
     /// The extensions declared in each era.
-    extensions: extensions::Declared,
+    extensions: extension::Declared,
     /// Catalogue changes, for `subscriptions/listen` streams.
     changes: tokio::sync::broadcast::Sender<Change>,
     /// Fires when the server ends its subscriptions (shutdown).
@@ -340,7 +342,7 @@ impl Default for ServerBuilder {
             on_roots_changed: None,
             cache: CacheHints::default(),
             state_keys: None,
-            extensions: extensions::ExtensionSet::default(),
+            extensions: extension::ExtensionSet::default(),
         }
     }
 }
@@ -457,7 +459,7 @@ impl ServerBuilder {
     /// Serve `extension` (see [`extensions`]): it adds what it serves through the core methods
     /// now, registers its own methods when the server is built, and is declared in
     /// `capabilities.extensions`. Adding an extension with the same identifier again replaces it.
-    pub fn extension(self, extension: impl extensions::Extension) -> Self {
+    pub fn extension(self, extension: impl extension::Extension) -> Self {
         let extension = Arc::new(extension);
         let mut builder = extension.extend(self);
         builder.extensions.add(extension);

@@ -7,7 +7,7 @@ use std::sync::Arc;
 use mcpkit_types::schema::ResourceUpdatedParams;
 use serde::{Deserialize, Serialize};
 
-use super::stateless::Change;
+use super::listen::Change;
 use super::{RequestStateKeys, Server};
 
 /// A catalogue change as it travels between instances.

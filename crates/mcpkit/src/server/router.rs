@@ -17,7 +17,7 @@ use serde_json::value::RawValue;
 use tokio_util::sync::CancellationToken;
 
 use super::context::RequestContext;
-use super::extensions::ExtensionSet;
+use super::extension::ExtensionSet;
 use super::session::Session;
 use super::stateless::{self, CacheHint, InputState};
 use super::{handshake, routes, Server, Snapshot};

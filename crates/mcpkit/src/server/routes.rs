@@ -11,8 +11,8 @@ use mcpkit_types::method::{
     Unsubscribe,
 };
 use mcpkit_types::schema::{
-    CallToolParams, CompleteParams, CompleteResult, Completion, CompletionReference, GetPromptParams, JsonObject,
-    PaginatedParams, ReadResourceParams, RequestMeta, RequestParams, SubscriptionsListenParams,
+    CallToolParams, CompleteParams, CompleteResult, Completion, CompletionReference, DiscoverResult, GetPromptParams,
+    JsonObject, PaginatedParams, ReadResourceParams, RequestMeta, RequestParams, SubscriptionsListenParams,
 };
 use mcpkit_types::{Era, ErrorCode, ErrorObject, ProtocolVersion};
 use serde_json::json;
@@ -21,12 +21,12 @@ use serde_json::value::RawValue;
 use super::completion::CompletionInput;
 use super::context::RequestContext;
 use super::handshake;
+use super::listen;
 use super::page_of;
 use super::prompt::PromptRequest;
-use super::request_state;
 use super::resource::ResourceRequest;
 use super::router::{finish_for, Call, Router};
-use super::stateless::{self, CacheHint, InputState};
+use super::stateless::{self, request_state, CacheHint, InputState};
 use super::switches::Kind;
 use super::tool::ToolCall;
 use super::{Server, Snapshot};
@@ -52,7 +52,7 @@ pub(crate) fn handshake() -> Router {
 /// `resources/(un)subscribe` are gone from this revision, so they are not found.
 pub(crate) fn stateless() -> Router {
     let mut r = Router::default();
-    r.request::<Discover, _, _>(|call: Call, _: RequestParams| async move { stateless::discover(&call.server) })
+    r.request::<Discover, _, _>(|call: Call, _: RequestParams| async move { discover(&call.server) })
         .request::<SubscriptionsListen, _, _>(listen);
     catalogue(&mut r);
     r
@@ -99,9 +99,9 @@ fn list(call: &Call, pages: fn(&Snapshot) -> &[Box<RawValue>], p: PaginatedParam
 async fn listen(call: Call, p: SubscriptionsListenParams) -> HandlerResult {
     let feed = call
         .extensions
-        .get::<stateless::FeedSlot>()
+        .get::<listen::FeedSlot>()
         .and_then(|slot| crate::sync::lock(&slot.0).take());
-    stateless::listen(call.server, call.peer, call.id, p, call.cancel, feed).await
+    listen::listen(call.server, call.peer, call.id, p, call.cancel, feed).await
 }
 
 /// The input-round side of a request that may ask for input (`tools/call`, `prompts/get`,
@@ -354,4 +354,16 @@ fn complete(snap: &Snapshot, p: CompleteParams) -> HandlerResult {
         completion,
         ..Default::default()
     })
+}
+
+/// Spec: 2026-07-28 `server/discover`.
+pub(crate) fn discover(server: &Server) -> HandlerResult {
+    let result = DiscoverResult {
+        supported_versions: stateless::supported_versions().into_iter().map(str::to_owned).collect(),
+        capabilities: server.capabilities_in(mcpkit_types::Era::Stateless),
+        instructions: server.inner.instructions.clone(),
+        ..Default::default()
+    };
+    let raw = to_raw(&result)?;
+    stateless::finish(&raw, &server.inner.info_json, Some(server.inner.cache.lists))
 }

@@ -9,6 +9,7 @@ use mcpkit_types::ProtocolVersion;
 
 use crate::engine::Peer;
 use crate::server::backend::{SessionRecord, SessionUpdate};
+use crate::server::stateless::ClientProfile;
 
 const LOG_UNSET: u8 = u8::MAX;
 /// No log messages at all (a stateless request that set no `logLevel`).
@@ -49,24 +50,6 @@ pub(crate) struct Session {
 struct Negotiated {
     version: ProtocolVersion,
     client: Arc<ClientProfile>,
-}
-
-/// What a client says of itself: its capabilities and who it is. Shared: stateless requests
-/// that carry the same `_meta` text share one (`stateless::meta`).
-#[derive(Debug, PartialEq)]
-pub(crate) struct ClientProfile {
-    /// `None` for the empty object most clients send: ~1 KiB of empty maps not kept per session.
-    pub(crate) capabilities: Option<Box<ClientCapabilities>>,
-    pub(crate) info: Implementation,
-}
-
-impl ClientProfile {
-    pub(crate) fn new(caps: ClientCapabilities, info: Implementation) -> ClientProfile {
-        ClientProfile {
-            capabilities: (caps != ClientCapabilities::default()).then(|| Box::new(caps)),
-            info,
-        }
-    }
 }
 
 /// What a session tells of its changes (HTTP sessions of instances sharing a session store).

@@ -3,6 +3,8 @@
 //! operation-duration metric. The engine makes one per message; with no subscriber interested
 //! and no metrics, making one costs the span's interest check and returns `None`.
 
+use std::future::Future;
+use std::pin::Pin;
 use std::sync::Arc;
 use std::time::Instant;
 
@@ -16,6 +18,10 @@ use super::labels::{self, EXECUTE_TOOL, TOOL_ERROR};
 use super::peek::{self, Params};
 use super::{Scope, SPAN_TARGET};
 use crate::transport::Extensions;
+
+/// A handler's future as the engine runs it (the engine's `BoxFuture`, spelled out here:
+/// telemetry sits below the engine and names none of its types).
+type Boxed<T> = Pin<Box<dyn Future<Output = T> + Send + 'static>>;
 
 /// What a span names beside the method: a tool or a prompt (in the span name and, once the
 /// server found it, as a metric label).
@@ -289,8 +295,8 @@ impl Inbound {
     /// unfinished, `cancelled`).
     pub(crate) fn wrap_request(
         mut self,
-        fut: crate::engine::BoxFuture<crate::engine::HandlerResult>,
-    ) -> crate::engine::BoxFuture<crate::engine::HandlerResult> {
+        fut: Boxed<Result<Box<RawValue>, ErrorObject>>,
+    ) -> Boxed<Result<Box<RawValue>, ErrorObject>> {
         use tracing::Instrument as _;
         let span = self.common.span.clone();
         Box::pin(async move {
@@ -304,7 +310,7 @@ impl Inbound {
     }
 
     /// `fut` inside this span, recorded when it completes.
-    pub(crate) fn wrap_notification(mut self, fut: crate::engine::BoxFuture<()>) -> crate::engine::BoxFuture<()> {
+    pub(crate) fn wrap_notification(mut self, fut: Boxed<()>) -> Boxed<()> {
         use tracing::Instrument as _;
         let span = self.common.span.clone();
         Box::pin(async move {

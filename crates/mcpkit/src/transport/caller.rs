@@ -36,6 +36,30 @@ impl VerifiedCaller {
     }
 }
 
+/// Who a verified token speaks for: what the OAuth resource layer
+/// (`auth::resource::ProtectedResource`) hands the application, as an HTTP request extension
+/// and in the handler's [`super::Extensions`] (`RequestContext::auth`). The bearer token itself
+/// is never kept. It sits here, beside [`VerifiedCaller`], because the server core and the
+/// Tasks extension read it and the OAuth layer sits above them.
+#[derive(Debug, Clone, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+#[non_exhaustive]
+pub struct AuthInfo {
+    /// `sub`: the resource owner.
+    pub subject: Option<String>,
+    /// The client the token was issued to (`client_id` / `azp`).
+    pub client_id: Option<String>,
+    /// The issuer.
+    pub issuer: Option<String>,
+    /// The granted scopes.
+    pub scopes: Vec<String>,
+    /// The audiences (`aud`): the resources the token is for.
+    pub audience: Vec<String>,
+    /// Expiry, seconds since the Unix epoch.
+    pub expires_at: Option<u64>,
+    /// Every claim, as the verifier saw them.
+    pub claims: serde_json::Map<String, serde_json::Value>,
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -40,7 +40,7 @@ pub mod inspect;
 pub mod memory;
 pub mod stdio;
 
-pub use caller::VerifiedCaller;
+pub use caller::{AuthInfo, VerifiedCaller};
 pub use inspect::inspect;
 
 /// One unit read from a transport.
@@ -66,7 +66,7 @@ pub trait FrameReader: Send + 'static {
 
 /// Typed values a transport attaches to one incoming message, one per type, for the handler
 /// that serves it (`RequestContext::extensions`). Cheap to clone. The HTTP server puts the
-/// caller's verified `auth::resource::AuthInfo` here (feature `auth`), never the bearer token.
+/// caller's verified [`AuthInfo`] here (feature `auth`), never the bearer token.
 #[derive(Clone, Default)]
 pub struct Extensions(Option<Arc<HashMap<TypeId, Arc<dyn Any + Send + Sync>>>>);
 

@@ -4,9 +4,10 @@
 
 use std::sync::Arc;
 
-use mcpkit::auth::resource::{AuthInfo, ProtectedResource, TokenVerifier, VerifyError};
+use mcpkit::auth::resource::{ProtectedResource, TokenVerifier, VerifyError};
 use mcpkit::auth::AuthFuture;
 use mcpkit::server::http::{HttpConfig, HttpServer};
+use mcpkit::transport::AuthInfo;
 use mcpkit::Server;
 
 use super::http::Mcp;

@@ -9,10 +9,12 @@
 mod authorizer;
 mod credentials;
 mod grants;
+mod loopback;
 mod registration;
 
 pub use authorizer::{Authorizer, HeadlessAuthorizer};
 pub use credentials::ClientCredentials;
+pub use loopback::LoopbackAuthorizer;
 
 use std::collections::BTreeSet;
 use std::sync::{Arc, Mutex};

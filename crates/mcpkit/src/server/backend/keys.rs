@@ -4,7 +4,6 @@
 use std::fmt;
 
 use super::BackendFuture;
-use crate::server::RequestStateKeys;
 
 /// One sealing key: its id (in every sealed state) and its secret.
 #[derive(Clone, PartialEq, Eq)]
@@ -37,16 +36,6 @@ impl SealingKey {
             id: base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(id),
             secret,
         })
-    }
-
-    /// The ring a server seals with: the first key seals, every key opens.
-    pub fn ring(keys: &[SealingKey]) -> Option<RequestStateKeys> {
-        let (first, rest) = keys.split_first()?;
-        let ring = RequestStateKeys::new(first.id.clone(), first.secret.clone());
-        Some(
-            rest.iter()
-                .fold(ring, |ring, k| ring.with_previous(k.id.clone(), k.secret.clone())),
-        )
     }
 }
 

@@ -10,7 +10,7 @@
 //! | [`Bus`] | messages to a session, to an instance, or to every instance |
 //! | [`KeyRing`] | the keys that seal `requestState` |
 //! | [`SwitchStore`] | which switchable catalogue items are on, with a version bumped per change |
-//! | [`TaskStore`] | the Tasks extension's tasks (its own module; re-exported here) |
+//! | [`TaskStore`] | the Tasks extension's tasks, with their owner and expiry |
 //!
 //! [`Backends`] bundles one of each with the name of this instance.
 //!
@@ -40,6 +40,7 @@ mod keys;
 pub mod memory;
 mod sessions;
 mod switches;
+pub(crate) mod tasks;
 
 use std::future::Future;
 use std::pin::Pin;
@@ -51,9 +52,9 @@ pub use keys::{KeyRing, SealingKey};
 pub use sessions::{Admitted, Negotiation, SessionRecord, SessionStore, SessionUpdate};
 pub use switches::{SwitchStore, Switched, Switches};
 
-pub use crate::server::extensions::tasks::{
-    check_task_store, Applied, Lookup, MemoryTaskStore, StoreFuture, TaskChange, TaskOutcome, TaskOwner, TaskProgress,
-    TaskRecord, TaskRequest, TaskStore, TaskStoreError,
+pub use tasks::{
+    Applied, Lookup, StoreFuture, TaskChange, TaskOutcome, TaskOwner, TaskProgress, TaskRecord, TaskRequest, TaskStore,
+    TaskStoreError,
 };
 
 /// What a backend operation returns: boxed so the traits stay object-safe, `'static` so the
@@ -109,28 +110,7 @@ impl std::fmt::Debug for Backends {
     }
 }
 
-impl Default for Backends {
-    /// [`Backends::memory`].
-    fn default() -> Self {
-        Backends::memory()
-    }
-}
-
 impl Backends {
-    /// Fresh in-memory backends with default bounds and a random instance id. Clone the
-    /// bundle (changing `instance_id`) to make several servers of one process share them.
-    pub fn memory() -> Backends {
-        Backends {
-            sessions: Arc::new(memory::MemorySessionStore::new()),
-            events: Arc::new(memory::MemoryEventStore::default()),
-            bus: Arc::new(memory::MemoryBus::default()),
-            keys: Arc::new(memory::MemoryKeyRing::default()),
-            tasks: Arc::new(MemoryTaskStore::default()),
-            switches: Arc::new(memory::MemorySwitchStore::default()),
-            instance_id: random_instance_id(),
-        }
-    }
-
     /// The same backends under another instance name.
     pub fn with_instance_id(mut self, id: impl Into<Arc<str>>) -> Backends {
         self.instance_id = id.into();

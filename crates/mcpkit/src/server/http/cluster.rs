@@ -499,7 +499,7 @@ pub(super) fn start_instance(cluster: &Arc<Cluster>, server: &Server, stop: &Can
 
 /// Load the shared keys into `server` (a failure keeps the keys it has).
 pub(super) fn install_keys(server: &Server, keys: Result<Vec<SealingKey>, BackendError>) {
-    match keys.map(|k| SealingKey::ring(&k)) {
+    match keys.map(|k| crate::server::RequestStateKeys::from_ring(&k)) {
         Ok(Some(ring)) => server.set_request_state_keys(ring),
         Ok(None) => tracing::warn!("key ring: empty ring"),
         Err(e) => tracing::warn!("key ring: {e}"),

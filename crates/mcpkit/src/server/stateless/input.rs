@@ -12,7 +12,7 @@ use mcpkit_types::ErrorObject;
 use serde_json::value::RawValue;
 use serde_json::{json, Value};
 
-use crate::server::request_state::{RequestStateKeys, StatePayload};
+use super::request_state::{RequestStateKeys, StatePayload};
 use crate::wire::to_raw;
 
 /// What the handler of one stateless request has asked of the client, and what it got

@@ -10,8 +10,6 @@ use serde::Deserialize;
 use serde_json::json;
 use serde_json::value::RawValue;
 
-use crate::server::session::ClientProfile;
-
 /// The protocol fields of one stateless-era request, validated.
 #[derive(Debug, Clone)]
 pub(crate) struct StatelessMeta {
@@ -156,6 +154,25 @@ fn profile(caps: &RawValue, info: Option<&RawValue>) -> Result<Arc<ClientProfile
         });
     }
     Ok(profile)
+}
+
+/// What a client says of itself: its capabilities and who it is. Shared: stateless requests
+/// that carry the same `_meta` text share one (the memo here); a handshake-era session holds
+/// the one its `initialize` gave.
+#[derive(Debug, PartialEq)]
+pub(crate) struct ClientProfile {
+    /// `None` for the empty object most clients send: ~1 KiB of empty maps not kept per session.
+    pub(crate) capabilities: Option<Box<ClientCapabilities>>,
+    pub(crate) info: Implementation,
+}
+
+impl ClientProfile {
+    pub(crate) fn new(caps: ClientCapabilities, info: Implementation) -> ClientProfile {
+        ClientProfile {
+            capabilities: (caps != ClientCapabilities::default()).then(|| Box::new(caps)),
+            info,
+        }
+    }
 }
 
 #[cfg(test)]

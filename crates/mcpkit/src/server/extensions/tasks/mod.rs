@@ -20,12 +20,9 @@
 //!   extension: on a `subscriptions/listen` stream naming the task (stateless era), or to the
 //!   session the task runs for (handshake era); see `notify`. Clients may always poll.
 
-mod memory;
 mod notify;
 mod routes;
 mod runner;
-mod store;
-mod suite;
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -34,14 +31,9 @@ use mcpkit_types::ext::{self, tasks::ID};
 use mcpkit_types::schema::{ClientCapabilities, JsonObject, RequestMeta, META_CLIENT_CAPABILITIES};
 use mcpkit_types::{Era, ProtocolVersion};
 
-pub use memory::MemoryTaskStore;
-pub use store::{
-    Applied, Lookup, StoreFuture, TaskChange, TaskOutcome, TaskOwner, TaskProgress, TaskRecord, TaskRequest, TaskStore,
-    TaskStoreError,
-};
-pub use suite::check_task_store;
-
-pub(crate) use runner::TaskLink;
+use crate::server::backend::memory::MemoryTaskStore;
+use crate::server::backend::tasks::TaskOwner;
+use crate::server::backend::TaskStore;
 
 use super::{Extension, MethodTable};
 use crate::server::router::Call;
@@ -184,8 +176,7 @@ pub(crate) fn negotiated_in(call: &Call, meta: Option<&RequestMeta>) -> bool {
 
 /// Who owns the tasks this request makes or reads.
 pub(crate) fn owner_of(call: &Call) -> TaskOwner {
-    #[cfg(feature = "auth")]
-    if let Some(a) = call.extensions.get::<crate::auth::resource::AuthInfo>() {
+    if let Some(a) = call.extensions.get::<crate::transport::AuthInfo>() {
         let who = a.subject.as_deref().or(a.client_id.as_deref()).unwrap_or("");
         return TaskOwner(format!("auth:{}:{who}", a.issuer.as_deref().unwrap_or("")));
     }

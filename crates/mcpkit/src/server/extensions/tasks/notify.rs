@@ -24,12 +24,12 @@ use mcpkit_types::{Era, ErrorObject};
 use serde_json::{json, Value};
 use tokio::sync::{broadcast, mpsc};
 
-use super::store::{Lookup, TaskOwner, TaskRecord};
 use super::{declares_tasks, owner_of, plausible_id, Runtime, META_PROGRESS};
 use crate::engine::{BoxFuture, HandlerResult};
+use crate::server::backend::tasks::{Lookup, TaskOwner, TaskRecord};
+use crate::server::listen::{FeedSlot, ListenFeed};
 use crate::server::router::{Call, RequestEntry};
 use crate::server::session::SessionlessRequest;
-use crate::server::stateless::{FeedSlot, ListenFeed};
 use crate::wire::params;
 
 /// How many changes a slow listener may fall behind before it re-reads the store.

@@ -16,9 +16,11 @@ use mcpkit_types::{ErrorCode, ErrorObject};
 use serde_json::{json, Value};
 
 use super::runner::{self, Parts};
-use super::store::{now_ms, Applied, Lookup, TaskChange, TaskOwner, TaskRecord, TaskRequest, TaskStoreError};
 use super::{negotiated, negotiated_in, new_id, owner_of, plausible_id, Runtime, META_PROGRESS};
 use crate::engine::{BoxFuture, HandlerResult};
+use crate::server::backend::tasks::{
+    now_ms, Applied, Lookup, TaskChange, TaskOwner, TaskRecord, TaskRequest, TaskStoreError,
+};
 use crate::server::handshake;
 use crate::server::router::{finish_for, Call, RequestEntry, Router};
 use crate::wire::{member_str, params, to_raw};

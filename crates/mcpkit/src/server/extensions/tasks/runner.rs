@@ -16,14 +16,14 @@ use serde_json::Value;
 use tokio::sync::watch;
 use tokio_util::sync::CancellationToken;
 
-use super::store::{now_ms, Applied, TaskChange, TaskOutcome, TaskProgress, TaskRecord};
 use super::Runtime;
 use crate::engine::Peer;
+use crate::server::backend::tasks::{now_ms, Applied, TaskChange, TaskOutcome, TaskProgress, TaskRecord};
 use crate::server::context::RequestContext;
 use crate::server::session::Session;
 use crate::server::stateless::InputState;
 use crate::server::tool::ToolCall;
-use crate::server::Server;
+use crate::server::{ProgressObserver, ProgressSink, Server};
 use crate::sync::lock;
 use crate::transport::Extensions;
 
@@ -89,9 +89,9 @@ pub(crate) struct TaskLink {
     progress: watch::Sender<Latest>,
 }
 
-impl TaskLink {
+impl ProgressSink for TaskLink {
     /// Record progress (the latest wins; the store sees it shortly after).
-    pub(crate) fn progress(&self, progress: f64, total: Option<f64>, message: Option<&str>) {
+    fn progress(&self, progress: f64, total: Option<f64>, message: Option<&str>) {
         self.progress
             .send_replace(Some((TaskProgress { progress, total }, message.map(str::to_owned))));
     }
@@ -155,7 +155,7 @@ async fn run_once(
     ));
     let (link, mut progress) = watch::channel(None);
     let mut extensions = parts.extensions.clone();
-    extensions.insert(TaskLink { progress: link });
+    extensions.insert(ProgressObserver(Arc::new(TaskLink { progress: link })));
     let meta: Option<RequestMeta> = record.request.meta.clone().and_then(|m| serde_json::from_value(m).ok());
     let arguments = record
         .request
@@ -333,7 +333,7 @@ pub(crate) fn spawn_rest(
 }
 
 /// A progress link and its receiver, for a call that may detach.
-pub(crate) fn link() -> (TaskLink, watch::Receiver<Latest>) {
+pub(crate) fn link() -> (ProgressObserver, watch::Receiver<Latest>) {
     let (tx, rx) = watch::channel(None);
-    (TaskLink { progress: tx }, rx)
+    (ProgressObserver(Arc::new(TaskLink { progress: tx })), rx)
 }

@@ -5,16 +5,17 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use mcpkit::server::extensions::tasks::{TaskStore, Tasks, TasksConfig};
+use mcpkit::server::backend::TaskStore;
+use mcpkit::server::extensions::tasks::{Tasks, TasksConfig};
 use mcpkit::server::{Args, RequestContext, ServerBuilder, ToolDef};
 use mcpkit::types::schema::{InputRequest, InputResponse, TaskSupport};
 use schemars::JsonSchema;
 use serde::Deserialize;
 
-use crate::reference::{field_text, one_field_form};
+use super::{field_text, one_field_form};
 
 /// The server with the extension on and its fixtures; its tasks in `store` when given.
-pub fn with_tasks(builder: ServerBuilder, store: Option<Arc<dyn TaskStore>>) -> ServerBuilder {
+pub(super) fn with_tasks(builder: ServerBuilder, store: Option<Arc<dyn TaskStore>>) -> ServerBuilder {
     let mut config = TasksConfig::default().poll_interval(Duration::from_millis(200));
     if let Some(store) = store {
         config.store = store;

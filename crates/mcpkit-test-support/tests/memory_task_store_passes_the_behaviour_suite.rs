@@ -1,9 +1,11 @@
 //! The in-memory task store passes the behaviour suite every task store must pass (the same
 //! function a database store's tests call): states, owner checks, bounds, expiry.
-#![cfg(feature = "server")]
-#![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
+// Compiled by `cargo test --workspace` (mcpkit-redis turns the feature on) or with
+// `--features backend-suite`.
+#![cfg(feature = "backend-suite")]
 
-use mcpkit::server::extensions::tasks::{check_task_store, MemoryTaskStore};
+use mcpkit::server::backend::memory::MemoryTaskStore;
+use mcpkit_test_support::task_store_suite::check_task_store;
 
 #[tokio::test]
 async fn the_memory_store_behaves_as_every_task_store_must() {

@@ -3,7 +3,7 @@
 use std::collections::{HashMap, VecDeque};
 use std::sync::Mutex;
 
-use super::store::{
+use crate::server::backend::tasks::{
     now_ms, Applied, Lookup, StoreFuture, TaskChange, TaskOwner, TaskRecord, TaskStore, TaskStoreError,
 };
 use crate::sync::lock;

@@ -17,6 +17,8 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use sha2::{Digest, Sha256};
 
+use crate::server::backend::SealingKey;
+
 type HmacSha256 = Hmac<Sha256>;
 
 /// The keys that seal and open `requestState`. The first key seals; every key opens, so a key
@@ -124,6 +126,17 @@ impl RequestStateKeys {
     /// Whether the ring has a key to seal with.
     pub(crate) fn can_seal(&self) -> bool {
         self.keys.first().is_some_and(|(_, key)| !key.is_empty())
+    }
+
+    /// The ring a server seals with, from a [`KeyRing`](super::backend::KeyRing)'s keys: the
+    /// first key seals, every key opens. `None` for no keys.
+    pub fn from_ring(keys: &[SealingKey]) -> Option<RequestStateKeys> {
+        let (first, rest) = keys.split_first()?;
+        let ring = RequestStateKeys::new(first.id.clone(), first.secret.clone());
+        Some(
+            rest.iter()
+                .fold(ring, |ring, k| ring.with_previous(k.id.clone(), k.secret.clone())),
+        )
     }
 
     /// Add a key that still opens states but no longer seals (rotation: the previous key).
@@ -259,6 +272,22 @@ fn write_canonical(v: &Value, out: &mut String) {
 mod tests {
     use super::*;
     use mcpkit_types::method::{CallTool, GetPrompt, Method};
+
+    #[test]
+    fn a_ring_seals_with_its_first_key_and_opens_with_every_key() {
+        let old = SealingKey::random().unwrap();
+        let new = SealingKey::random().unwrap();
+        let by_old = RequestStateKeys::from_ring(std::slice::from_ref(&old)).unwrap();
+        let p = payload();
+        let sealed = by_old.seal(p.clone()).unwrap();
+        let rotated = RequestStateKeys::from_ring(&[new, old]).unwrap();
+        assert_eq!(
+            rotated.open(&sealed, CallTool::NAME, &p.d, None).unwrap().m,
+            CallTool::NAME
+        );
+        assert!(rotated.seal(p).unwrap().contains(&format!(".{}.", rotated.keys[0].0)));
+        assert!(RequestStateKeys::from_ring(&[]).is_none());
+    }
 
     fn payload() -> StatePayload {
         StatePayload {

@@ -12,8 +12,8 @@ use axum::response::{Html, IntoResponse, Response};
 use reqwest::Url;
 use tokio::sync::{mpsc, Mutex};
 
-use super::client::Authorizer;
-use super::{AuthError, AuthFuture};
+use super::Authorizer;
+use crate::auth::{AuthError, AuthFuture};
 
 type Opener = dyn Fn(&Url) -> Result<(), String> + Send + Sync;
 

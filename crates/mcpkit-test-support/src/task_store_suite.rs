@@ -9,14 +9,21 @@
 use std::collections::BTreeMap;
 use std::time::Duration;
 
-use mcpkit_types::schema::{ElicitParams, InputRequest, JsonObject, TaskStatus};
-use mcpkit_types::ErrorObject;
+use mcpkit::types::schema::{ElicitParams, InputRequest, JsonObject, TaskStatus};
+use mcpkit::types::ErrorObject;
 use serde_json::json;
 
-use super::store::{
-    now_ms, Applied, Lookup, TaskChange, TaskOutcome, TaskOwner, TaskProgress, TaskRecord, TaskRequest, TaskStore,
+use mcpkit::server::backend::{
+    Applied, Lookup, TaskChange, TaskOutcome, TaskOwner, TaskProgress, TaskRecord, TaskRequest, TaskStore,
     TaskStoreError,
 };
+
+/// Milliseconds since the Unix epoch: the clock every store's records are stamped with.
+fn now_ms() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
+}
 
 fn record(id: &str, owner: &TaskOwner, ttl_ms: u64) -> TaskRecord {
     let now = now_ms();
