@@ -32,6 +32,9 @@ mod tool;
 mod toolbox;
 pub mod uri_template;
 
+mod builder;
+mod catalog;
+
 use std::any::{Any, TypeId};
 use std::collections::HashMap;
 use std::sync::{Arc, RwLock};
@@ -43,6 +46,7 @@ use mcpkit_types::schema::{
 use serde::Serialize;
 use serde_json::value::RawValue;
 
+pub use builder::ServerBuilder;
 pub use completion::{from_list, Completer, CompletionInput};
 pub use context::IntoInputRequest;
 pub use context::RequestContext;
@@ -58,6 +62,9 @@ pub use tokio_util::sync::CancellationToken;
 pub use tool::{IntoToolResult, Json, ToolCall, ToolDef, ToolHandler};
 pub use toolbox::ToolBox;
 
+use builder::CacheHints;
+pub(crate) use catalog::{cursor_for, page_of, Snapshot};
+use catalog::{remove, Catalog};
 use listen::Change;
 use mcpkit_types::schema::CacheScope;
 
@@ -75,56 +82,6 @@ struct Preset {
     capabilities: mcpkit_types::schema::ClientCapabilities,
     /// Who the client is.
     client_info: Implementation,
-}
-
-/// Builds a [`Server`].
-pub struct ServerBuilder {
-    info: Implementation,
-    instructions: Option<String>,
-    catalog: Catalog,
-    page_size: usize,
-    peer_options: PeerOptions,
-    state: HashMap<TypeId, Box<dyn Any + Send + Sync>>,
-    always_tools: bool,
-    on_roots_changed: Option<RootsChanged>,
-    cache: CacheHints,
-    state_keys: Option<RequestStateKeys>,
-    extensions: extension::ExtensionSet,
-}
-
-/// Caching hints put on cacheable stateless-era results that do not set their own
-/// (spec: 2026-07-28 `server/utilities/caching`).
-#[derive(Debug, Clone, Copy)]
-struct CacheHints {
-    /// `server/discover` and the list methods.
-    lists: CacheHint,
-    /// `resources/read`.
-    reads: CacheHint,
-}
-
-impl Default for CacheHints {
-    fn default() -> Self {
-        // Fresh on every use unless the server says otherwise: correct for any server, and list
-        // results are the same for everyone, so shared caches may keep them.
-        CacheHints {
-            lists: CacheHint {
-                ttl_ms: 0,
-                scope: CacheScope::Public,
-            },
-            reads: CacheHint {
-                ttl_ms: 0,
-                scope: CacheScope::Private,
-            },
-        }
-    }
-}
-
-impl std::fmt::Debug for ServerBuilder {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("ServerBuilder")
-            .field("info", &self.info)
-            .finish_non_exhaustive()
-    }
 }
 
 type RootsChanged = Arc<dyn Fn(RequestContext) + Send + Sync>;
@@ -173,338 +130,6 @@ struct Inner {
     changes: tokio::sync::broadcast::Sender<Change>,
     /// Fires when the server ends its subscriptions (shutdown).
     ending: CancellationToken,
-}
-
-/// What the server offers, as registered.
-#[derive(Debug, Default, Clone)]
-struct Catalog {
-    tools: Vec<ToolDef>,
-    resources: Vec<ResourceDef>,
-    templates: Vec<ResourceTemplateDef>,
-    prompts: Vec<PromptDef>,
-    /// The states of switchable items set so far (see `switches.rs`).
-    switches: backend::Switches,
-}
-
-/// An immutable view of the catalogue with its lookup maps and pre-serialized list pages.
-///
-/// The maps and pages ([`Derived`], reached through `Deref`) are built on first use, once per
-/// catalogue change: a server answers `initialize` without serializing its lists first.
-#[derive(Debug, Default)]
-pub(crate) struct Snapshot {
-    catalog: Catalog,
-    page_size: usize,
-    derived: std::sync::OnceLock<Derived>,
-}
-
-impl std::ops::Deref for Snapshot {
-    type Target = Derived;
-    fn deref(&self) -> &Derived {
-        self.derived
-            .get_or_init(|| Derived::build(&self.catalog, self.page_size))
-    }
-}
-
-/// The lookup maps and list pages of a [`Snapshot`].
-#[derive(Debug, Default)]
-pub(crate) struct Derived {
-    tool_index: HashMap<String, usize>,
-    resource_index: HashMap<String, usize>,
-    prompt_index: HashMap<String, usize>,
-    tool_pages: Vec<Box<RawValue>>,
-    resource_pages: Vec<Box<RawValue>>,
-    template_pages: Vec<Box<RawValue>>,
-    prompt_pages: Vec<Box<RawValue>>,
-    /// Tool parameters mirrored into `Mcp-Param-*` headers (2026-07-28), by tool name; a tool
-    /// whose annotations are invalid has none.
-    tool_headers: HashMap<String, Vec<mcpkit_types::headers::HeaderParam>>,
-    /// Whether any tool or prompt is switchable (only then do lists ask a switch store).
-    switchable: bool,
-    /// The switchable items that are off, by switch key (`tool:NAME`, `prompt:NAME`).
-    switched_off: std::collections::HashSet<String>,
-}
-
-fn pages<T: Clone, R: Serialize>(
-    items: &[T],
-    size: usize,
-    build: impl Fn(Vec<T>, Option<String>) -> R,
-) -> Vec<Box<RawValue>> {
-    let chunks: Vec<&[T]> = if items.is_empty() {
-        vec![&[]]
-    } else {
-        items.chunks(size.max(1)).collect()
-    };
-    let n = chunks.len();
-    chunks
-        .into_iter()
-        .enumerate()
-        .filter_map(|(i, chunk)| {
-            let next = (i + 1 < n).then(|| cursor_for(i + 1));
-            serde_json::value::to_raw_value(&build(chunk.to_vec(), next)).ok()
-        })
-        .collect()
-}
-
-pub(crate) fn cursor_for(page: usize) -> String {
-    format!("mcpkit:{page}")
-}
-
-pub(crate) fn page_of(cursor: &str) -> Option<usize> {
-    cursor.strip_prefix("mcpkit:")?.parse().ok()
-}
-
-impl Snapshot {
-    /// The tool's parameters mirrored into `Mcp-Param-*` headers (none for most tools).
-    #[cfg(feature = "http-server")]
-    pub(crate) fn tool_header_params(&self, tool: &str) -> &[mcpkit_types::headers::HeaderParam] {
-        self.tool_headers.get(tool).map_or(&[], Vec::as_slice)
-    }
-
-    /// Whether the resources capability is declared.
-    pub(crate) fn offers_resources(&self) -> bool {
-        !self.catalog.resources.is_empty() || !self.catalog.templates.is_empty()
-    }
-
-    /// Whether the prompts capability is declared.
-    pub(crate) fn offers_prompts(&self) -> bool {
-        !self.catalog.prompts.is_empty()
-    }
-
-    fn build(catalog: Catalog, page_size: usize) -> Self {
-        Snapshot {
-            catalog,
-            page_size,
-            derived: std::sync::OnceLock::new(),
-        }
-    }
-}
-
-impl Derived {
-    fn build(catalog: &Catalog, page_size: usize) -> Self {
-        let index = |names: Vec<&str>| names.into_iter().enumerate().map(|(i, n)| (n.to_owned(), i)).collect();
-        // Switched-off items are neither listed nor found; their places in the catalogue stay.
-        let live = switches::Live::of(catalog);
-        let tools: Vec<_> = live.tools.iter().map(|(_, t)| t.tool.clone()).collect();
-        let resources: Vec<_> = catalog.resources.iter().map(|r| r.resource.clone()).collect();
-        let templates: Vec<_> = catalog.templates.iter().map(|t| t.template.clone()).collect();
-        let prompts: Vec<_> = live.prompts.iter().map(|(_, p)| p.prompt.clone()).collect();
-        let tool_headers = live
-            .tools
-            .iter()
-            .filter_map(|(_, t)| {
-                let params = mcpkit_types::headers::header_params(&t.tool.input_schema).ok()?;
-                (!params.is_empty()).then(|| (t.tool.name.clone(), params))
-            })
-            .collect();
-        Derived {
-            tool_headers,
-            tool_index: live.tools.iter().map(|(i, t)| (t.tool.name.clone(), *i)).collect(),
-            resource_index: index(catalog.resources.iter().map(|r| r.resource.uri.as_str()).collect()),
-            prompt_index: live.prompts.iter().map(|(i, p)| (p.prompt.name.clone(), *i)).collect(),
-            switchable: live.switchable,
-            switched_off: live.switched_off,
-            tool_pages: pages(&tools, page_size, |tools, next_cursor| ListToolsResult {
-                tools,
-                next_cursor,
-                ..Default::default()
-            }),
-            resource_pages: pages(&resources, page_size, |resources, next_cursor| ListResourcesResult {
-                resources,
-                next_cursor,
-                ..Default::default()
-            }),
-            template_pages: pages(&templates, page_size, |resource_templates, next_cursor| {
-                ListResourceTemplatesResult {
-                    resource_templates,
-                    next_cursor,
-                    ..Default::default()
-                }
-            }),
-            prompt_pages: pages(&prompts, page_size, |prompts, next_cursor| ListPromptsResult {
-                prompts,
-                next_cursor,
-                ..Default::default()
-            }),
-        }
-    }
-}
-
-impl Default for ServerBuilder {
-    fn default() -> Self {
-        ServerBuilder {
-            info: Implementation::new("mcpkit-server", env!("CARGO_PKG_VERSION")),
-            instructions: None,
-            catalog: Catalog::default(),
-            page_size: 100,
-            peer_options: PeerOptions::default(),
-            state: HashMap::new(),
-            always_tools: false,
-            on_roots_changed: None,
-            cache: CacheHints::default(),
-            state_keys: None,
-            extensions: extension::ExtensionSet::default(),
-        }
-    }
-}
-
-impl ServerBuilder {
-    /// The `serverInfo` sent at initialization.
-    pub fn info(mut self, info: Implementation) -> Self {
-        self.info = info;
-        self
-    }
-
-    /// Shorthand for [`ServerBuilder::info`] with a name and version.
-    pub fn name(self, name: impl Into<String>, version: impl Into<String>) -> Self {
-        self.info(Implementation::new(name, version))
-    }
-
-    /// Instructions for the model, sent at initialization.
-    pub fn instructions(mut self, text: impl Into<String>) -> Self {
-        self.instructions = Some(text.into());
-        self
-    }
-
-    /// Register a tool.
-    pub fn tool(mut self, tool: ToolDef) -> Self {
-        self.catalog.tools.push(tool);
-        self
-    }
-
-    /// Declare the tools capability even when no tool is registered yet (tools added later).
-    pub fn enable_tools(mut self) -> Self {
-        self.always_tools = true;
-        self
-    }
-
-    /// Register a resource.
-    pub fn resource(mut self, resource: ResourceDef) -> Self {
-        self.catalog.resources.push(resource);
-        self
-    }
-
-    /// Register a resource template.
-    pub fn resource_template(mut self, template: ResourceTemplateDef) -> Self {
-        self.catalog.templates.push(template);
-        self
-    }
-
-    /// Register a prompt.
-    pub fn prompt(mut self, prompt: PromptDef) -> Self {
-        self.catalog.prompts.push(prompt);
-        self
-    }
-
-    /// Items per list page (default 100).
-    pub fn page_size(mut self, n: usize) -> Self {
-        self.page_size = n.max(1);
-        self
-    }
-
-    /// Connection limits (concurrency, timeouts for server→client requests). Metrics set with
-    /// [`ServerBuilder::telemetry`] are kept unless `options` names its own.
-    pub fn peer_options(mut self, options: PeerOptions) -> Self {
-        let telemetry = std::mem::take(&mut self.peer_options.telemetry);
-        self.peer_options = options;
-        if !self.peer_options.telemetry.records_metrics() {
-            self.peer_options.telemetry = telemetry;
-        }
-        self
-    }
-
-    /// Record this server's metrics (`mcp.server.operation.duration`, session durations, open
-    /// sessions and streams, …) with `telemetry` (see [`crate::telemetry`]). Spans go through
-    /// `tracing` with or without it.
-    pub fn telemetry(mut self, telemetry: crate::telemetry::Telemetry) -> Self {
-        self.peer_options.telemetry = telemetry;
-        self
-    }
-
-    /// Shared state for handlers, one value per type: [`State<T>`] extracts a clone of it,
-    /// [`RequestContext::state`] lends it. Register an `Arc<T>` for state the handlers share
-    /// (the extractor is then `State<Arc<T>>`); registering a type again replaces it.
-    pub fn state<T: Send + Sync + 'static>(mut self, value: T) -> Self {
-        self.state.insert(TypeId::of::<T>(), Box::new(value));
-        self
-    }
-
-    /// Called when a client sends `notifications/roots/list_changed`.
-    pub fn on_roots_changed(mut self, f: impl Fn(RequestContext) + Send + Sync + 'static) -> Self {
-        self.on_roots_changed = Some(Arc::new(f));
-        self
-    }
-
-    /// Caching hints for `server/discover` and list results on the stateless wire (default:
-    /// `ttlMs` 0, `public`).
-    pub fn list_cache_hint(mut self, hint: CacheHint) -> Self {
-        self.cache.lists = hint;
-        self
-    }
-
-    /// Caching hints for `resources/read` results that set none themselves (default: `ttlMs` 0,
-    /// `private`).
-    pub fn read_cache_hint(mut self, hint: CacheHint) -> Self {
-        self.cache.reads = hint;
-        self
-    }
-
-    /// The keys that seal `requestState` in multi round-trip requests. Servers behind one load
-    /// balancer share them so any instance can continue a request. Default: a random key of
-    /// this server's own.
-    pub fn request_state_keys(mut self, keys: RequestStateKeys) -> Self {
-        self.state_keys = Some(keys);
-        self
-    }
-
-    /// Serve `extension` (see [`extensions`]): it adds what it serves through the core methods
-    /// now, registers its own methods when the server is built, and is declared in
-    /// `capabilities.extensions`. Adding an extension with the same identifier again replaces it.
-    pub fn extension(self, extension: impl extension::Extension) -> Self {
-        let extension = Arc::new(extension);
-        let mut builder = extension.extend(self);
-        builder.extensions.add(extension);
-        builder
-    }
-
-    /// Finish.
-    pub fn build(self) -> Server {
-        let snapshot = Snapshot::build(self.catalog, self.page_size);
-        let info_json = serde_json::value::to_raw_value(&self.info).unwrap_or_default();
-        Server {
-            inner: Arc::new(Inner {
-                info: self.info,
-                instructions: self.instructions,
-                page_size: self.page_size,
-                peer_options: Arc::new(PeerOptions {
-                    telemetry: self
-                        .peer_options
-                        .telemetry
-                        .clone()
-                        .for_side(crate::telemetry::Side::Server),
-                    ..self.peer_options
-                }),
-                state: self.state,
-                always_tools: self.always_tools,
-                catalog: RwLock::new(Arc::new(snapshot)),
-                sessions: Arc::default(),
-                on_roots_changed: self.on_roots_changed,
-                info_json,
-                cache: self.cache,
-                state_keys: RwLock::new(self.state_keys.unwrap_or_else(|| {
-                    RequestStateKeys::random().unwrap_or_else(|e| {
-                        tracing::error!("{e}; this server will refuse to serve");
-                        RequestStateKeys::unusable()
-                    })
-                })),
-                relay: RwLock::new(None),
-                switch_store: RwLock::new(None),
-                routers: router::Routers::build(&self.extensions),
-                extensions: self.extensions.declared(),
-                changes: tokio::sync::broadcast::channel(256).0,
-                ending: CancellationToken::new(),
-            }),
-        }
-    }
 }
 
 impl Server {
@@ -783,11 +408,4 @@ impl Server {
             s.is_subscribed(uri)
         });
     }
-}
-
-/// Remove the items matching `hit`; whether any was removed.
-fn remove<T>(items: &mut Vec<T>, hit: impl Fn(&T) -> bool) -> bool {
-    let before = items.len();
-    items.retain(|x| !hit(x));
-    items.len() != before
 }

@@ -1,0 +1,231 @@
+//! The [`ServerBuilder`]: what a server offers and how it behaves, set before it is built.
+
+use super::*;
+
+/// Builds a [`Server`].
+pub struct ServerBuilder {
+    pub(super) info: Implementation,
+    pub(super) instructions: Option<String>,
+    pub(super) catalog: Catalog,
+    pub(super) page_size: usize,
+    pub(super) peer_options: PeerOptions,
+    pub(super) state: HashMap<TypeId, Box<dyn Any + Send + Sync>>,
+    pub(super) always_tools: bool,
+    pub(super) on_roots_changed: Option<RootsChanged>,
+    pub(super) cache: CacheHints,
+    pub(super) state_keys: Option<RequestStateKeys>,
+    pub(super) extensions: extension::ExtensionSet,
+}
+
+/// Caching hints put on cacheable stateless-era results that do not set their own
+/// (spec: 2026-07-28 `server/utilities/caching`).
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct CacheHints {
+    /// `server/discover` and the list methods.
+    pub(crate) lists: CacheHint,
+    /// `resources/read`.
+    pub(super) reads: CacheHint,
+}
+
+impl Default for CacheHints {
+    fn default() -> Self {
+        // Fresh on every use unless the server says otherwise: correct for any server, and list
+        // results are the same for everyone, so shared caches may keep them.
+        CacheHints {
+            lists: CacheHint {
+                ttl_ms: 0,
+                scope: CacheScope::Public,
+            },
+            reads: CacheHint {
+                ttl_ms: 0,
+                scope: CacheScope::Private,
+            },
+        }
+    }
+}
+
+impl std::fmt::Debug for ServerBuilder {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ServerBuilder")
+            .field("info", &self.info)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Default for ServerBuilder {
+    fn default() -> Self {
+        ServerBuilder {
+            info: Implementation::new("mcpkit-server", env!("CARGO_PKG_VERSION")),
+            instructions: None,
+            catalog: Catalog::default(),
+            page_size: 100,
+            peer_options: PeerOptions::default(),
+            state: HashMap::new(),
+            always_tools: false,
+            on_roots_changed: None,
+            cache: CacheHints::default(),
+            state_keys: None,
+            extensions: extension::ExtensionSet::default(),
+        }
+    }
+}
+
+impl ServerBuilder {
+    /// The `serverInfo` sent at initialization.
+    pub fn info(mut self, info: Implementation) -> Self {
+        self.info = info;
+        self
+    }
+
+    /// Shorthand for [`ServerBuilder::info`] with a name and version.
+    pub fn name(self, name: impl Into<String>, version: impl Into<String>) -> Self {
+        self.info(Implementation::new(name, version))
+    }
+
+    /// Instructions for the model, sent at initialization.
+    pub fn instructions(mut self, text: impl Into<String>) -> Self {
+        self.instructions = Some(text.into());
+        self
+    }
+
+    /// Register a tool.
+    pub fn tool(mut self, tool: ToolDef) -> Self {
+        self.catalog.tools.push(tool);
+        self
+    }
+
+    /// Declare the tools capability even when no tool is registered yet (tools added later).
+    pub fn enable_tools(mut self) -> Self {
+        self.always_tools = true;
+        self
+    }
+
+    /// Register a resource.
+    pub fn resource(mut self, resource: ResourceDef) -> Self {
+        self.catalog.resources.push(resource);
+        self
+    }
+
+    /// Register a resource template.
+    pub fn resource_template(mut self, template: ResourceTemplateDef) -> Self {
+        self.catalog.templates.push(template);
+        self
+    }
+
+    /// Register a prompt.
+    pub fn prompt(mut self, prompt: PromptDef) -> Self {
+        self.catalog.prompts.push(prompt);
+        self
+    }
+
+    /// Items per list page (default 100).
+    pub fn page_size(mut self, n: usize) -> Self {
+        self.page_size = n.max(1);
+        self
+    }
+
+    /// Connection limits (concurrency, timeouts for server→client requests). Metrics set with
+    /// [`ServerBuilder::telemetry`] are kept unless `options` names its own.
+    pub fn peer_options(mut self, options: PeerOptions) -> Self {
+        let telemetry = std::mem::take(&mut self.peer_options.telemetry);
+        self.peer_options = options;
+        if !self.peer_options.telemetry.records_metrics() {
+            self.peer_options.telemetry = telemetry;
+        }
+        self
+    }
+
+    /// Record this server's metrics (`mcp.server.operation.duration`, session durations, open
+    /// sessions and streams, …) with `telemetry` (see [`crate::telemetry`]). Spans go through
+    /// `tracing` with or without it.
+    pub fn telemetry(mut self, telemetry: crate::telemetry::Telemetry) -> Self {
+        self.peer_options.telemetry = telemetry;
+        self
+    }
+
+    /// Shared state for handlers, one value per type: [`State<T>`] extracts a clone of it,
+    /// [`RequestContext::state`] lends it. Register an `Arc<T>` for state the handlers share
+    /// (the extractor is then `State<Arc<T>>`); registering a type again replaces it.
+    pub fn state<T: Send + Sync + 'static>(mut self, value: T) -> Self {
+        self.state.insert(TypeId::of::<T>(), Box::new(value));
+        self
+    }
+
+    /// Called when a client sends `notifications/roots/list_changed`.
+    pub fn on_roots_changed(mut self, f: impl Fn(RequestContext) + Send + Sync + 'static) -> Self {
+        self.on_roots_changed = Some(Arc::new(f));
+        self
+    }
+
+    /// Caching hints for `server/discover` and list results on the stateless wire (default:
+    /// `ttlMs` 0, `public`).
+    pub fn list_cache_hint(mut self, hint: CacheHint) -> Self {
+        self.cache.lists = hint;
+        self
+    }
+
+    /// Caching hints for `resources/read` results that set none themselves (default: `ttlMs` 0,
+    /// `private`).
+    pub fn read_cache_hint(mut self, hint: CacheHint) -> Self {
+        self.cache.reads = hint;
+        self
+    }
+
+    /// The keys that seal `requestState` in multi round-trip requests. Servers behind one load
+    /// balancer share them so any instance can continue a request. Default: a random key of
+    /// this server's own.
+    pub fn request_state_keys(mut self, keys: RequestStateKeys) -> Self {
+        self.state_keys = Some(keys);
+        self
+    }
+
+    /// Serve `extension` (see [`extensions`]): it adds what it serves through the core methods
+    /// now, registers its own methods when the server is built, and is declared in
+    /// `capabilities.extensions`. Adding an extension with the same identifier again replaces it.
+    pub fn extension(self, extension: impl extension::Extension) -> Self {
+        let extension = Arc::new(extension);
+        let mut builder = extension.extend(self);
+        builder.extensions.add(extension);
+        builder
+    }
+
+    /// Finish.
+    pub fn build(self) -> Server {
+        let snapshot = Snapshot::build(self.catalog, self.page_size);
+        let info_json = serde_json::value::to_raw_value(&self.info).unwrap_or_default();
+        Server {
+            inner: Arc::new(Inner {
+                info: self.info,
+                instructions: self.instructions,
+                page_size: self.page_size,
+                peer_options: Arc::new(PeerOptions {
+                    telemetry: self
+                        .peer_options
+                        .telemetry
+                        .clone()
+                        .for_side(crate::telemetry::Side::Server),
+                    ..self.peer_options
+                }),
+                state: self.state,
+                always_tools: self.always_tools,
+                catalog: RwLock::new(Arc::new(snapshot)),
+                sessions: Arc::default(),
+                on_roots_changed: self.on_roots_changed,
+                info_json,
+                cache: self.cache,
+                state_keys: RwLock::new(self.state_keys.unwrap_or_else(|| {
+                    RequestStateKeys::random().unwrap_or_else(|e| {
+                        tracing::error!("{e}; this server will refuse to serve");
+                        RequestStateKeys::unusable()
+                    })
+                })),
+                relay: RwLock::new(None),
+                switch_store: RwLock::new(None),
+                routers: router::Routers::build(&self.extensions),
+                extensions: self.extensions.declared(),
+                changes: tokio::sync::broadcast::channel(256).0,
+                ending: CancellationToken::new(),
+            }),
+        }
+    }
+}
