@@ -9,8 +9,8 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use mcpkit::server::backend::{Lookup, TaskOwner, TaskRecord, TaskRequest, TaskStore, TaskStoreError};
 use mcpkit::types::schema::{JsonObject, TaskStatus};
 use mcpkit_redis::Redis;
+use mcpkit_test_support::backend_suite::check_task_store;
 use mcpkit_test_support::redis::RedisProcess;
-use mcpkit_test_support::task_store_suite::check_task_store;
 
 #[tokio::test]
 async fn the_redis_store_behaves_as_every_task_store_must() {

@@ -26,8 +26,6 @@ pub mod process;
 pub mod prometheus;
 pub mod redis;
 pub mod schema;
-#[cfg(feature = "backend-suite")]
-pub mod task_store_suite;
 
 /// How long any single await in a test may take before the test fails. Generous, because the
 /// process tests spawn binaries on a machine that may be running many test binaries at once.

@@ -5,7 +5,7 @@
 #![cfg(feature = "backend-suite")]
 
 use mcpkit::server::backend::memory::MemoryTaskStore;
-use mcpkit_test_support::task_store_suite::check_task_store;
+use mcpkit_test_support::backend_suite::check_task_store;
 
 #[tokio::test]
 async fn the_memory_store_behaves_as_every_task_store_must() {
