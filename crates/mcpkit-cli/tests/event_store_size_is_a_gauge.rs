@@ -8,8 +8,9 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use bytes::Bytes;
+use mcpkit::server::backend::memory::MemoryEventStore;
 use mcpkit::server::backend::EventStore;
-use mcpkit::server::http::{HttpConfig, HttpServer, MemoryEventStore};
+use mcpkit::server::http::{HttpConfig, HttpServer};
 use mcpkit::telemetry::{Prometheus, Telemetry};
 use mcpkit::{Args, Server, ToolDef};
 use mcpkit_redis::RedisBackends;

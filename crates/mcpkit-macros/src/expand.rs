@@ -152,15 +152,15 @@ impl Item {
         for param in &self.handler.params {
             checks.push(match param {
                 Param::Argument { ty, .. } => {
-                    quote_spanned! {ty.span()=> ::mcpkit::server::__macro_support::#argument_check::<#ty>(); }
+                    quote_spanned! {ty.span()=> ::mcpkit::__private::#argument_check::<#ty>(); }
                 }
                 Param::Extractor { ty } => {
-                    quote_spanned! {ty.span()=> ::mcpkit::server::__macro_support::#extractor_check::<#ty>(); }
+                    quote_spanned! {ty.span()=> ::mcpkit::__private::#extractor_check::<#ty>(); }
                 }
             });
         }
         let output = &self.handler.output;
-        checks.push(quote_spanned! {output.span()=> ::mcpkit::server::__macro_support::#result_check::<#output>(); });
+        checks.push(quote_spanned! {output.span()=> ::mcpkit::__private::#result_check::<#output>(); });
 
         // The handler: a closure over extractors that calls the function.
         let mut closure_params = Vec::new();
@@ -207,7 +207,7 @@ impl Item {
             }
             Registration::Template => {
                 let uri = &self.attrs.uri;
-                quote!(::mcpkit::server::__macro_support::template(#uri, #name, #handler))
+                quote!(::mcpkit::__private::template(#uri, #name, #handler))
             }
         };
         let settings = self.settings();

@@ -24,6 +24,7 @@ pub mod otlp_receiver;
 pub mod process;
 #[cfg(feature = "otlp-receiver")]
 pub mod prometheus;
+pub mod public_api;
 pub mod redis;
 pub mod schema;
 

@@ -84,9 +84,9 @@ pub struct GuideMacros;
 #[doc = include_str!("../../../guide/testing.md")]
 pub struct GuideTesting;
 
-/// What the code the macros generate names (serde, for its derive). Not an API.
+/// What the code the macros generate names: serde, for its derive, and the checks of each
+/// parameter and return type. Not an API.
 #[cfg(feature = "macros")]
 #[doc(hidden)]
-pub mod __private {
-    pub use serde;
-}
+#[path = "macro_support.rs"]
+pub mod __private;

@@ -5,21 +5,21 @@
 //! omitted when `None`, unknown members kept where the spec says an object is open. Unions are
 //! tagged (`type`) or told apart by hand; never `#[serde(untagged)]`.
 
-pub mod common;
-pub mod compat;
-pub mod completion;
-pub mod content;
-pub mod elicitation;
-pub mod lifecycle;
-pub mod logging;
-pub mod notifications;
-pub mod prompts;
-pub mod resources;
-pub mod roots;
-pub mod sampling;
-pub mod stateless;
-pub mod tasks;
-pub mod tools;
+mod common;
+mod compat;
+mod completion;
+mod content;
+mod elicitation;
+mod lifecycle;
+mod logging;
+mod notifications;
+mod prompts;
+mod resources;
+mod roots;
+mod sampling;
+mod stateless;
+mod tasks;
+mod tools;
 
 pub use common::*;
 pub use compat::*;

@@ -29,11 +29,9 @@ mod post;
 pub mod resource;
 mod store;
 
-pub use crate::transport::http_client::AuthFuture;
 pub use challenge::BearerChallenge;
 pub use client::{
     Authorizer, ClientCredentials, HeadlessAuthorizer, LoopbackAuthorizer, OAuthClient, OAuthClientBuilder,
 };
 pub use error::AuthError;
-pub use metadata::{AuthorizationServerMetadata, ProtectedResourceMetadata};
 pub use store::{ClientRegistration, MemoryTokenStore, TokenSet, TokenStore};

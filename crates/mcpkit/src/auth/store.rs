@@ -7,7 +7,8 @@ use std::time::SystemTime;
 
 use serde::{Deserialize, Serialize};
 
-use super::{AuthError, AuthFuture};
+use super::AuthError;
+use crate::transport::http_client::AuthFuture;
 
 /// How the client is known to one authorization server (keyed by its issuer: credentials from
 /// one server are never presented to another).

@@ -4,9 +4,6 @@
 //! Capabilities are derived from what is registered. Lists are paginated with opaque cursors,
 //! and each list page is serialized once when the catalogue changes, not per request.
 
-#[doc(hidden)]
-#[path = "macro_support.rs"]
-pub mod __macro_support;
 pub mod backend;
 mod call;
 mod completion;

@@ -41,7 +41,6 @@ pub mod memory;
 pub mod stdio;
 
 pub use caller::{AuthInfo, VerifiedCaller};
-pub use inspect::inspect;
 
 /// One unit read from a transport.
 #[derive(Debug)]

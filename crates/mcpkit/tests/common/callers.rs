@@ -5,8 +5,8 @@
 use std::sync::Arc;
 
 use mcpkit::auth::resource::{ProtectedResource, TokenVerifier, VerifyError};
-use mcpkit::auth::AuthFuture;
 use mcpkit::server::http::{HttpConfig, HttpServer};
+use mcpkit::transport::http_client::AuthFuture;
 use mcpkit::transport::AuthInfo;
 use mcpkit::Server;
 

@@ -6,7 +6,8 @@ use std::time::Duration;
 use reqwest::header;
 use reqwest::Url;
 
-use super::super::{AuthError, AuthFuture};
+use super::super::AuthError;
+use crate::transport::http_client::AuthFuture;
 
 /// Sends the user to the authorization URL and returns the URL the authorization server
 /// redirected back to (the `redirect_uri` with `code`, `state`, `iss` or `error`). A desktop

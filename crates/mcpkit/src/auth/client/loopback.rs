@@ -13,7 +13,8 @@ use reqwest::Url;
 use tokio::sync::{mpsc, Mutex};
 
 use super::Authorizer;
-use crate::auth::{AuthError, AuthFuture};
+use crate::auth::AuthError;
+use crate::transport::http_client::AuthFuture;
 
 type Opener = dyn Fn(&Url) -> Result<(), String> + Send + Sync;
 

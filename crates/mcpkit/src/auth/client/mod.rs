@@ -27,8 +27,9 @@ use super::metadata::{
     discover_authorization_server, discover_protected_resource, AuthorizationServerMetadata, ProtectedResourceMetadata,
 };
 use super::store::{MemoryTokenStore, TokenSet, TokenStore};
-use super::{AuthError, AuthFuture};
+use super::AuthError;
 use crate::sync::lock;
+use crate::transport::http_client::AuthFuture;
 use crate::transport::http_client::{AuthChallenge, HttpAuth};
 use authorizer::no_redirect_client;
 use credentials::signing_key;

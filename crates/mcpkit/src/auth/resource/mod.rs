@@ -57,9 +57,10 @@ use tokio::sync::RwLock;
 
 use crate::auth::metadata::{ProtectedResourceMetadata, MAX_DOCUMENT};
 use crate::auth::post::{form_component, oauth_post, Body as PostBody};
-use crate::auth::{AuthError, AuthFuture};
+use crate::auth::AuthError;
 use crate::server::http::{read_capped, BodyError};
 use crate::transport::http_client::read_response;
+use crate::transport::http_client::AuthFuture;
 use crate::transport::{AuthInfo, Extensions, VerifiedCaller};
 
 mod introspection;

@@ -1,7 +1,11 @@
 //! The event store: the events of every SSE stream, so that a client resumes a stream with
 //! `Last-Event-ID` on whichever instance its reconnection lands (spec: `basic/transports`
 //! "Resumability and Redelivery").
-
+//!
+//! Event ids are `"{stream}-{position}"` ([`EventId`]): the stream's name (`0` is the session's
+//! standalone GET stream, request streams are numbered from 1, prefixed with their instance's
+//! tag when instances share the store) and the event's position in it (the priming event of a
+//! request stream is position 0).
 use std::fmt;
 use std::sync::Arc;
 

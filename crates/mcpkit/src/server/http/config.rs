@@ -3,9 +3,10 @@
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use super::event_store::{EventStore, MemoryEventStore};
 use super::forwarded::{ForwardedHeader, IpNet};
 use super::security::LOCALHOST_NAMES;
+use crate::server::backend::memory::MemoryEventStore;
+use crate::server::backend::EventStore;
 
 /// Limits and policies of the HTTP endpoint.
 #[derive(Debug, Clone)]

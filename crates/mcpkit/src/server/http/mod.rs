@@ -23,7 +23,6 @@ mod admission;
 mod cluster;
 mod config;
 mod deadlines;
-pub mod event_store;
 mod factory;
 mod forwarded;
 mod get_delete;
@@ -51,7 +50,6 @@ use axum::Router;
 use tokio_util::sync::CancellationToken;
 
 pub use config::{Clock, HttpConfig, SystemClock};
-pub use event_store::{EventStore, MemoryEventStore};
 pub use factory::{SessionFactory, SessionReader, SessionTransport, SessionWriter};
 pub use forwarded::{ForwardedHeader, IpNet};
 #[cfg(feature = "auth")]

@@ -58,7 +58,7 @@ pub use auth::{AuthChallenge, AuthFuture, HttpAuth, MAX_AUTH_RETRIES};
 pub use builder::HttpClientBuilder;
 #[cfg(feature = "auth")]
 pub(crate) use post::read_response;
-#[doc(hidden)]
+#[cfg(fuzzing)]
 pub use sse::sse_frames_for_fuzzing;
 
 use std::collections::{HashMap, HashSet};

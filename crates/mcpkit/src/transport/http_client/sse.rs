@@ -75,8 +75,9 @@ impl Cursor {
 
 /// Decodes an SSE body delivered in `chunks` the way the client reads a response stream, and
 /// returns the frames it would hand on, with the resume cursor (last event id, retry delay) at
-/// the end. For the fuzz targets in `fuzz/` only: not part of the API.
-#[doc(hidden)]
+/// the end. For the fuzz targets in `fuzz/` only (cargo-fuzz builds with `--cfg fuzzing`): not
+/// part of the API, and not in any other build.
+#[cfg(fuzzing)]
 pub async fn sse_frames_for_fuzzing(chunks: Vec<bytes::Bytes>) -> (Vec<Vec<u8>>, Option<String>, Duration) {
     let body = futures_util::stream::iter(chunks.into_iter().map(Ok::<_, std::convert::Infallible>));
     let mut events = Box::pin(SseByteStream::new(body));

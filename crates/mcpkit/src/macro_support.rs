@@ -1,15 +1,19 @@
-//! What the code `mcpkit-macros` generates calls: one check per parameter and return type,
-//! spanned on the user's code, so a type that does not fit is reported where it is written,
-//! with a note saying what to write instead. Not an API: hidden, and may change.
+//! What the code `mcpkit-macros` generates names (`mcpkit::__private`): serde for its derive,
+//! and one check per parameter and return type, spanned on the user's code, so a type that does
+//! not fit is reported where it is written, with a note saying what to write instead. Not an
+//! API: hidden, and may change.
 #![allow(missing_docs)]
 
 use schemars::JsonSchema;
 use serde::de::DeserializeOwned;
 
-use super::extract::FromRequest;
-use super::prompt::{IntoPromptResult, PromptRequest};
-use super::resource::{IntoResourceResult, ResourceHandler, ResourceRequest, ResourceTemplateDef};
-use super::tool::{IntoToolResult, ToolCall};
+use crate::server::{
+    FromRequest, IntoPromptResult, IntoResourceResult, IntoToolResult, PromptRequest, ResourceHandler, ResourceRequest,
+    ResourceTemplateDef, ToolCall,
+};
+
+/// serde, for the derive the macros put on a tool's argument struct.
+pub use serde;
 
 /// A plain parameter of a `#[tool]`: a field of its input schema.
 #[diagnostic::on_unimplemented(
