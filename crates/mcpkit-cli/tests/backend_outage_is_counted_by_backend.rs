@@ -1,7 +1,6 @@
 //! A request the HTTP layer answers 503 because a backend cannot be reached counts in
 //! `mcpkit.server.backend.errors` with the backend's fixed name as its only label: Redis
 //! stopped under a running instance, a new session is refused (session store) and counted.
-#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use std::time::Duration;
 

@@ -1,6 +1,5 @@
 //! `mcpkit call` without `--out` creates a `mcpkit-*` folder in the temporary directory only
 //! when the result has something to save, and names where it saved each file.
-#![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
 
 use assert_cmd::Command;
 

@@ -1,7 +1,6 @@
 //! `mcpkit call` on a tool whose text content is only the serialization of its structured
 //! content prints that JSON once (it used to print the text, then the same JSON again under
 //! "structured content:"); `--json` still prints the raw result with both.
-#![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
 
 use assert_cmd::Command;
 

@@ -1,7 +1,6 @@
 //! `mcpkit call --task` runs a tool of `mcpkit serve` as a task (Tasks extension, SEP-2663) and
 //! prints its result: over stdio and over HTTP, in the handshake era and on the stateless wire.
 //! A task-only tool called without `--task` runs as a task by itself (the client's `call_tool`).
-#![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
 
 use support::{mcpkit as run, HttpServer};
 

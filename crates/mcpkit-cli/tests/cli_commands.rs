@@ -2,7 +2,6 @@
 //! default target) and over Streamable HTTP (`mcpkit serve --http`). Outputs are insta
 //! snapshots; the stdio and HTTP runs of a command share one snapshot, so they must print the
 //! same thing. Ports, temp paths and timings are filtered out.
-#![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
 
 use assert_cmd::Command;
 use support::{HttpServer, Proxy};

@@ -2,7 +2,6 @@
 //! over stdio and HTTP: `Auto` and a pinned 2026-07-28 speak the stateless wire (multi
 //! round-trip input answered by the client's own handlers), `Legacy` the handshake; the same
 //! tool handlers serve both.
-#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use crate::support;
 

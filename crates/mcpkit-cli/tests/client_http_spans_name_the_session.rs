@@ -1,7 +1,6 @@
 //! The client's spans over Streamable HTTP carry `mcp.session.id` once the server assigned the
 //! session (the `Mcp-Session-Id` of the `initialize` reply): every request and notification
 //! the client sends after `initialize`, and what the server asks of it.
-#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use crate::spans;
 

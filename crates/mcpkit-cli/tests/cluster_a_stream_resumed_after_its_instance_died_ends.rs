@@ -5,7 +5,6 @@
 //! once, and then the stream ENDS (within a few seconds: no instance runs the request any
 //! more), instead of staying open for a result that will never come. Control: a stream
 //! resumed on B while A lives goes on live to the result and ends with it.
-#![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
 
 use crate::cluster_wire;
 

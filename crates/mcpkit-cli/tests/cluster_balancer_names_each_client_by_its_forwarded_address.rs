@@ -3,7 +3,6 @@
 //! per balancer: clients connecting to HAProxy from different loopback addresses (127.0.0.2,
 //! 127.0.0.3, …) each get their own quota, and a client that writes someone else's address in
 //! its own `X-Forwarded-For` is still counted as itself (HAProxy appends the real one).
-#![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
 
 use std::net::IpAddr;
 

@@ -4,7 +4,6 @@
 //! rotate over the three instances and all succeed (they need no shared state), and the
 //! balancer has no affinity: a handshake-era session opened on one instance is unknown on the
 //! next one (404), which is why the cluster tests give the instances a shared Redis.
-#![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
 
 use mcpkit::client::ConnectMode;
 use mcpkit::types::ProtocolVersion;

@@ -3,7 +3,6 @@
 //! instance in turn (a 2026-07-28 call straight to it), and the session's stream receives
 //! every `notifications/tools/list_changed`, also the ones that two other instances published.
 //! A 2026-07-28 `subscriptions/listen` stream receives them the same way.
-#![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
 
 use crate::cluster_wire;
 

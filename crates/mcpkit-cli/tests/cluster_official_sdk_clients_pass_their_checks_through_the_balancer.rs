@@ -7,7 +7,6 @@
 //! asked, a session's requests were spread over all three, the rounds of a multi round-trip
 //! call were served by different instances, and the triggers of `list_changed` ran on another
 //! instance than the `subscriptions/listen` stream that received it.
-#![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
 
 use crate::cluster_wire;
 use crate::support::{self, peers};

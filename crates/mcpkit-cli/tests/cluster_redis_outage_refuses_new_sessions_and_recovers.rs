@@ -4,7 +4,6 @@
 //! 2026-07-28 calls that need no shared state keep working through the balancer. Redis started
 //! again on the same port: the same instances (never restarted) are ready again and open
 //! sessions as before.
-#![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
 
 use crate::cluster_wire;
 

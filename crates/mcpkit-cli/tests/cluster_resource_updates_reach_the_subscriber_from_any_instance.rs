@@ -5,7 +5,6 @@
 //! did not subscribe to does not, nor any after it unsubscribed. (The reference server has no
 //! tool that updates a resource, so the instances run in this process, where the test holds
 //! their `Server` handles.)
-#![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
 
 use crate::cluster_wire;
 

@@ -7,7 +7,6 @@
 //! exactly once, then goes on live.
 //!
 //! The figures (failed calls, time to eject) are printed for the deployment guide.
-#![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
 
 use crate::cluster_wire;
 

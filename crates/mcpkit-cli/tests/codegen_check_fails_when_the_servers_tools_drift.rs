@@ -1,7 +1,6 @@
 //! `mcpkit codegen --check`: exit 0 while the server's tools match the file's fingerprint,
 //! exit 1 naming the added, removed and changed tools once they drift (a Python SDK server that
 //! drifts when `CODEGEN_SERVER_DRIFT=1`), exit 2 for a file it did not write.
-#![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
 
 use std::path::Path;
 

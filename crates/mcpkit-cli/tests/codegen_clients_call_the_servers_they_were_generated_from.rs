@@ -6,7 +6,6 @@
 //!
 //! `MCPKIT_CODEGEN_BLESS=1` rewrites the checked-in files instead of comparing (after a
 //! deliberate change to the generator or to a test server).
-#![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
 
 use std::path::Path;
 use std::process::Output;

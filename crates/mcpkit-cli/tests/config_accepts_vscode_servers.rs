@@ -1,6 +1,5 @@
 //! An MCP configuration file in VS Code's `.vscode/mcp.json` shape (the map is `servers`, with
 //! `inputs` beside it) names servers just as one with `mcpServers` does.
-#![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
 
 use assert_cmd::Command;
 

@@ -4,7 +4,6 @@
 //! against an HTTP server in this test that records every request it gets, and against a stdio
 //! server written in sh that records what it reads.
 #![cfg(unix)]
-#![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
 
 use std::process::Stdio;
 use std::sync::{Arc, Mutex};

@@ -3,7 +3,6 @@
 //! client closes, and mcpkit exits with 130. Real processes: `mcpkit call --task` against an
 //! HTTP server in this test that records every request it gets, in both eras.
 #![cfg(unix)]
-#![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
 
 use std::process::Stdio;
 use std::sync::{Arc, Mutex};

@@ -2,7 +2,6 @@
 //! `Last-Event-ID` resumption, sampled every few seconds by a running HTTP server with metrics
 //! on. In memory: the server's own store; on Redis: the whole deployment's streams (another
 //! prefix's are not counted), and a failed sample counts as an `event_store` backend error.
-#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};

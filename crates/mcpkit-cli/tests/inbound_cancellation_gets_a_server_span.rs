@@ -1,7 +1,6 @@
 //! `notifications/cancelled` is acted on by the engine itself (no handler runs), and still gets
 //! its `SERVER` span and its `mcp.server.operation.duration`, once per notification, like every
 //! other notification the other side sends.
-#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use crate::common;
 use crate::spans;

@@ -1,7 +1,6 @@
 //! `mcpkit inspect` declares the same client capabilities as `mcpkit call` (sampling and
 //! elicitation), so a server that offers tools only to clients able to answer them shows
 //! `inspect` the tools `call` can use.
-#![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
 
 use assert_cmd::Command;
 use serde_json::Value;

@@ -1,7 +1,6 @@
 //! `mcpkit inspect` with stdout piped (no terminal, no `$COLUMNS`) prints every description
 //! whole (and every other cell): it used to fit the tables to 120 columns, which left about ten characters of each
 //! description beside long tool names.
-#![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
 
 use assert_cmd::Command;
 

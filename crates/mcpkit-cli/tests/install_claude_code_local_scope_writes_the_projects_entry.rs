@@ -3,7 +3,6 @@
 //! claude-code --scope local` writes there (with a temporary HOME and project directory): the
 //! user-scope `mcpServers`, the other projects and the project's other keys stay as they were;
 //! `list-installed` and `uninstall` read the same place; uninstalling gives back the file.
-#![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
 
 use crate::support;
 

@@ -3,7 +3,6 @@
 //! comma of the rest stays; a second identical install changes nothing; uninstalling gives
 //! back the original bytes; `list-installed` and `mcpkit call --config` read it. What is not
 //! valid even as JSON with comments (single quotes, unquoted keys) is still refused.
-#![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
 
 use crate::support;
 

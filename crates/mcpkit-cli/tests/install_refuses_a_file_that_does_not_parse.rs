@@ -1,7 +1,6 @@
 //! A configuration file that is not valid JSON or TOML (or whose servers key is not a map) is
 //! refused by `install`, `uninstall` and `list-installed` with its line and column; nothing is
 //! written, and no backup is made.
-#![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
 
 use crate::support;
 

@@ -2,7 +2,6 @@
 //! other entries and keys in it: the entry is written in the host's own shape (exact-content
 //! snapshots), a second identical install changes nothing, an update replaces the entry where it
 //! is, the previous file is kept as FILE.bak, and uninstalling gives back the original bytes.
-#![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
 
 use crate::support;
 

@@ -2,7 +2,6 @@
 //! reference server installed into a realistic file of every host format (stdio), and an HTTP
 //! entry in each format that has one (`url`, Windsurf's `serverUrl`, Codex's TOML), each called
 //! for real.
-#![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
 
 use crate::support;
 

@@ -5,7 +5,6 @@
 //! A real terminal session: `mcpkit call test_elicitation_sep1330_enums` (the reference
 //! server's SEP-1330 fixture) runs under `script`, which gives it a pseudo-terminal.
 #![cfg(unix)]
-#![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
 
 use std::io::{Read, Write};
 use std::process::{Command, Stdio};

@@ -3,7 +3,6 @@
 //! them. A peer stand-in first holds its port with a listener that drops every connection (as a
 //! process that grabbed a released port, or a server still starting, would), and only then
 //! serves and prints its banner: a request right after `start` must be answered.
-#![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
 
 use std::io::{Read, Write};
 use std::path::Path;

@@ -3,7 +3,6 @@
 //!
 //! `scripts/test.sh` installs the SDK and sets `MCPKIT_INTEROP_PYTHON`; without it these tests
 //! fail (they never skip silently).
-#![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
 
 use mcpkit::client::ConnectMode;
 use support::peers::{connect_stdio, python, python_script};

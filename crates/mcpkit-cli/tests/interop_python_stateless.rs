@@ -7,7 +7,6 @@
 //!
 //! `scripts/test.sh` installs the SDK and sets `MCPKIT_INTEROP_PYTHON`; without it these tests
 //! fail (they never skip silently).
-#![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
 
 use support::peers::{python, python_script};
 use support::HttpServer;

@@ -4,7 +4,6 @@
 //!
 //! `scripts/test.sh` installs the SDK (scripts/setup-interop-ts.sh); without it these tests
 //! fail (they never skip silently).
-#![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
 
 use mcpkit::client::ConnectMode;
 use support::peers::{connect_stdio, node, ts_dir};

@@ -7,7 +7,6 @@
 //! `scripts/test.sh` installs the SDK (scripts/setup-interop-ts.sh); without it these tests
 //! fail (they never skip silently). The SDK needs Node >= 20: `node` on the PATH, or the binary
 //! named by `MCPKIT_NODE`.
-#![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
 
 use mcpkit::client::ConnectMode;
 use mcpkit::types::ProtocolVersion;

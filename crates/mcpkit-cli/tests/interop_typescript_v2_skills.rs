@@ -6,7 +6,6 @@
 //!
 //! Needs the SDK installed (scripts/setup-interop-ts.sh; scripts/test.sh does) and Node >= 20
 //! (`node` on the PATH, or `MCPKIT_NODE`); without them these tests fail, never skip.
-#![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
 
 use mcpkit::client::ConnectMode;
 use mcpkit::types::ext::skills::SkillResources;

@@ -1,6 +1,5 @@
 //! When a stdio server dies (`kill -9`, a crash, a failing exit), mcpkit's error says the
 //! server exited and with which status, not only that "the connection is closed".
-#![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
 
 use assert_cmd::Command;
 

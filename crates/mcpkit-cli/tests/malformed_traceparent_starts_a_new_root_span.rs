@@ -1,7 +1,6 @@
 //! A malformed `traceparent` (in `params._meta`, or in the HTTP headers of the POST) is
 //! ignored: the request is answered as usual and its server span is a new root. A valid one
 //! makes the server span its child (so the test can tell the two apart).
-#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use crate::common;
 

@@ -2,7 +2,6 @@
 //! catalogue, arbitrary method names, resource URIs and odd `_meta` never become label values.
 //! Hundreds of distinct inputs leave the same handful of series; the catalogue's own tool is
 //! a label (so the test can tell a bound from no labels at all).
-#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use crate::common;
 

@@ -6,7 +6,6 @@
 //! directory (`target/mcpkit-new-project`), so only the first run compiles mcpkit and its
 //! dependencies (with the project's own features and profile, which differ from the
 //! workspace's); later runs compile just the generated crate.
-#![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
 
 use std::path::{Path, PathBuf};
 use std::process::Command;

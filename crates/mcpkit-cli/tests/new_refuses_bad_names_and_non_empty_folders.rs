@@ -1,6 +1,5 @@
 //! `mcpkit new` refuses a folder that exists and is not empty, and a name that cannot be a
 //! crate's, with one line saying why (and writes nothing).
-#![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
 
 use assert_cmd::Command;
 

@@ -5,7 +5,6 @@
 //! expired), and the mcpkit OAuth client completing the whole flow against the spawned process
 //! on both eras: discovery from the 401, registration, authorization, refreshing the expired
 //! token, and stepping up scope when `tools/call` needs more.
-#![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
 
 use std::sync::Arc;
 use std::time::Duration;

@@ -1,7 +1,6 @@
 //! `mcpkit serve --http … --metrics ADDR`: after a `tools/call`, `promtool check metrics`
 //! accepts the `/metrics` text, and a real Prometheus (Debian's package) started here scrapes
 //! it and answers a query for `mcp_server_operation_duration_seconds_count`.
-#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use std::io::{BufRead as _, BufReader};
 use std::process::{Command, Stdio};

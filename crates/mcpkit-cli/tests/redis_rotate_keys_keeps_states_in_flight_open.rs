@@ -3,7 +3,6 @@
 //! opens on an instance started after it, a running instance seals with the new key within
 //! seconds, and a new seal uses the new key. Without a Redis URL
 //! it is a usage error.
-#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use crate::common;
 use crate::support;

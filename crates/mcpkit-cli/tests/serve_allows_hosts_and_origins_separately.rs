@@ -3,7 +3,6 @@
 //! (repeatable) each widen only their own list, beside the loopback defaults. The flags are
 //! parsed as the command line does, and requests go into the configured router with
 //! `tower::ServiceExt::oneshot` (no socket).
-#![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
 
 use axum::body::Body;
 use axum::http::{Request, StatusCode};

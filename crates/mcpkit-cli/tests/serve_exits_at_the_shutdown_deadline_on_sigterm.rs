@@ -3,7 +3,6 @@
 //! has passed; the connections left are closed. A real process and raw sockets; the only time
 //! bound is a generous one for the exit.
 #![cfg(unix)]
-#![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
 
 use std::time::Duration;
 

@@ -3,7 +3,6 @@
 //! handshake-era session, a 2026-07-28 request and the legacy HTTP+SSE endpoints; and `-vv`
 //! prints the HTTP front end's debug lines (one per request, sessions started and ended).
 //! Before, both printed nothing over HTTP. Real processes.
-#![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
 
 use std::io::{BufRead, BufReader};
 use std::process::{Child, Command, Stdio};

@@ -3,7 +3,6 @@
 //! `--session-idle-timeout`, `--max-body-bytes`, `--streams-per-session`, `--event-log-length`,
 //! `--stream-buffer`. Without them the library's defaults stand, and each flag's help states
 //! that default. The flags are parsed as the command line does.
-#![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
 
 use std::time::Duration;
 

@@ -2,7 +2,6 @@
 //! one server (a session opened on one is served by the other, and `/readyz` says ready), an
 //! instance of another `--redis-prefix` does not know the session, `MCPKIT_REDIS_URL` stands in
 //! for `--redis`, and bad flag values are usage errors (exit 2).
-#![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
 
 use crate::support;
 

@@ -2,7 +2,6 @@
 //! `HttpConfig::trusted_proxies`, and `--forwarded-header` picks the header they are believed
 //! in; without them nothing is trusted and no forwarding header is read. The flags are parsed as
 //! the command line does.
-#![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
 
 use clap::Parser;
 use mcpkit::server::http::{ForwardedHeader, HttpConfig, IpNet};

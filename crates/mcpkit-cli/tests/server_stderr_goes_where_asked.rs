@@ -1,6 +1,5 @@
 //! `--server-stderr inherit|quiet|file:PATH` decides where a stdio server's stderr goes:
 //! mixed into mcpkit's own stderr (the default, as before), discarded, or appended to a file.
-#![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
 
 use assert_cmd::Command;
 

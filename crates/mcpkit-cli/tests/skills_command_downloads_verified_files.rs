@@ -1,7 +1,6 @@
 //! `mcpkit skills` lists the reference server's skills; `mcpkit skills get NAME` writes every
 //! file of the skill, verified, into ./NAME (or `--out DIR`), refuses an existing directory and
 //! an unknown name with exit status 2; `mcpkit inspect` names the declared extension.
-#![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
 
 use assert_cmd::Command;
 use mcpkit_cli::reference::skills::{PDF_FORMS_MD, PDF_SKILL_MD};

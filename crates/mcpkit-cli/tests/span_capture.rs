@@ -2,6 +2,9 @@
 //! their own: in one process with tests that make the same spans and have no subscriber,
 //! tracing's per-callsite interest, cached process-wide at a callsite's first use, can race with
 //! a capture's subscriber being installed, and the capture then misses a span.
+// Test code: a panic is a failing test, and test modules need no docs; said once here for
+// every module of this binary.
+#![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
 
 mod common;
 mod spans;

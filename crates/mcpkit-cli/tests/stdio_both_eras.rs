@@ -2,7 +2,6 @@
 //! `basic/versioning`): `mcpkit serve` answers a 2026-07-28 request that arrives without any
 //! handshake statelessly (including `server/discover` and a multi round-trip tool), and a
 //! 2025-11-25 client's `initialize` on another process as before.
-#![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
 
 use crate::common;
 

@@ -1,7 +1,6 @@
 //! The real `mcpkit` binary: `mcpkit serve` speaks MCP over stdio to a client that spawned it,
 //! writes nothing but JSON-RPC lines on stdout, and exits 0 when its stdin closes;
 //! `mcpkit inspect` lists what the reference server offers, as a table or as JSON.
-#![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
 
 use crate::common;
 

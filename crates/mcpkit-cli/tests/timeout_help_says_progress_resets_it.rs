@@ -1,5 +1,4 @@
 //! `--help` says that `--timeout` restarts when the server reports progress on a call.
-#![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
 
 use assert_cmd::Command;
 

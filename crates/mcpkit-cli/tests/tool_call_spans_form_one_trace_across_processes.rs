@@ -2,7 +2,6 @@
 //! the client's `tools/call echo` span and the server's are one trace across the two
 //! processes (the context travels in `params._meta`), with the span names, kinds and
 //! attributes of the OpenTelemetry MCP conventions. Over stdio and over Streamable HTTP.
-#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use std::io::{BufRead as _, BufReader};
 use std::process::{Command, Stdio};

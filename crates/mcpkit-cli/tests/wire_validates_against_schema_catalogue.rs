@@ -2,7 +2,6 @@
 //! while every method of the 2025-11-25 catalogue is exercised against the reference server
 //! (`mcpkit serve`'s server) over the in-memory pair. The reference fixtures' exact outputs are
 //! pinned on the way.
-#![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
 
 use crate::common;
 

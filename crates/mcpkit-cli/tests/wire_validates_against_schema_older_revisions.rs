@@ -1,6 +1,5 @@
 //! Sessions on 2024-11-05, 2025-03-26 and 2025-06-18 against the reference server: every frame
 //! either side writes validates against that revision's own schema.
-#![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
 
 use crate::common;
 

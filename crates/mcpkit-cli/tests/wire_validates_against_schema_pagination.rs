@@ -1,6 +1,5 @@
 //! Paginated lists on the 2025-11-25 wire: `nextCursor` until the last page, and -32602 for a
 //! cursor the server never issued, every frame schema-valid.
-#![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
 
 use crate::common;
 

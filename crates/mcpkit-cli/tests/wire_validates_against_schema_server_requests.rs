@@ -1,7 +1,6 @@
 //! Server-to-client requests on the 2025-11-25 wire, each transcript schema-valid in both
 //! directions: `roots/list` after `notifications/roots/list_changed`, a handler's `ping`, and no
 //! request at all to a client without the capability it needs.
-#![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
 
 use crate::common;
 

@@ -1,6 +1,5 @@
 //! The stateless era (2026-07-28) on the raw wire against the reference server: every frame
 //! either side writes validates against the 2026-07-28 schema.
-#![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
 
 use crate::common;
 

@@ -1,6 +1,5 @@
 //! Deployments sharing one Redis are separate: a session, an event stream or a bus message of
 //! one (prefix) is unknown to the other, and nothing is written for the lookup.
-#![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
 
 use std::time::Duration;
 

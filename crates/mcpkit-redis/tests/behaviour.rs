@@ -1,5 +1,8 @@
 //! The integration tests, one module per behaviour, all in one test binary: a binary per file
 //! linked ~40 MB each, which cost minutes of linking and gigabytes of disk in all.
+// Test code: a panic is a failing test, and test modules need no docs; said once here for
+// every module of this binary.
+#![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
 
 mod common;
 

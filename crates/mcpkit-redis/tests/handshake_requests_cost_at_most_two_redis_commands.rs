@@ -3,7 +3,6 @@
 //! before costs one command, on one that never did two at most; a session id never issued
 //! writes nothing; the requestState key ring of the 2026-07-28 path costs no command once
 //! loaded. The figures are printed (`--nocapture`).
-#![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
 
 use std::time::Duration;
 

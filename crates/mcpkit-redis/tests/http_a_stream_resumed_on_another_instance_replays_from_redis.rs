@@ -1,7 +1,6 @@
 //! A handshake-era SSE stream of instance A, resumed with `Last-Event-ID` on instance B of the
 //! same deployment (one real Redis), replays exactly the missed events from the Redis event
 //! store, once each and in order, then goes on live to the result.
-#![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
 
 use std::time::Duration;
 

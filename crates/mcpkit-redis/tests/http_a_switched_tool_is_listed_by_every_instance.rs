@@ -4,7 +4,6 @@
 //! (`notifications/tools/list_changed`); switched off again, B lists it no more. The hot path
 //! stays free: a 2026-07-28 `tools/call` of a tool that is on costs no Redis command, a
 //! 2026-07-28 `tools/list` one (the switch version).
-#![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
 
 use std::time::Duration;
 

@@ -2,7 +2,6 @@
 //! is a JSON-RPC error for that request: it carries the request's id (readable from the body),
 //! not `null`. Pinned as exact JSON, for a new session (`initialize`) and for a request of a
 //! session this instance has not cached.
-#![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
 
 use mcpkit::server::http::HttpServer;
 use mcpkit::server::{RawArgs, ToolDef};

@@ -5,7 +5,6 @@
 //! 2026-07-28 `tools/call` costs none; a session ended on B is unknown on A; an
 //! `Mcp-Session-Id` never issued is 404 and writes nothing. The figures are printed
 //! (`--nocapture`).
-#![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
 
 use std::time::Duration;
 

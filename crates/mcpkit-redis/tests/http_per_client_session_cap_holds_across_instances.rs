@@ -4,7 +4,6 @@
 //! JSON-RPC error as a single instance gives (the request's id kept); a DELETE of one of them
 //! (sent to B) gives the place back on B, and the client is at its cap again after that. The
 //! count is one Redis key per client, named by a digest, expiring with the client's sessions.
-#![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
 
 use mcpkit::server::http::{HttpConfig, HttpServer};
 use mcpkit::Server;

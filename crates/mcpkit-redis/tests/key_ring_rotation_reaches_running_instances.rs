@@ -1,7 +1,6 @@
 //! `rotate_key_ring` (what the CLI runs): a new key seals on every running instance at once,
 //! the previous ones kept still open, and a ring made by one instance is the one every other
 //! loads.
-#![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
 
 use std::time::{Duration, Instant};
 

@@ -2,7 +2,6 @@
 //! pass), two instances being two `RedisBackends::connect` to one real `redis-server`; and
 //! the key names they leave behind are the deployment's prefix, constant kinds and hex digests:
 //! no client bytes.
-#![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;

@@ -3,7 +3,6 @@
 //! started again on the same port: the same backends work again by themselves, with no new
 //! connect, and a subscription made before the outage receives again (re-subscribed by the
 //! subscriber connection itself).
-#![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
 
 use std::time::{Duration, Instant};
 

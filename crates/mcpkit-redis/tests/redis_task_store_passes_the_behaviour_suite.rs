@@ -1,7 +1,6 @@
 //! The Redis task store passes the behaviour suite every task store must pass (the same function
 //! the in-memory store's test calls), against a real `redis-server`; and two stores on one Redis
 //! (two instances) see each other's tasks and share one bound.
-#![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
 
 use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicUsize, Ordering};

@@ -1,7 +1,6 @@
 //! `docs/deploy.md` shows, verbatim, the HAProxy configuration the cluster tests run: the
 //! generator of mcpkit-test-support's `haproxy` module for the guide's example addresses. A
 //! change to one without the other fails here.
-#![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
 
 use std::net::SocketAddr;
 use std::path::Path;

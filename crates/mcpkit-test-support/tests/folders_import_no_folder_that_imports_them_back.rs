@@ -1,7 +1,6 @@
 //! The architecture test: in every crate of the workspace, no folder of `src/` imports a folder
 //! that imports it back, directly or through others (ARCHITECTURE.md, "The layout"). A cycle
 //! fails here naming each edge and one `use` that makes it.
-#![allow(clippy::unwrap_used, missing_docs)]
 
 use std::path::Path;
 

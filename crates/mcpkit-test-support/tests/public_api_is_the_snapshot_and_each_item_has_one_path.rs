@@ -3,7 +3,6 @@
 //! path (the crate root may show it once more, flat: what a first server and client need).
 //! After a deliberate change: `MCPKIT_BLESS_PUBLIC_API=1 cargo test -p mcpkit-test-support
 //! --test behaviour public_api`, then review the diff of the snapshots.
-#![allow(clippy::unwrap_used, missing_docs)]
 
 use std::path::Path;
 

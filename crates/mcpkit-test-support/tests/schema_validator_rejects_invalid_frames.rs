@@ -1,6 +1,5 @@
 //! The schema validator has teeth: it accepts a valid request and result, and rejects each kind
 //! of invalid frame with exactly one error.
-#![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
 
 use mcpkit_test_support::schema::SchemaValidator;
 use serde_json::json;

@@ -1,6 +1,5 @@
 //! Compat: messages adapted for an older revision (2024-11-05, 2025-03-26, 2025-06-18) validate
 //! against that revision's schema, and the same messages unadapted do not.
-#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use crate::common;
 

@@ -1,6 +1,5 @@
 //! Representative values of every schema type validate against their definition in the official
 //! JSON Schema of 2025-11-25, and typed params and results parse back to the same value.
-#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use crate::common;
 

@@ -2,7 +2,6 @@
 //! (±(2^53 − 1)). `i64::MIN` is outside it on both sides of the check: it must be refused, not
 //! overflow (a panic in a debug build, a negative "absolute value" that passed the check in a
 //! release build).
-#![allow(clippy::unwrap_used)]
 
 use mcpkit_types::headers::{param_text, ParamKind};
 use serde_json::json;

@@ -1,7 +1,6 @@
 //! Serde details the schema asks for: open objects keep unknown members, `_meta` reads as the
 //! schema says, hand-written unions, raw tool arguments, absent optional params, ordered logging
 //! levels, and a method catalogue that is exactly the schema's.
-#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use crate::common;
 

@@ -1,6 +1,5 @@
 //! The spec's own examples (the JSON blocks of the 2025-11-25 documentation) parse into the
 //! typed params and results and serialize back to exactly the same JSON.
-#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use crate::common;
 

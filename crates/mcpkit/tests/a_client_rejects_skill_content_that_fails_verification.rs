@@ -4,7 +4,6 @@
 //! the entry does not list (not even read), an entry that cannot be loaded. Listing reads no
 //! file; the skills methods are not sent to a server that did not declare them; the connection
 //! keeps serving after every failure.
-#![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
 
 use crate::common;
 

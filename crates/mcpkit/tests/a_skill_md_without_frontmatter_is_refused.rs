@@ -2,7 +2,6 @@
 //! without `name` / `description`, a name that breaks the naming rules or differs from the last
 //! segment of the skill path, a file path that leaves the skill, a skill served twice and a
 //! skill over the limits are each refused with an error naming the skill or file.
-#![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
 
 use mcpkit::server::extensions::skills::{SkillDef, SkillError, Skills};
 use mcpkit::types::ext::skills::format::FrontmatterError;

@@ -3,7 +3,6 @@
 //! a URI with `..` that would leave its skill, a file its skill does not have, a skill that
 //! does not exist (`resources/read` and `skills/get` alike). Other resources keep the core
 //! "Resource not found".
-#![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
 
 use crate::common;
 

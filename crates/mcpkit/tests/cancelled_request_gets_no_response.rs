@@ -1,7 +1,6 @@
 //! MCP cancellation: when `notifications/cancelled` arrives for a request in flight, its
 //! handler's cancellation token fires and no response is ever sent for it. Cancels for other ids
 //! (including `"8"` for `8`) change nothing.
-#![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
 
 use crate::common;
 

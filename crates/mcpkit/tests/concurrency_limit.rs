@@ -1,6 +1,5 @@
 //! `PeerOptions::max_concurrent_requests` bounds how many incoming requests run at once; the
 //! rest wait for a slot and all are answered.
-#![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
 
 use crate::common;
 

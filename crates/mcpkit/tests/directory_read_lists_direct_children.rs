@@ -2,7 +2,6 @@
 //! resource (files with their metadata, subdirectories as `inode/directory`), for the skill
 //! root, its subdirectories and the prefix directories above a skill; a URI that is a file or
 //! does not exist is -32602; a server built with `directory_read(false)` does not serve it.
-#![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
 
 use crate::common;
 

@@ -1,7 +1,6 @@
 //! Dropping an outbound request future (or aborting the task that awaits it) sends
 //! `notifications/cancelled` for its id; the server's handler sees its cancellation token fire
 //! and sends no response. The client keeps working.
-#![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
 
 use crate::common;
 

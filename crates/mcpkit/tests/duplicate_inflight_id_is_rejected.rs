@@ -1,6 +1,5 @@
 //! A request whose id is already in flight on the connection is answered -32600 (with that id)
 //! and not run; the original request still completes normally. `"1"` and `1` are different ids.
-#![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
 
 use crate::common;
 

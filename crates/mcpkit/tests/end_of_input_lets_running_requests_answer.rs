@@ -1,7 +1,6 @@
 //! When the other side ends its input (a client closes our stdin) while requests are still
 //! running, they may finish and send their answers within the drain limit; the connection
 //! ends as soon as the last one is done, and those still running at the limit are cancelled.
-#![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
 
 use std::sync::Arc;
 use std::time::Duration;

@@ -7,7 +7,6 @@
     feature = "http-server",
     feature = "http-client"
 ))]
-#![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
 
 use std::path::{Path, PathBuf};
 use std::process::Stdio;

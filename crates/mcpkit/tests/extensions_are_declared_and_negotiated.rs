@@ -3,7 +3,6 @@
 //! object; an extension served in one era only is declared in that era only; an invalid
 //! identifier is not declared. The client sees what the server declared, and an extension is in
 //! use on either side only when both declared it at the same `revision`.
-#![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
 
 use mcpkit::client::ConnectMode;
 use mcpkit::server::extensions::Extension;

@@ -3,7 +3,6 @@
 //! arguments object), and each way it decodes a result — text, `structuredContent`, its
 //! `result` member, the JSON of the text when there is no structured content — with the error
 //! each failure is.
-#![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
 
 use mcpkit::client::generated::{error::ConversionError, CallBuilder, CallError};
 use mcpkit::server::{RawArgs, ToolDef};

@@ -3,7 +3,6 @@
 //! problem, not 413 "exceeds the limit" (which stays for bodies that are really too long).
 //! Over real sockets: the broken framing and the half-close are the point.
 #![cfg(all(feature = "http-server", feature = "http-client", feature = "server"))]
-#![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
 
 use crate::common;
 

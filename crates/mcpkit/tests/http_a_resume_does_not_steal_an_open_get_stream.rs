@@ -3,7 +3,6 @@
 //! open stream keeps its events. Once the holder is gone the resume replays what it missed.
 //! Through the router (`oneshot`): dropping a reply drops its stream at once.
 #![cfg(all(feature = "http-server", feature = "http-client", feature = "server"))]
-#![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
 
 use crate::common;
 

@@ -5,7 +5,6 @@
 //! and on DELETE — and the session goes on serving its owner. A legacy `/sse` session is bound
 //! the same way. Through the router with `oneshot`, behind the real OAuth resource layer.
 #![cfg(all(feature = "auth", feature = "server"))]
-#![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
 
 use crate::common;
 

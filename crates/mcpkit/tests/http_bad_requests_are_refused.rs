@@ -3,7 +3,6 @@
 //! version) and Host/Origin checks against DNS rebinding. Through the router (`oneshot`), no
 //! socket.
 #![cfg(all(feature = "http-server", feature = "http-client", feature = "server"))]
-#![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
 
 use crate::common;
 

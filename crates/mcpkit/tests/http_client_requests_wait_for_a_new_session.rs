@@ -10,7 +10,6 @@
     feature = "client",
     feature = "server"
 ))]
-#![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
 
 use crate::common;
 

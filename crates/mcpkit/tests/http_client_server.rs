@@ -9,7 +9,6 @@
     feature = "client",
     feature = "server"
 ))]
-#![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
 
 use crate::common;
 

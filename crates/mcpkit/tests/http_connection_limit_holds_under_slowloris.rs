@@ -4,7 +4,6 @@
 //! timeouts then close every one of those. Over raw sockets, with short timeouts; nothing is
 //! timed beyond generous bounds, except that a waiting connection gets no answer for a moment.
 #![cfg(all(feature = "http-server", feature = "http-client", feature = "server"))]
-#![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
 
 use crate::common;
 

@@ -3,7 +3,6 @@
 //! (`https://app.example.com`, matched exactly) as well as a host name. Through the router
 //! (`oneshot`), no socket.
 #![cfg(all(feature = "http-server", feature = "http-client", feature = "server"))]
-#![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
 
 use crate::common;
 

@@ -1,6 +1,5 @@
 //! Many concurrent sessions with concurrent calls, and the session limit's 503.
 #![cfg(all(feature = "http-server", feature = "http-client", feature = "server"))]
-#![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
 
 use crate::common;
 

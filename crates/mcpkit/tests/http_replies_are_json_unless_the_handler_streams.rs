@@ -1,7 +1,6 @@
 //! A request is answered with plain JSON when its reply is the first thing its handler sends,
 //! with an SSE stream when the handler sends anything first (or when `always_sse` says so).
 #![cfg(all(feature = "http-server", feature = "http-client", feature = "server"))]
-#![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
 
 use crate::common;
 

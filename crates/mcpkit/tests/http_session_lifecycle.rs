@@ -3,7 +3,6 @@
 //! in-flight id; sessionless mode, where each POST is served alone. Through the router
 //! (`oneshot`, no socket) where no real connection is needed.
 #![cfg(all(feature = "http-server", feature = "http-client", feature = "server"))]
-#![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
 
 use crate::common;
 

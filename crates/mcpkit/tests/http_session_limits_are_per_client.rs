@@ -5,7 +5,6 @@
 //! counted apart). Legacy `/sse` sessions count against the same caps. Through the router with
 //! `oneshot`, the peer address given as `ConnectInfo`.
 #![cfg(all(feature = "http-server", feature = "http-client", feature = "server"))]
-#![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
 
 use crate::common;
 

@@ -1,7 +1,6 @@
 //! Graceful shutdown ends open streams and `HttpServer::serve` returns; the 2024-11-05 HTTP+SSE
 //! endpoints `HttpServer::sse_legacy` mounts.
 #![cfg(all(feature = "http-server", feature = "http-client", feature = "server"))]
-#![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
 
 use crate::common;
 

@@ -1,7 +1,6 @@
 //! SSE streams resume with `Last-Event-ID` without loss or duplication (and only the stream
 //! the id names); the standalone GET stream, one per session, and turned off by config.
 #![cfg(all(feature = "http-server", feature = "http-client", feature = "server"))]
-#![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
 
 use crate::common;
 

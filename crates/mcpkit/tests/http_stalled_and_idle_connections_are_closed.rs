@@ -5,7 +5,6 @@
 //! cut by these. Over raw sockets, with short timeouts; nothing is timed beyond the harness's
 //! generous bound, only what the server does.
 #![cfg(all(feature = "http-server", feature = "http-client", feature = "server"))]
-#![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
 
 use crate::common;
 

@@ -5,7 +5,6 @@
 //! the session's GET stream on B; a `requestState` sealed by A opens on B; and the probes
 //! answer. Real sockets, the shared HTTP harness.
 #![cfg(all(feature = "http-server", feature = "http-client", feature = "server"))]
-#![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
 
 use crate::common;
 

@@ -7,7 +7,6 @@
 //! The backends are the in-memory ones, behind a counter of writes (and a switch that makes
 //! the session store fail as an unreachable database does).
 #![cfg(all(feature = "http-server", feature = "http-client", feature = "server"))]
-#![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
 
 use crate::common;
 

@@ -1,7 +1,6 @@
 //! Arguments that do not fit a tool are a tool execution error (`isError: true` with a text that
 //! names the problem), so the model can correct itself (spec 2025-11-25 `server/tools` "Error
 //! Handling", SEP-1303) — not a protocol error. An unknown tool is a protocol error (-32602).
-#![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
 
 use crate::common;
 

@@ -2,7 +2,6 @@
 //! free-function forms) and the same server written with `ToolDef` / `PromptDef` /
 //! `ResourceDef` / `ResourceTemplateDef` by hand list byte-identical catalogues, and the
 //! macro-built handlers answer calls as the hand-written ones do.
-#![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
 
 use mcpkit::server::{
     Args, CancellationToken, Json, PromptDef, RequestContext, ResourceDef, ResourceTemplateDef, State, ToolDef, Uri,

@@ -1,7 +1,6 @@
 //! Malformed frames get the JSON-RPC error the spec asks for — with the request's id whenever it
 //! can be read — frames that must not be answered are not, and the connection keeps working
 //! after every one of them.
-#![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
 
 use crate::common;
 

@@ -1,7 +1,6 @@
 //! Notifications are handled one at a time in arrival order, also when a handler has to wait:
 //! later notifications (even ones whose handlers would complete at once) queue behind it. And a
 //! request whose handler completes at once is answered while an earlier one still waits.
-#![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
 
 use crate::common;
 

@@ -3,7 +3,6 @@
 //! redirect to another host, an oversized document, a wrong `iss` in the authorization response.
 //! The stand-in counts every registration and token request, and records any secret it is sent.
 #![cfg(all(feature = "auth", feature = "client"))]
-#![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
 
 use crate::common;
 

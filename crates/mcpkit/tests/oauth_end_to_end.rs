@@ -5,7 +5,6 @@
 //! Also: the layer answers malformed, expired, wrong-audience and wrongly signed tokens with 401,
 //! never forwards the client's token, and hands the verified identity to the application.
 #![cfg(all(feature = "auth", feature = "client", feature = "server"))]
-#![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
 
 use crate::common;
 

@@ -1,6 +1,5 @@
 //! A handler that panics answers its own request with -32603 and nothing else: the connection,
 //! other requests and later requests (even with the same id) are unaffected.
-#![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
 
 use crate::common;
 

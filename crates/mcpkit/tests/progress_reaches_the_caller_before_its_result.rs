@@ -1,7 +1,6 @@
 //! `notifications/progress` for a request is routed to the caller that asked for it, and every
 //! progress notification the server sent before the result reaches the caller — even when it
 //! arrives in the same read as the result.
-#![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
 
 use crate::common;
 

@@ -1,7 +1,6 @@
 //! Prompts and resources take the same extractors as tools: a prompt's `Args<T>` gives its
 //! argument list and receives the arguments, a resource template's handler receives its URI and
 //! variables, and `State<Arc<T>>` is the registered `Arc<T>` itself.
-#![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;

@@ -5,7 +5,6 @@
 //! `requestState`), while its own caller continues the request. Over HTTP through the router,
 //! behind the real OAuth resource layer.
 #![cfg(all(feature = "auth", feature = "server"))]
-#![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
 
 use crate::common;
 

@@ -1,7 +1,6 @@
 //! A request that outlives its timeout fails with `Error::Timeout`, and the server is told with
 //! `notifications/cancelled` (its handler's token fires, it sends nothing). Progress can keep a
 //! request alive when asked to, and a late response after a timeout is ignored.
-#![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
 
 use crate::common;
 

@@ -2,7 +2,6 @@
 //! to every initialized session (`notifications/tools/list_changed`) and visible to all of them;
 //! `resources/updated` goes only to the sessions subscribed to that URI. Notifications reach the
 //! client in the order they were sent.
-#![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
 
 use crate::common;
 

@@ -2,7 +2,6 @@
 //! that re-sends it with another value does not replace it, and input the last round did not ask
 //! for is ignored (spec: 2026-07-28 `basic/patterns/mrtr`). Raw JSON-RPC frames over the
 //! in-memory transport.
-#![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
 
 use crate::common;
 

@@ -3,7 +3,6 @@
 //! Pinned here: the exact `tools/list` page and `tools/call` result in each era, -32601 for a
 //! method no table holds and for a handshake-only method on the stateless table, and a client
 //! notification reaching its handler.
-#![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;

@@ -4,7 +4,6 @@
 //! never splits an entry across pages, answers `skills/get` with the same entry, lists each
 //! `SKILL.md` as a `text/markdown` resource named and described by its frontmatter, and serves
 //! the files' exact bytes. On the stateless wire the results carry `ttlMs` and `cacheScope`.
-#![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
 
 use crate::common;
 

@@ -2,7 +2,6 @@
 //! `SKILL.md` is a skill at its path below the root (nested skills too, their files also in the
 //! enclosing skill's manifest); a symbolic link that resolves outside its skill is refused, as
 //! is a `SKILL.md` on disk without frontmatter and a root with no skill at all.
-#![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
 
 use std::path::{Path, PathBuf};
 

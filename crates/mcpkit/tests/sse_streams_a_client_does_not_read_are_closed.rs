@@ -5,7 +5,6 @@
 //! router (`oneshot`): a body nobody polls is a client that does not read, with no socket
 //! buffer in between.
 #![cfg(all(feature = "http-server", feature = "http-client", feature = "server"))]
-#![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
 
 use crate::common;
 

@@ -7,7 +7,6 @@
 //! the members every stateless result carries, per-request logging, and both eras served on one
 //! URL. Real sockets on 127.0.0.1 (reqwest, and raw HTTP/1.1 where header spelling matters).
 #![cfg(all(feature = "http-server", feature = "http-client", feature = "server"))]
-#![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
 
 use crate::common;
 

@@ -5,7 +5,6 @@
 //! state from other keys, of a tampered, expired or replayed-elsewhere state, key rotation, and
 //! MissingRequiredClientCapability (-32021) when the client did not declare the capability.
 //! Raw JSON-RPC frames over the in-memory transport.
-#![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
 
 use crate::common;
 

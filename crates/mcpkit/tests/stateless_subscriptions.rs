@@ -6,7 +6,6 @@
 //! request (how an HTTP client ends a subscription). Raw frames over the in-memory transport and
 //! over real sockets on 127.0.0.1.
 #![cfg(all(feature = "http-server", feature = "http-client", feature = "server"))]
-#![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
 
 use crate::common;
 

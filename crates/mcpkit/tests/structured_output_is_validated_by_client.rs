@@ -1,7 +1,6 @@
 //! The client checks a tool's `structuredContent` against the `outputSchema` it learned from
 //! `tools/list` (spec `server/tools` "Output Schema"): a mismatch or a missing structured result
 //! is `Error::OutputSchema`; a match, or an `isError` result, is fine.
-#![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
 
 use crate::common;
 

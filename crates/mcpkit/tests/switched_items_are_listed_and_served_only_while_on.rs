@@ -2,7 +2,6 @@
 //! listed nor served until `set_tool_enabled` / `set_prompt_enabled` switches it on; every
 //! initialized session is told (`list_changed`) when a switch changes the catalogue and not when
 //! it changes nothing; `switchable()` items start on; a name not declared switchable is refused.
-#![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
 
 use crate::common;
 

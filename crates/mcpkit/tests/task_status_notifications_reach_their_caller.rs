@@ -7,7 +7,6 @@
 //! the task runs for when it declared the extension at `initialize`, and never to one that did
 //! not. Raw frames over the in-memory transport.
 #![cfg(feature = "server")]
-#![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
 
 use crate::common;
 

@@ -4,7 +4,6 @@
 //! fetched after the task's TTL, a task-required tool without the extension, the `tasks/*`
 //! methods without it, and the removed `tasks/result` / `tasks/list`. Task ids are unguessable.
 #![cfg(all(feature = "server", feature = "client"))]
-#![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
 
 use crate::common;
 

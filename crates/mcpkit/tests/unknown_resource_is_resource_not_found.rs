@@ -1,6 +1,5 @@
 //! Reading a resource that does not exist is -32002 "Resource not found" with `data.uri` on
 //! every handshake-era revision (spec 2025-11-25 `server/resources` "Error Handling").
-#![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
 
 use crate::common;
 

@@ -2,7 +2,6 @@
 //! used to panic inside the RFC 6570 checker when a multi-byte character followed `%X` (found
 //! by the `uri_template` fuzz target, fuzz/README.md).
 #![cfg(feature = "server")]
-#![allow(clippy::unwrap_used, missing_docs)]
 
 use mcpkit::server::uri_template::UriTemplate;
 

@@ -1,7 +1,6 @@
 //! Version negotiation (spec `basic/lifecycle`): the server answers with the client's version
 //! when it speaks it and with its latest otherwise; a client whose server picks a version it
 //! does not speak fails with `Error::UnsupportedVersion` and disconnects.
-#![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
 
 use crate::common;
 

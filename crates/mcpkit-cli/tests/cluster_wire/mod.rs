@@ -1,7 +1,7 @@
 //! Raw Streamable HTTP for the cluster tests, where a test must see exactly what crosses the
 //! balancer: a handshake-era session opened by hand, its GET stream read event by event (ids
 //! included, for `Last-Event-ID`), and a shared Redis with instances behind HAProxy.
-#![allow(dead_code, clippy::unwrap_used, clippy::expect_used, unreachable_pub)]
+#![allow(dead_code, unreachable_pub)]
 
 use std::time::Duration;
 

@@ -2,14 +2,7 @@
 //! client that answers sampling and elicitation the way the conformance harness does, a raw
 //! wire with a transcript for the stateless era, and helpers to read results and notifications.
 //! The timeout wrapper and the schema validator come from mcpkit-test-support.
-#![allow(
-    dead_code,
-    unused_imports,
-    clippy::unwrap_used,
-    clippy::expect_used,
-    missing_docs,
-    unreachable_pub
-)]
+#![allow(dead_code, unused_imports, unreachable_pub)]
 
 use std::sync::{Arc, Mutex};
 use std::time::Duration;

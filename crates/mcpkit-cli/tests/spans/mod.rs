@@ -1,6 +1,6 @@
 //! A `tracing` layer that keeps every span of mcpkit's telemetry target made on this thread,
 //! with its fields as recorded (at creation and later), for tests of the spans' attributes.
-#![allow(dead_code, clippy::unwrap_used, missing_docs, unreachable_pub)]
+#![allow(dead_code, unreachable_pub)]
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};

@@ -1,7 +1,7 @@
 //! What the HTTP tests on one real Redis share: starting an instance of a deployment, waiting
 //! for the instances to start, the handshake-era and 2026-07-28 requests, and reading replies
 //! and SSE streams.
-#![allow(dead_code, clippy::unwrap_used, clippy::expect_used)]
+#![allow(dead_code)]
 
 use std::time::Duration;
 

@@ -1,14 +1,7 @@
 //! Helpers shared by mcpkit's integration tests: a raw wire driver (a server on one end of the
 //! in-memory pair, hand-written frames on the other), and the workspace's timeout wrapper
 //! (`within`, from mcpkit-test-support) so a hang fails a test instead of blocking it.
-#![allow(
-    dead_code,
-    unused_imports,
-    clippy::unwrap_used,
-    clippy::expect_used,
-    missing_docs,
-    unreachable_pub
-)]
+#![allow(dead_code, unused_imports, unreachable_pub)]
 
 #[cfg(feature = "auth")]
 pub mod callers;
