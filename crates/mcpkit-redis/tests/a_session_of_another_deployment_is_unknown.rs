@@ -24,7 +24,7 @@ async fn another_deployments_state_is_not_found() {
                 SessionLimits {
                     max_sessions: 1,
                     max_per_client: usize::MAX,
-                    ttl: ttl
+                    ttl
                 }
             )
             .await,
@@ -49,7 +49,7 @@ async fn another_deployments_state_is_not_found() {
                 SessionLimits {
                     max_sessions: 1,
                     max_per_client: usize::MAX,
-                    ttl: ttl
+                    ttl
                 }
             )
             .await,

@@ -47,7 +47,7 @@ use super::cluster_instance::{self, install_keys, Body, Envelope, Instance};
 use super::cluster_streams::{self, Probe, SessionStreams};
 use super::directory::{Refusal, ScaleOut, SharedDirectory};
 use super::session::{preset_of, HttpSession, Launcher};
-use super::streams::{settle, Event, Resumed, SharedLog, StreamTable};
+use super::streams::{now_or_later, Event, Recorded, Resumed, SharedLog, StreamTable};
 use super::table::{plausible_session_id, SessionTable};
 use crate::server::backend::{
     Address, Admitted, BackendError, BackendFuture, Backends, SessionLimits, SessionRecord, SessionUpdate,
@@ -188,7 +188,7 @@ impl Cluster {
 
     /// Publish without waiting (in call order; failures are logged).
     fn send(&self, session: &str, body: Body) {
-        settle(self.publish(session, body), ());
+        now_or_later(self.publish(session, body), ());
     }
 
     /// A standalone frame of `session` (a catalogue change, a log message, a request to the
@@ -198,7 +198,7 @@ impl Cluster {
     fn standalone_event(&self, session: &str, data: Bytes) {
         let append = self.backends.events.append(session, "0", data.clone());
         let (cluster, session) = (self.me.clone(), session.to_owned());
-        settle(
+        now_or_later(
             Box::pin(async move {
                 let position = append.await?;
                 let Some(cluster) = cluster.upgrade() else {
@@ -233,7 +233,7 @@ impl Cluster {
         }
         let frame = Bytes::from(serde_json::to_vec(&frame).unwrap_or_default());
         let (cluster, live) = (self.me.clone(), self.backends.sessions.live());
-        settle(
+        now_or_later(
             Box::pin(async move {
                 let records = live.await?;
                 let Some(cluster) = cluster.upgrade() else {
@@ -341,8 +341,8 @@ impl Cluster {
         Ok(())
     }
 
-    /// The member of a session just recorded or rebuilt here follows its bus address; `false`
-    /// (and a 503) when the bus cannot be reached.
+    /// A session just recorded or rebuilt here becomes this instance's and follows its bus
+    /// address (refused when the bus cannot be reached).
     async fn join_session(&self, session: &Arc<HttpSession>, table: Weak<SessionTable>) -> Result<(), Refusal> {
         let Some(member) = self.attach(session) else {
             return Ok(());
@@ -455,7 +455,7 @@ impl SharedDirectory for Cluster {
             *last = now;
         }
         let op = self.backends.sessions.touch(&session.id, ttl);
-        settle(Box::pin(async move { op.await.map(|_| ()) }), ());
+        now_or_later(Box::pin(async move { op.await.map(|_| ()) }), ());
     }
 
     fn forward(&self, session: &HttpSession, frame: &[u8], message: &MessageRef<'_>) -> bool {
@@ -554,12 +554,12 @@ impl SharedLog for Cluster {
         format!("{}.", self.tag)
     }
 
-    fn recorded(&self, session: &str, stream: &str, position: u64, data: &Bytes, is_reply: bool) {
+    fn recorded(&self, session: &str, event: Recorded<'_>) {
         let body = Body::StreamEvent {
-            stream: stream.to_owned(),
-            position,
-            data: String::from_utf8_lossy(data).into_owned(),
-            is_reply,
+            stream: event.stream.to_owned(),
+            position: event.position,
+            data: String::from_utf8_lossy(event.data).into_owned(),
+            is_reply: event.is_reply,
         };
         self.send(session, body);
     }

@@ -8,7 +8,7 @@
 
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
-use mcpkit_types::headers::{LAST_EVENT_ID, SESSION_ID};
+use mcpkit_types::headers::LAST_EVENT_ID;
 
 use super::admission::Client;
 use super::reply::{accepts, conflict, header_str, method_not_allowed, not_acceptable};
@@ -18,7 +18,7 @@ use super::stateless::is_stateless_era;
 
 pub(super) async fn get(state: &HttpState, headers: &HeaderMap, client: &Client) -> Response {
     // Spec: 2026-07-28 has no GET stream.
-    let stateless_era = is_stateless_era(headers, headers.contains_key(SESSION_ID));
+    let stateless_era = is_stateless_era(headers);
     if stateless_era || state.config.sessionless || !state.config.enable_get_stream {
         return method_not_allowed(state.allowed_methods());
     }
@@ -52,7 +52,7 @@ pub(super) async fn get(state: &HttpState, headers: &HeaderMap, client: &Client)
 }
 
 pub(super) async fn delete(state: &HttpState, headers: &HeaderMap, client: &Client) -> Response {
-    if state.config.sessionless || is_stateless_era(headers, headers.contains_key(SESSION_ID)) {
+    if state.config.sessionless || is_stateless_era(headers) {
         return method_not_allowed(state.allowed_methods());
     }
     let session = match state.session_of(headers, client).await {

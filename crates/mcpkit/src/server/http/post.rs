@@ -15,7 +15,7 @@ use mcpkit_types::{ProtocolVersion, RequestId};
 use super::admission::Client;
 use super::reply::{
     accepts, bad_request, header_str, internal_error, not_acceptable, parse_error, read_capped, session_ended,
-    unsupported_media_type, PROTOCOL_VERSION_HEADER, SESSION_ID_HEADER,
+    unsupported_media_type, PROTOCOL_VERSION_HEADER,
 };
 use super::session::{CloseOnDrop, HttpSession};
 use super::sse::SseReply;
@@ -92,7 +92,7 @@ pub(super) async fn post(
         }
         Err(FrameError::Ignore(_)) => return StatusCode::ACCEPTED.into_response(),
     };
-    if stateless::is_stateless_era(headers, headers.contains_key(SESSION_ID_HEADER)) {
+    if stateless::is_stateless_era(headers) {
         if let Some(backend) = &state.stateless {
             let MessageRef::Request(request) = message else {
                 // No client-to-server notification is defined on this wire; accept and ignore.

@@ -51,6 +51,13 @@ pub(super) enum SessionSource {
     Factory(Arc<dyn SessionFactory>),
 }
 
+/// A session, or the throwaway session of one sessionless request.
+enum Kind {
+    /// Belonging to its verified caller, if any.
+    Session(Option<VerifiedCaller>),
+    Sessionless,
+}
+
 /// What starts the sessions of an endpoint, shared by all of them.
 pub(super) struct Launcher {
     pub(super) source: SessionSource,
@@ -72,14 +79,14 @@ impl Launcher {
         preset: Option<Preset>,
         owner: Option<VerifiedCaller>,
     ) -> Arc<HttpSession> {
-        self.start_with(id, preset, true, owner)
+        self.start_with(id, preset, Kind::Session(owner))
     }
 
     /// Start the throwaway session of one sessionless request. Nothing can resume its stream
     /// (there is no session to GET on), so a handler's wish to close the stream early is
     /// ignored: the stream stays open until the result.
     pub(super) fn start_sessionless(&self, id: Arc<str>, preset: Option<Preset>) -> Arc<HttpSession> {
-        self.start_with(id, preset, false, None)
+        self.start_with(id, preset, Kind::Sessionless)
     }
 
     /// Where this endpoint's metrics go: its server's telemetry (none for a factory's).
@@ -90,17 +97,10 @@ impl Launcher {
         }
     }
 
-    fn start_with(
-        &self,
-        id: Arc<str>,
-        preset: Option<Preset>,
-        resumable: bool,
-        owner: Option<VerifiedCaller>,
-    ) -> Arc<HttpSession> {
-        let settings = if resumable {
-            &self.streams
-        } else {
-            &self.sessionless_streams
+    fn start_with(&self, id: Arc<str>, preset: Option<Preset>, kind: Kind) -> Arc<HttpSession> {
+        let (resumable, owner, settings) = match kind {
+            Kind::Session(owner) => (true, owner, &self.streams),
+            Kind::Sessionless => (false, None, &self.sessionless_streams),
         };
         let streams = Arc::new(Mutex::new(StreamTable::new(id.clone(), settings)));
         let tap = self.tap.clone();

@@ -19,7 +19,7 @@ use serde_json::Value;
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
-use super::reply::PROTOCOL_VERSION_HEADER;
+use super::reply::{PROTOCOL_VERSION_HEADER, SESSION_ID_HEADER};
 use super::sse::{CancelOnDrop, SseReply};
 use super::state::{HttpState, StatelessServer};
 use super::streams::Event;
@@ -31,8 +31,8 @@ use crate::transport::Extensions;
 /// Whether a POST is a stateless-era request: no session, and a protocol version header that
 /// names no handshake-era revision (a version we do not know is answered statelessly too,
 /// with UnsupportedProtocolVersion).
-pub(super) fn is_stateless_era(headers: &HeaderMap, has_session: bool) -> bool {
-    if has_session {
+pub(super) fn is_stateless_era(headers: &HeaderMap) -> bool {
+    if headers.contains_key(&SESSION_ID_HEADER) {
         return false;
     }
     match headers.get(&PROTOCOL_VERSION_HEADER).and_then(|v| v.to_str().ok()) {

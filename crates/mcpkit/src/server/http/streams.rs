@@ -84,13 +84,22 @@ pub(super) struct StreamLog {
     shared: Option<Arc<dyn SharedLog>>,
 }
 
+/// An event as the log recorded it.
+pub(super) struct Recorded<'a> {
+    pub(super) stream: &'a str,
+    pub(super) position: u64,
+    pub(super) data: &'a Bytes,
+    /// The reply that ends its request's stream.
+    pub(super) is_reply: bool,
+}
+
 /// The stream log beyond this instance: the events of a session's streams reach whichever
 /// instance the client resumes them on, and the GET stream is one log whoever writes it.
 pub(super) trait SharedLog: Send + Sync {
     /// What request streams' names start with.
     fn stream_prefix(&self) -> String;
-    /// An event was recorded on stream `stream` of `session` at `position`.
-    fn recorded(&self, session: &str, stream: &str, position: u64, data: &Bytes, is_reply: bool);
+    /// An event was recorded on one of `session`'s streams.
+    fn recorded(&self, session: &str, event: Recorded<'_>);
     /// A standalone frame of `session`: it goes to the session's GET-stream log, and from there
     /// to whichever GET stream reads it. Nothing waits for it.
     fn standalone(&self, session: &str, frame: Bytes);
@@ -123,9 +132,15 @@ impl StreamLog {
     /// Append an event to stream `name`; its position (`predicted` when the store answers
     /// later).
     fn append(&self, session: &str, name: &str, data: &Bytes, is_reply: bool, predicted: u64) -> u64 {
-        let position = settle(self.store.append(session, name, data.clone()), predicted);
+        let position = now_or_later(self.store.append(session, name, data.clone()), predicted);
         if let Some(shared) = &self.shared {
-            shared.recorded(session, name, position, data, is_reply);
+            let event = Recorded {
+                stream: name,
+                position,
+                data,
+                is_reply,
+            };
+            shared.recorded(session, event);
         }
         position
     }
@@ -136,7 +151,7 @@ impl StreamLog {
         if self.shared.is_none() {
             return (0, None);
         }
-        let marked = fresh.then(|| settle(self.store.append(session, name, Bytes::new()), 1));
+        let marked = fresh.then(|| now_or_later(self.store.append(session, name, Bytes::new()), 1));
         (1, marked)
     }
 }
@@ -279,7 +294,7 @@ impl StreamTable {
     pub(super) fn forget(&mut self, stream: u64) {
         self.finished.retain(|s| *s != stream);
         if let Some(log) = self.logs.remove(&stream) {
-            settle(self.settings.log.store.remove_stream(&self.session, &log.name), ());
+            now_or_later(self.settings.log.store.remove_stream(&self.session, &log.name), ());
         }
     }
 
@@ -317,7 +332,7 @@ impl StreamTable {
             return None;
         }
         let finished = self.logs.get(&stream)?.finished;
-        let kept = settle(
+        let kept = now_or_later(
             self.settings.log.store.after(&self.session, &name, position),
             Vec::new(),
         );
@@ -378,7 +393,7 @@ pub(super) fn close(streams: &Arc<Mutex<StreamTable>>) {
     };
     match &log.shared {
         Some(shared) => shared.left(streams),
-        None => settle(log.store.remove_session(&session), ()),
+        None => now_or_later(log.store.remove_session(&session), ()),
     }
 }
 
@@ -395,7 +410,7 @@ pub(super) fn stream_name(prefix: &str, stream: u64) -> Arc<str> {
 /// The outcome of a store operation issued from synchronous code: at once when it is ready
 /// (an in-memory store always is), else `fallback`, with the operation left to finish on the
 /// runtime (stores take effect in call order, so nothing waits for it here).
-pub(super) fn settle<T: Send + 'static>(op: BackendFuture<T>, fallback: T) -> T {
+pub(super) fn now_or_later<T: Send + 'static>(op: BackendFuture<T>, fallback: T) -> T {
     use futures_util::FutureExt;
     let mut op = op;
     match (&mut op).now_or_never() {

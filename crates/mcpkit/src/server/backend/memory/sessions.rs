@@ -201,7 +201,7 @@ mod tests {
                 SessionLimits {
                     max_sessions: 2,
                     max_per_client: usize::MAX,
-                    ttl: ttl
+                    ttl
                 }
             )),
             Admitted::Yes
@@ -213,7 +213,7 @@ mod tests {
                 SessionLimits {
                     max_sessions: 2,
                     max_per_client: usize::MAX,
-                    ttl: ttl
+                    ttl
                 }
             )),
             Admitted::Duplicate
@@ -225,7 +225,7 @@ mod tests {
                 SessionLimits {
                     max_sessions: 2,
                     max_per_client: usize::MAX,
-                    ttl: ttl
+                    ttl
                 }
             )),
             Admitted::Yes
@@ -237,7 +237,7 @@ mod tests {
                 SessionLimits {
                     max_sessions: 2,
                     max_per_client: usize::MAX,
-                    ttl: ttl
+                    ttl
                 }
             )),
             Admitted::Full
@@ -259,7 +259,7 @@ mod tests {
                 SessionLimits {
                     max_sessions: 2,
                     max_per_client: usize::MAX,
-                    ttl: ttl
+                    ttl
                 }
             )),
             Admitted::Yes
@@ -281,7 +281,7 @@ mod tests {
                 SessionLimits {
                     max_sessions: 10,
                     max_per_client: 2,
-                    ttl: ttl,
+                    ttl,
                 },
             )
         };
