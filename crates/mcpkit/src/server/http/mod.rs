@@ -144,8 +144,8 @@ impl HttpServer {
     /// client's share. Give the server the same task store ([`Backends::tasks`]) for the Tasks
     /// extension.
     pub fn scale_out(mut self, backends: Backends) -> HttpServer {
-        // The one place that knows other instances exist: the rest of the endpoint sees a
-        // session directory and a stream log.
+        // Wired here only: `cluster` is what knows other instances exist; the rest of the
+        // endpoint sees the shared halves of its session directory and stream log.
         self.scale_out = Some(cluster::scale_out(backends));
         self
     }
