@@ -45,7 +45,7 @@ async fn a_503_for_an_unreachable_session_store_counts_as_a_session_store_error(
         .unwrap();
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let url = format!("http://{}/mcp", listener.local_addr().unwrap());
-    tokio::spawn(HttpServer::new(server).backend(backends).serve(listener));
+    tokio::spawn(HttpServer::new(server).scale_out(backends).serve(listener));
 
     let up = initialize(&url).await;
     assert_eq!(up.status(), 200, "a session while Redis is up");

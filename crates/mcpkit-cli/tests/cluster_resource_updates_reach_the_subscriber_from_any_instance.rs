@@ -26,7 +26,7 @@ async fn instance(redis: &str, id: &str) -> (mcpkit::Server, SocketAddr) {
     let backends = RedisBackends::connect(redis, "mcpkit", id).await.unwrap();
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let addr = listener.local_addr().unwrap();
-    tokio::spawn(HttpServer::new(server.clone()).backend(backends).serve(listener));
+    tokio::spawn(HttpServer::new(server.clone()).scale_out(backends).serve(listener));
     (server, addr)
 }
 

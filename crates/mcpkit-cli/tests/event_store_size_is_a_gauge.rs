@@ -92,7 +92,7 @@ async fn the_redis_store_size_is_the_deployments_and_an_outage_is_an_error() {
     let events = ours.events.clone();
     let prometheus = Prometheus::new();
     let (server, _provider) = metered_server(&prometheus);
-    serve(HttpServer::new(server).backend(ours)).await;
+    serve(HttpServer::new(server).scale_out(ours)).await;
     until(&prometheus, GAUGE, 5.0).await;
 
     events.remove_stream("s1", "0").await.unwrap();

@@ -31,7 +31,7 @@ pub struct RedisBackends;
 impl RedisBackends {
     /// Connect instance `instance_id` (unique among the deployment's instances; 1 to 64 of
     /// `[A-Za-z0-9_.-]`) of the deployment `prefix` to the Redis at `url`: the backends for
-    /// `HttpServer::backend` (and `backends.tasks` for `TasksConfig::store`). Two connections:
+    /// `HttpServer::scale_out` (and `backends.tasks` for `TasksConfig::store`). Two connections:
     /// one multiplexed for commands, one for pub/sub; both reconnect by themselves. Fails when
     /// an argument is invalid or Redis does not answer now.
     pub async fn connect(url: &str, prefix: &str, instance_id: &str) -> Result<Backends, Error> {

@@ -27,7 +27,9 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, LazyLock, Mutex};
 use std::time::Duration;
 
-use mcpkit::server::backend::{Admitted, BackendError, BackendFuture, SessionRecord, SessionStore, SessionUpdate};
+use mcpkit::server::backend::{
+    Admitted, BackendError, BackendFuture, SessionLimits, SessionRecord, SessionStore, SessionUpdate,
+};
 use redis::Script;
 use tokio::time::Instant;
 
@@ -206,10 +208,13 @@ impl Shared {
         &self,
         mut record: SessionRecord,
         client: Option<String>,
-        max_sessions: usize,
-        max_per_client: usize,
-        ttl: Duration,
+        limits: SessionLimits,
     ) -> Result<Admitted, BackendError> {
+        let SessionLimits {
+            max_sessions,
+            max_per_client,
+            ttl,
+        } = limits;
         self.set_ttl(ttl);
         record.client = client;
         let json = serde_json::to_string(&record).map_err(|e| self.corrupt(&record.id, &e))?;
@@ -443,16 +448,9 @@ impl Shared {
 }
 
 impl SessionStore for RedisSessionStore {
-    fn create(
-        &self,
-        record: SessionRecord,
-        client: Option<String>,
-        max_sessions: usize,
-        max_per_client: usize,
-        ttl: Duration,
-    ) -> BackendFuture<Admitted> {
+    fn create(&self, record: SessionRecord, client: Option<String>, limits: SessionLimits) -> BackendFuture<Admitted> {
         let shared = self.shared.clone();
-        Box::pin(async move { shared.create(record, client, max_sessions, max_per_client, ttl).await })
+        Box::pin(async move { shared.create(record, client, limits).await })
     }
 
     fn get(&self, id: &str) -> BackendFuture<Option<SessionRecord>> {

@@ -4,7 +4,7 @@
 use std::time::Duration;
 
 use bytes::Bytes;
-use mcpkit::server::backend::{Address, Admitted, SessionRecord};
+use mcpkit::server::backend::{Address, Admitted, SessionLimits, SessionRecord};
 use mcpkit_redis::RedisBackends;
 use mcpkit_test_support::redis::RedisProcess;
 use mcpkit_test_support::within;
@@ -17,7 +17,15 @@ async fn another_deployments_state_is_not_found() {
     let ttl = Duration::from_secs(60);
     assert_eq!(
         prod.sessions
-            .create(SessionRecord::new("s1", None), None, 1, usize::MAX, ttl)
+            .create(
+                SessionRecord::new("s1", None),
+                None,
+                SessionLimits {
+                    max_sessions: 1,
+                    max_per_client: usize::MAX,
+                    ttl
+                }
+            )
             .await,
         Ok(Admitted::Yes)
     );
@@ -34,7 +42,15 @@ async fn another_deployments_state_is_not_found() {
     assert_eq!(server.writes(), writes, "nothing written for it");
     assert_eq!(
         test.sessions
-            .create(SessionRecord::new("s2", None), None, 1, usize::MAX, ttl)
+            .create(
+                SessionRecord::new("s2", None),
+                None,
+                SessionLimits {
+                    max_sessions: 1,
+                    max_per_client: usize::MAX,
+                    ttl
+                }
+            )
             .await,
         Ok(Admitted::Yes),
         "each deployment has its own cap"

@@ -6,7 +6,7 @@
 
 use std::time::Duration;
 
-use mcpkit::server::backend::{Admitted, SessionRecord, SessionUpdate};
+use mcpkit::server::backend::{Admitted, SessionLimits, SessionRecord, SessionUpdate};
 use mcpkit_redis::RedisBackends;
 use mcpkit_test_support::redis::RedisProcess;
 
@@ -20,7 +20,15 @@ async fn redis_commands_per_request() {
     let b = RedisBackends::connect(&server.url(), "cost", "b").await.unwrap();
     assert_eq!(
         a.sessions
-            .create(SessionRecord::new("s1", None), None, 100, usize::MAX, TTL)
+            .create(
+                SessionRecord::new("s1", None),
+                None,
+                SessionLimits {
+                    max_sessions: 100,
+                    max_per_client: usize::MAX,
+                    ttl: TTL
+                }
+            )
             .await,
         Ok(Admitted::Yes)
     );

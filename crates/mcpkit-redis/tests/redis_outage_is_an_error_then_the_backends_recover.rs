@@ -7,7 +7,7 @@
 use std::time::{Duration, Instant};
 
 use bytes::Bytes;
-use mcpkit::server::backend::{Address, Admitted, BackendError, SessionRecord};
+use mcpkit::server::backend::{Address, Admitted, BackendError, SessionLimits, SessionRecord};
 use mcpkit::server::backend::{TaskOwner, TaskStoreError};
 use mcpkit_redis::RedisBackends;
 use mcpkit_test_support::redis::RedisProcess;
@@ -30,7 +30,15 @@ async fn an_outage_is_an_error_at_once_and_the_backends_recover_by_themselves() 
     assert_eq!(
         backends
             .sessions
-            .create(SessionRecord::new("s1", None), None, 10, usize::MAX, TTL)
+            .create(
+                SessionRecord::new("s1", None),
+                None,
+                SessionLimits {
+                    max_sessions: 10,
+                    max_per_client: usize::MAX,
+                    ttl: TTL
+                }
+            )
             .await,
         Ok(Admitted::Yes)
     );
@@ -46,7 +54,15 @@ async fn an_outage_is_an_error_at_once_and_the_backends_recover_by_themselves() 
     assert!(names_redis(&e, port), "{e}");
     let e = backends
         .sessions
-        .create(SessionRecord::new("s2", None), None, 10, usize::MAX, TTL)
+        .create(
+            SessionRecord::new("s2", None),
+            None,
+            SessionLimits {
+                max_sessions: 10,
+                max_per_client: usize::MAX,
+                ttl: TTL,
+            },
+        )
         .await
         .unwrap_err();
     assert!(names_redis(&e, port), "{e}");
@@ -81,7 +97,15 @@ async fn an_outage_is_an_error_at_once_and_the_backends_recover_by_themselves() 
     let admitted = loop {
         match backends
             .sessions
-            .create(SessionRecord::new("s2", None), None, 10, usize::MAX, TTL)
+            .create(
+                SessionRecord::new("s2", None),
+                None,
+                SessionLimits {
+                    max_sessions: 10,
+                    max_per_client: usize::MAX,
+                    ttl: TTL,
+                },
+            )
             .await
         {
             Ok(a) => break a,

@@ -106,7 +106,7 @@ async fn pair(backends: &Backends) -> Pair {
     let serve = |server: Server, name: &str| {
         let http = HttpServer::new(server)
             .config(config())
-            .backend(backends.clone().with_instance_id(name));
+            .scale_out(backends.clone().with_instance_id(name));
         Served::start(http)
     };
     let a = serve(server_a.clone(), "a").await;

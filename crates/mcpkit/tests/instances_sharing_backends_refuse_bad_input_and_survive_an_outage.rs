@@ -18,8 +18,8 @@ use bytes::Bytes;
 use common::http::*;
 use mcpkit::server::backend::memory::{MemoryBus, MemoryEventStore, MemorySessionStore};
 use mcpkit::server::backend::{
-    Address, Admitted, BackendError, BackendFuture, Backends, Bus, EventStore, SessionRecord, SessionStore,
-    SessionUpdate, Subscription,
+    Address, Admitted, BackendError, BackendFuture, Backends, Bus, EventStore, SessionLimits, SessionRecord,
+    SessionStore, SessionUpdate, Subscription,
 };
 use mcpkit::server::http::HttpServer;
 use reqwest::{Method, StatusCode};
@@ -53,16 +53,9 @@ impl Watch {
 struct Sessions(Arc<Watch>, MemorySessionStore);
 
 impl SessionStore for Sessions {
-    fn create(
-        &self,
-        record: SessionRecord,
-        client: Option<String>,
-        max: usize,
-        max_per_client: usize,
-        ttl: Duration,
-    ) -> BackendFuture<Admitted> {
+    fn create(&self, record: SessionRecord, client: Option<String>, limits: SessionLimits) -> BackendFuture<Admitted> {
         self.0.wrote();
-        self.0.gate(self.1.create(record, client, max, max_per_client, ttl))
+        self.0.gate(self.1.create(record, client, limits))
     }
     fn get(&self, id: &str) -> BackendFuture<Option<SessionRecord>> {
         self.0.gate(self.1.get(id))
@@ -139,7 +132,7 @@ async fn two(backends: &Backends) -> (Served, Served) {
         Served::start(
             HttpServer::new(test_server())
                 .config(config())
-                .backend(backends.clone().with_instance_id(name)),
+                .scale_out(backends.clone().with_instance_id(name)),
         )
     };
     (serve("a").await, serve("b").await)

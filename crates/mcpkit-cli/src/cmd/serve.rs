@@ -433,7 +433,7 @@ async fn serve_http(
         .sse_legacy(true)
         .shutdown(stop.clone());
     if let Some(backends) = shared {
-        http = http.backend(backends);
+        http = http.scale_out(backends);
     }
     let http = if trace_wire {
         http.inspect(printer("client"))

@@ -22,7 +22,7 @@ pub(crate) async fn start_instance(redis: &RedisProcess, deployment: &str, id: &
     let backends = RedisBackends::connect(&redis.url(), deployment, id).await.unwrap();
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let addr = listener.local_addr().unwrap();
-    tokio::spawn(http.backend(backends).serve(listener));
+    tokio::spawn(http.scale_out(backends).serve(listener));
     format!("http://{addr}/mcp")
 }
 

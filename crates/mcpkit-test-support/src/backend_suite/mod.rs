@@ -13,8 +13,8 @@ use std::time::Duration;
 
 use bytes::Bytes;
 use mcpkit::server::backend::{
-    Address, Admitted, Backends, Bus, EventStore, KeyRing, SealingKey, SessionRecord, SessionStore, SessionUpdate,
-    Subscription, SwitchStore, Switched,
+    Address, Admitted, Backends, Bus, EventStore, KeyRing, SealingKey, SessionLimits, SessionRecord, SessionStore,
+    SessionUpdate, Subscription, SwitchStore, Switched,
 };
 use mcpkit::server::RequestStateKeys;
 use mcpkit::types::schema::LoggingLevel;

@@ -2,6 +2,15 @@
 
 use super::*;
 
+/// The caps of a `create`.
+fn limits(max_sessions: usize, max_per_client: usize, ttl: Duration) -> SessionLimits {
+    SessionLimits {
+        max_sessions,
+        max_per_client,
+        ttl,
+    }
+}
+
 fn record(id: &str) -> SessionRecord {
     SessionRecord::new(id, None)
 }
@@ -41,7 +50,9 @@ pub async fn check_session_store(a: &dyn SessionStore, b: &dyn SessionStore) {
 
     // Created on one instance, valid on the other; a live id is never overwritten.
     assert_eq!(
-        a.create(record("s1"), None, 2, usize::MAX, ttl).await.expect("create"),
+        a.create(record("s1"), None, limits(2, usize::MAX, ttl))
+            .await
+            .expect("create"),
         Admitted::Yes
     );
     assert_eq!(
@@ -52,7 +63,7 @@ pub async fn check_session_store(a: &dyn SessionStore, b: &dyn SessionStore) {
     let mut other = record("s1");
     other.caller = Some("mallory".into());
     assert_eq!(
-        b.create(other, None, 2, usize::MAX, ttl).await.expect("create"),
+        b.create(other, None, limits(2, usize::MAX, ttl)).await.expect("create"),
         Admitted::Duplicate,
         "a live id is a duplicate"
     );
@@ -95,16 +106,22 @@ pub async fn check_session_store(a: &dyn SessionStore, b: &dyn SessionStore) {
 
     // The cap counts the sessions of every instance.
     assert_eq!(
-        b.create(record("s2"), None, 2, usize::MAX, ttl).await.expect("create"),
+        b.create(record("s2"), None, limits(2, usize::MAX, ttl))
+            .await
+            .expect("create"),
         Admitted::Yes
     );
     assert_eq!(
-        a.create(record("s3"), None, 2, usize::MAX, ttl).await.expect("create"),
+        a.create(record("s3"), None, limits(2, usize::MAX, ttl))
+            .await
+            .expect("create"),
         Admitted::Full,
         "the cap holds"
     );
     assert_eq!(
-        b.create(record("s3"), None, 2, usize::MAX, ttl).await.expect("create"),
+        b.create(record("s3"), None, limits(2, usize::MAX, ttl))
+            .await
+            .expect("create"),
         Admitted::Full,
         "on every instance"
     );
@@ -120,7 +137,7 @@ pub async fn check_session_store(a: &dyn SessionStore, b: &dyn SessionStore) {
     // Racing creates on both instances never exceed the cap.
     let racing = (0..6).map(|n| {
         let store = if n % 2 == 0 { a } else { b };
-        store.create(record(&format!("r{n}")), None, 4, usize::MAX, ttl)
+        store.create(record(&format!("r{n}")), None, limits(4, usize::MAX, ttl))
     });
     let admitted = within("racing creates", futures_util::future::join_all(racing)).await;
     let yes = admitted.into_iter().filter(|r| matches!(r, Ok(Admitted::Yes))).count();
@@ -134,7 +151,9 @@ pub async fn check_session_store(a: &dyn SessionStore, b: &dyn SessionStore) {
     assert_eq!(get(a, "s2").await, None, "a deleted session is gone everywhere");
     assert!(!a.delete("s2").await.expect("delete"), "and cannot be deleted twice");
     assert_eq!(
-        a.create(record("s3"), None, 2, usize::MAX, ttl).await.expect("create"),
+        a.create(record("s3"), None, limits(2, usize::MAX, ttl))
+            .await
+            .expect("create"),
         Admitted::Yes,
         "it freed its place"
     );
@@ -159,7 +178,9 @@ pub async fn check_session_store(a: &dyn SessionStore, b: &dyn SessionStore) {
     assert_eq!(get(b, "s1").await, None, "it expires too once idle");
     assert_eq!(b.count().await.expect("count"), 0);
     assert_eq!(
-        a.create(record("s1"), None, 1, usize::MAX, ttl).await.expect("create"),
+        a.create(record("s1"), None, limits(1, usize::MAX, ttl))
+            .await
+            .expect("create"),
         Admitted::Yes,
         "an expired id and place can be used again"
     );
@@ -176,7 +197,11 @@ async fn open(
     max_sessions: usize,
     ttl: Duration,
 ) -> Admitted {
-    let created = store.create(record(id), client.map(str::to_owned), max_sessions, PER_CLIENT, ttl);
+    let created = store.create(
+        record(id),
+        client.map(str::to_owned),
+        limits(max_sessions, PER_CLIENT, ttl),
+    );
     within("a session create", created).await.expect("create")
 }
 
@@ -271,7 +296,11 @@ pub async fn check_per_client_cap(a: &dyn SessionStore, b: &dyn SessionStore) {
     // One client's creates racing on both instances never exceed its share.
     let racing = (0..6).map(|n| {
         let store = if n % 2 == 0 { a } else { b };
-        store.create(record(&format!("r{n}")), Some("dave".to_owned()), 100, PER_CLIENT, ttl)
+        store.create(
+            record(&format!("r{n}")),
+            Some("dave".to_owned()),
+            limits(100, PER_CLIENT, ttl),
+        )
     });
     let answers = within("racing creates", futures_util::future::join_all(racing)).await;
     let answers: Vec<Admitted> = answers.into_iter().map(|r| r.expect("create")).collect();

@@ -126,7 +126,7 @@ impl Server {
     /// Switch a tool declared with [`ToolDef::switchable`] or [`ToolDef::switched_off`] on or
     /// off: while off it is neither listed nor callable. When the switch changes the catalogue,
     /// initialized clients get `notifications/tools/list_changed`. Instances sharing backends
-    /// ([`HttpServer::backend`](super::http::HttpServer::backend)) share the switch: when this
+    /// ([`HttpServer::scale_out`](super::http::HttpServer::scale_out)) share the switch: when this
     /// returns, a list on any of them has the change, and each session of the deployment is
     /// told once. Returns whether the switch changed anything.
     pub async fn set_tool_enabled(&self, name: &str, on: bool) -> Result<bool, SwitchError> {

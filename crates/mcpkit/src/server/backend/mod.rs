@@ -49,7 +49,7 @@ use std::sync::Arc;
 pub use bus::{Address, Bus, Subscription};
 pub use events::{valid_stream_name, EventId, EventStore};
 pub use keys::{KeyRing, SealingKey};
-pub use sessions::{Admitted, Negotiation, SessionRecord, SessionStore, SessionUpdate};
+pub use sessions::{Admitted, Negotiation, SessionLimits, SessionRecord, SessionStore, SessionUpdate};
 pub use switches::{SwitchStore, Switched, Switches};
 
 pub use tasks::{

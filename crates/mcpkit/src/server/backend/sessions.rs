@@ -129,6 +129,17 @@ pub enum Admitted {
     Duplicate,
 }
 
+/// The caps a [`SessionStore`] creates a session under, and how long it lives unused.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SessionLimits {
+    /// Live sessions in all (every instance together).
+    pub max_sessions: usize,
+    /// Live sessions of one client.
+    pub max_per_client: usize,
+    /// How long a record lives without being used (the idle timeout).
+    pub ttl: Duration,
+}
+
 /// Storage of handshake-era session records.
 ///
 /// - A record lives for `ttl` from its last [`create`](SessionStore::create) or
@@ -141,22 +152,15 @@ pub enum Admitted {
 /// - `create` of an id that is live already overwrites nothing ([`Admitted::Duplicate`]).
 /// - `get`, `update`, `touch`, `delete` of an id never created (or expired) write nothing.
 pub trait SessionStore: std::fmt::Debug + Send + Sync + 'static {
-    /// Keep `record` for `ttl` as a session of `client`, unless `max_sessions` live records
-    /// exist already, or `max_per_client` of `client`'s (see [`Admitted`] for which answer
-    /// wins). `client` names who the session counts against (the HTTP layer gives the verified
+    /// Keep `record` for `limits.ttl` as a session of `client`, unless `limits.max_sessions`
+    /// live records exist already, or `limits.max_per_client` of `client`'s (see [`Admitted`]
+    /// for which answer wins). `client` names who the session counts against (the HTTP layer gives the verified
     /// caller's binding, or `peer:<ip address>`; `None` when neither is known: then only
-    /// `max_sessions` applies). The store keeps it as the record's
+    /// `limits.max_sessions` applies). The store keeps it as the record's
     /// [`client`](SessionRecord::client), replacing what the field held. It is client input
     /// (an address, a token subject): an implementation that names a key after it hashes or
     /// escapes it.
-    fn create(
-        &self,
-        record: SessionRecord,
-        client: Option<String>,
-        max_sessions: usize,
-        max_per_client: usize,
-        ttl: Duration,
-    ) -> BackendFuture<Admitted>;
+    fn create(&self, record: SessionRecord, client: Option<String>, limits: SessionLimits) -> BackendFuture<Admitted>;
     /// The live record `id`.
     fn get(&self, id: &str) -> BackendFuture<Option<SessionRecord>>;
     /// Apply `change` to the live record `id` (see [`SessionRecord::apply`]); `false` when

@@ -89,7 +89,12 @@ pub(super) async fn serve(
         if let Err(e) = tcp.set_nodelay(true) {
             tracing::debug!("TCP_NODELAY not set: {e}");
         }
-        open.spawn(connection(tcp, peer, app.clone(), limits, stop.clone(), permit));
+        let accepted = Accepted {
+            tcp,
+            peer,
+            _slot: permit,
+        };
+        open.spawn(connection(accepted, app.clone(), limits, stop.clone()));
     }
     drop(listener);
     let drained = tokio::time::timeout(limits.shutdown_timeout, async {
@@ -113,16 +118,18 @@ fn is_this_connection(e: &std::io::Error) -> bool {
     matches!(e.kind(), ConnectionAborted | ConnectionRefused | ConnectionReset)
 }
 
-/// Serve one connection until it closes, or gracefully once `stop` fires (the accept loop
-/// aborts it at the shutdown deadline). Its slot is freed when this returns.
-async fn connection(
+/// A connection just accepted, with its slot among the open connections.
+struct Accepted {
     tcp: TcpStream,
     peer: SocketAddr,
-    app: Router,
-    limits: ConnLimits,
-    stop: CancellationToken,
+    /// Freed when the connection is over.
     _slot: OwnedSemaphorePermit,
-) {
+}
+
+/// Serve one connection until it closes, or gracefully once `stop` fires (the accept loop
+/// aborts it at the shutdown deadline). Its slot is freed when this returns.
+async fn connection(accepted: Accepted, app: Router, limits: ConnLimits, stop: CancellationToken) {
+    let Accepted { tcp, peer, _slot } = accepted;
     let phase = ConnPhase::new();
     let io = WatchedStream::new(tcp, phase.clone(), limits.idle_timeout, limits.header_read_timeout);
     let service = ConnService {

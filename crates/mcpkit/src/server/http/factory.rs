@@ -8,7 +8,7 @@ use std::sync::{Arc, Mutex};
 use bytes::Bytes;
 use tokio_util::sync::CancellationToken;
 
-use super::routes::{route_frame, Routes};
+use super::streams::{route_frame, StreamTable};
 use super::tap::WireTap;
 use crate::transport::channel::ChannelReader;
 use crate::transport::{FrameWriter, Route, Transport};
@@ -35,15 +35,15 @@ pub trait SessionFactory: Send + Sync + 'static {
 /// standalone traffic on the GET stream. Given to a [`SessionFactory`].
 pub struct SessionTransport {
     rx: ChannelReader,
-    routes: Arc<Mutex<Routes>>,
+    streams: Arc<Mutex<StreamTable>>,
     tap: WireTap,
 }
 
 impl SessionTransport {
     /// The transport of a session whose POSTed frames arrive on `rx` and whose frames are
-    /// routed by `routes`, each shown to `tap`.
-    pub(super) fn new(rx: ChannelReader, routes: Arc<Mutex<Routes>>, tap: WireTap) -> Self {
-        SessionTransport { rx, routes, tap }
+    /// routed by `streams`, each shown to `tap`.
+    pub(super) fn new(rx: ChannelReader, streams: Arc<Mutex<StreamTable>>, tap: WireTap) -> Self {
+        SessionTransport { rx, streams, tap }
     }
 }
 
@@ -53,7 +53,7 @@ pub type SessionReader = ChannelReader;
 
 /// Writing half of a [`SessionTransport`]: routes each frame to its response stream.
 pub struct SessionWriter {
-    routes: Arc<Mutex<Routes>>,
+    streams: Arc<Mutex<StreamTable>>,
     tap: WireTap,
 }
 
@@ -76,7 +76,7 @@ impl Transport for SessionTransport {
         (
             self.rx,
             SessionWriter {
-                routes: self.routes,
+                streams: self.streams,
                 tap: self.tap,
             },
         )
@@ -86,19 +86,19 @@ impl Transport for SessionTransport {
 impl FrameWriter for SessionWriter {
     async fn write_frame(&mut self, frame: &[u8]) -> io::Result<()> {
         self.tap.outgoing(frame);
-        route_frame(&self.routes, Bytes::copy_from_slice(frame), &Route::Standalone);
+        route_frame(&self.streams, Bytes::copy_from_slice(frame), &Route::Standalone);
         Ok(())
     }
     async fn write_routed(&mut self, frame: &[u8], route: &Route) -> io::Result<()> {
         self.tap.outgoing(frame);
-        route_frame(&self.routes, Bytes::copy_from_slice(frame), route);
+        route_frame(&self.streams, Bytes::copy_from_slice(frame), route);
         Ok(())
     }
     async fn flush(&mut self) -> io::Result<()> {
         Ok(())
     }
     async fn close(&mut self) -> io::Result<()> {
-        lock(&self.routes).clear_streams();
+        lock(&self.streams).clear_streams();
         Ok(())
     }
 }

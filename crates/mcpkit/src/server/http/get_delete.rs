@@ -8,69 +8,58 @@
 
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
-use mcpkit_types::headers::{LAST_EVENT_ID, SESSION_ID};
-use mcpkit_types::ErrorCode;
+use mcpkit_types::headers::LAST_EVENT_ID;
 
 use super::admission::Client;
-use super::reply::{accepts, header_str, method_not_allowed, rpc_error};
-use super::sse::sse;
+use super::reply::{accepts, conflict, header_str, method_not_allowed, not_acceptable};
+use super::sse::SseReply;
 use super::state::HttpState;
 use super::stateless::is_stateless_era;
 
 pub(super) async fn get(state: &HttpState, headers: &HeaderMap, client: &Client) -> Response {
     // Spec: 2026-07-28 has no GET stream.
-    let stateless_era = is_stateless_era(headers, headers.contains_key(SESSION_ID));
+    let stateless_era = is_stateless_era(headers);
     if stateless_era || state.config.sessionless || !state.config.enable_get_stream {
         return method_not_allowed(state.allowed_methods());
     }
     if !accepts(headers, &["text/event-stream"]) {
-        return rpc_error(
-            StatusCode::NOT_ACCEPTABLE,
-            ErrorCode::INVALID_REQUEST,
-            "Accept must list text/event-stream",
-            None,
-        );
+        return not_acceptable("Accept must list text/event-stream");
     }
     let session = match state.session_of(headers, client).await {
         Ok(s) => s,
         Err(r) => return r,
     };
+    let stream = |head, live, retry| {
+        SseReply {
+            head,
+            live,
+            retry,
+            keep_alive: true,
+            with_ids: true,
+            guard: (),
+        }
+        .respond(state)
+    };
     if let Some(last) = header_str(headers, LAST_EVENT_ID) {
-        let resumed = match session.link {
-            Some(_) => session.resume_shared(last).await,
-            None => session.resume(last),
-        };
-        if let Some(resumed) = resumed {
-            return sse(resumed.missed, resumed.live, None, true, state);
+        if let Some(resumed) = session.resume(last).await {
+            return stream(resumed.missed, resumed.live, None);
         }
     }
-    let opened = match session.link {
-        Some(_) => session.open_standalone_shared(None).await.map(|r| (r.live, r.missed)),
-        None => session.open_standalone().map(|(rx, prime)| (Some(rx), vec![prime])),
-    };
-    match opened {
-        Some((rx, head)) => sse(head, rx, Some(state.config.sse_retry), true, state),
-        None => rpc_error(
-            StatusCode::CONFLICT,
-            ErrorCode::INVALID_REQUEST,
-            "A GET stream is already open",
-            None,
-        ),
+    match session.open_standalone().await {
+        Some(opened) => stream(opened.missed, opened.live, Some(state.config.sse_retry)),
+        None => conflict("A GET stream is already open"),
     }
 }
 
 pub(super) async fn delete(state: &HttpState, headers: &HeaderMap, client: &Client) -> Response {
-    if state.config.sessionless || is_stateless_era(headers, headers.contains_key(SESSION_ID)) {
+    if state.config.sessionless || is_stateless_era(headers) {
         return method_not_allowed(state.allowed_methods());
     }
     let session = match state.session_of(headers, client).await {
         Ok(s) => s,
         Err(r) => return r,
     };
-    if let Some(link) = &session.link {
-        link.end(&session.id).await;
-    }
-    state.sessions.remove(&session);
+    state.sessions.end(&session).await;
     tracing::debug!("MCP session {} ended by its client (DELETE)", session.id);
     StatusCode::OK.into_response()
 }

@@ -1,6 +1,7 @@
 //! `/healthz` (the process is up) and `/readyz` (its backends answer), for load balancers.
 //! Neither checks `Host` or credentials, and neither says more than ready or why not.
 
+use std::sync::Arc;
 use std::time::Duration;
 
 use axum::http::{header, StatusCode};
@@ -8,26 +9,26 @@ use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 use axum::Router;
 
-use crate::server::backend::Backends;
+use super::directory::SharedDirectory;
 
 /// How long `/readyz` waits for the backends before it calls them unreachable.
 const READY_TIMEOUT: Duration = Duration::from_secs(2);
 
-/// The two probes; `/readyz` asks `backends` (none: always ready).
-pub(super) fn router(backends: Option<Backends>) -> Router {
+/// The two probes; `/readyz` asks the shared session directory (none: always ready).
+pub(super) fn router(shared: Option<Arc<dyn SharedDirectory>>) -> Router {
     Router::new()
         .route("/healthz", get(|| async { text(StatusCode::OK, "ok") }))
         .route(
             "/readyz",
             get(move || {
-                let backends = backends.clone();
-                async move { ready(backends.as_ref()).await }
+                let shared = shared.clone();
+                async move { ready(shared.as_deref()).await }
             }),
         )
 }
 
-async fn ready(backends: Option<&Backends>) -> Response {
-    let Some(b) = backends else {
+async fn ready(shared: Option<&dyn SharedDirectory>) -> Response {
+    let Some(b) = shared else {
         return text(StatusCode::OK, "ready");
     };
     match tokio::time::timeout(READY_TIMEOUT, b.ready()).await {

@@ -21,15 +21,17 @@
 mod accept;
 mod admission;
 mod cluster;
+mod cluster_instance;
+mod cluster_streams;
 mod config;
 mod deadlines;
+mod directory;
 mod factory;
 mod forwarded;
 mod get_delete;
 mod health;
 mod post;
 mod reply;
-mod routes;
 mod security;
 mod session;
 mod sse;
@@ -38,6 +40,7 @@ mod state;
 mod stateless;
 mod store_gauge;
 mod streamable;
+mod streams;
 mod table;
 mod tap;
 
@@ -58,7 +61,10 @@ pub(crate) use reply::{read_capped, BodyError};
 use crate::server::backend::Backends;
 use crate::server::Server;
 use admission::Admission;
-use session::Backend;
+use directory::ScaleOut;
+use session::SessionSource;
+use sse_legacy::LegacyEndpoint;
+use state::Endpoint;
 use tap::WireTap;
 
 /// The paths of the 2024-11-05 HTTP+SSE endpoints when [`HttpServer::sse_legacy`] is on.
@@ -78,14 +84,14 @@ type Wrap = Box<dyn FnOnce(Router) -> Router + Send>;
 /// # }
 /// ```
 pub struct HttpServer {
-    backend: Backend,
+    source: SessionSource,
     config: HttpConfig,
     path: String,
     sse_legacy: Option<(String, String)>,
     shutdown: CancellationToken,
     layers: Vec<Wrap>,
     tap: WireTap,
-    backends: Option<Backends>,
+    scale_out: Option<ScaleOut>,
     #[cfg(feature = "otel")]
     metrics: Option<crate::telemetry::Prometheus>,
 }
@@ -103,26 +109,26 @@ impl std::fmt::Debug for HttpServer {
 impl HttpServer {
     /// Serve `server` at `/mcp` with the default [`HttpConfig`], Streamable HTTP only.
     pub fn new(server: Server) -> HttpServer {
-        HttpServer::with_backend(Backend::Server(server))
+        HttpServer::with_source(SessionSource::Server(server))
     }
 
     /// Serve each session with `factory` instead of a [`Server`] (a gateway or proxy).
     /// [`HttpConfig::sessionless`] is ignored (a forwarded session needs its `initialize`), and
     /// so are [`HttpServer::sse_legacy`] and the stateless era (both need a [`Server`]).
     pub fn with_factory(factory: Arc<dyn SessionFactory>) -> HttpServer {
-        HttpServer::with_backend(Backend::Factory(factory))
+        HttpServer::with_source(SessionSource::Factory(factory))
     }
 
-    fn with_backend(backend: Backend) -> HttpServer {
+    fn with_source(source: SessionSource) -> HttpServer {
         HttpServer {
-            backend,
+            source,
             config: HttpConfig::default(),
             path: "/mcp".to_owned(),
             sse_legacy: None,
             shutdown: CancellationToken::new(),
             layers: Vec::new(),
             tap: WireTap::default(),
-            backends: None,
+            scale_out: None,
             #[cfg(feature = "otel")]
             metrics: None,
         }
@@ -132,11 +138,13 @@ impl HttpServer {
     /// every other instance given the same backends (the same database), so that instances
     /// behind a plain round-robin load balancer act as one server (see
     /// [`crate::server::backend`]). Without it the endpoint is one instance, its state in its
-    /// own memory. `max_sessions` then holds for all instances together; the per-client cap
-    /// stays per instance. Give the server the same task store
-    /// ([`Backends::tasks`]) for the Tasks extension.
-    pub fn backend(mut self, backends: Backends) -> HttpServer {
-        self.backends = Some(backends);
+    /// own memory. `max_sessions` then holds for all instances together, and so does each
+    /// client's share. Give the server the same task store ([`Backends::tasks`]) for the Tasks
+    /// extension.
+    pub fn scale_out(mut self, backends: Backends) -> HttpServer {
+        // Wired here only: `cluster` is what knows other instances exist; the rest of the
+        // endpoint sees the shared halves of its session directory and stream log.
+        self.scale_out = Some(cluster::scale_out(backends));
         self
     }
 
@@ -214,37 +222,37 @@ impl HttpServer {
     pub fn router(self) -> Router {
         // One count for both transports: legacy sessions take from the same caps.
         let admission = Admission::new(self.config.max_sessions, self.config.max_sessions_per_client);
-        let mut router = match (&self.backend, &self.sse_legacy) {
-            (Backend::Server(server), Some((sse_path, messages_path))) => sse_legacy::router(
-                server.clone(),
-                self.config.clone(),
-                admission.clone(),
+        let mut router = match (&self.source, &self.sse_legacy) {
+            (SessionSource::Server(server), Some((sse_path, messages_path))) => sse_legacy::router(LegacyEndpoint {
+                server: server.clone(),
+                config: self.config.clone(),
+                admission: admission.clone(),
                 sse_path,
                 messages_path,
-                self.shutdown.clone(),
-                self.tap.clone(),
-            ),
+                shutdown: self.shutdown.clone(),
+                tap: self.tap.clone(),
+            }),
             _ => Router::new(),
         };
         let mut config = self.config;
-        if matches!(self.backend, Backend::Factory(_)) {
+        if matches!(self.source, SessionSource::Factory(_)) {
             config.sessionless = false;
         }
-        let shared = self.backends.clone().map(cluster::Cluster::new);
-        if let (Some(shared), Backend::Server(server)) = (&shared, &self.backend) {
+        let shared = self.scale_out.as_ref().map(|s| s.directory.clone());
+        if let (Some(shared), SessionSource::Server(server)) = (&shared, &self.source) {
             if tokio::runtime::Handle::try_current().is_ok() {
-                cluster::start_instance(shared, server, &self.shutdown);
+                shared.join(server, &self.shutdown);
             }
         }
-        router = router.merge(streamable::router(
-            self.backend,
+        let endpoint = Endpoint {
+            source: self.source,
             config,
             admission,
-            &self.path,
-            self.shutdown,
-            self.tap,
-            shared,
-        ));
+            shutdown: self.shutdown,
+            tap: self.tap,
+            scale_out: self.scale_out,
+        };
+        router = router.merge(streamable::router(endpoint, &self.path));
         #[cfg(feature = "otel")]
         if let Some(p) = self.metrics {
             router = router.merge(crate::telemetry::metrics_router(p));
@@ -254,7 +262,7 @@ impl HttpServer {
         }
         // Outside the layers (a load balancer's probe carries no credentials); everything else
         // goes to the layered router as it is (its fallback included).
-        health::router(self.backends).fallback_service(router)
+        health::router(shared).fallback_service(router)
     }
 
     /// Serve on `listener` until the [`HttpServer::shutdown`] token fires, with `TCP_NODELAY`
@@ -267,10 +275,10 @@ impl HttpServer {
     /// Refuses to start (an error at once) if the server has no `requestState` key because the
     /// OS random source failed.
     pub async fn serve(self, listener: tokio::net::TcpListener) -> std::io::Result<()> {
-        if let Backend::Server(server) = &self.backend {
-            if let Some(shared) = &self.backends {
+        if let SessionSource::Server(server) = &self.source {
+            if let Some(shared) = &self.scale_out {
                 // Seal with the shared ring from the first request on.
-                cluster::install_keys(server, shared.keys.load().await);
+                shared.directory.load_keys(server).await;
             }
             server.check_keys().map_err(std::io::Error::other)?;
         }

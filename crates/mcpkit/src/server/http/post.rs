@@ -10,21 +10,52 @@ use axum::response::{IntoResponse, Response};
 use mcpkit_types::headers::SESSION_ID;
 use mcpkit_types::jsonrpc::{self, FrameError, MessageRef};
 use mcpkit_types::method::{Initialize, Method};
-use mcpkit_types::{ErrorCode, ProtocolVersion, RequestId};
+use mcpkit_types::{ProtocolVersion, RequestId};
 
 use super::admission::Client;
-use super::cluster;
-use super::reply::{accepts, header_str, read_capped, rpc_error, PROTOCOL_VERSION_HEADER, SESSION_ID_HEADER};
-use super::routes::Event;
+use super::reply::{
+    accepts, bad_request, header_str, internal_error, not_acceptable, parse_error, read_capped, session_ended,
+    unsupported_media_type, PROTOCOL_VERSION_HEADER,
+};
 use super::session::{CloseOnDrop, HttpSession};
-use super::sse::sse_stream;
+use super::sse::SseReply;
 use super::state::HttpState;
-use super::state::{BUS, SESSION_STORE};
 use super::stateless;
+use super::streams::Event;
 use super::table::new_session_id;
-use crate::server::backend::{SessionRecord, SessionUpdate};
 use crate::server::Preset;
 use crate::transport::Extensions;
+
+/// One POSTed message of the handshake era, as read.
+struct Posted<'a> {
+    frame: &'a [u8],
+    message: MessageRef<'a>,
+    /// Its id, when it is a request.
+    request_id: Option<RequestId>,
+    /// It is an `initialize` request.
+    initialize: bool,
+    extensions: Extensions,
+}
+
+/// A request for a session's engine.
+struct Delivery<'a> {
+    id: RequestId,
+    frame: &'a [u8],
+    message: MessageRef<'a>,
+    extensions: Extensions,
+}
+
+impl<'a> Posted<'a> {
+    /// The request to deliver; `None` for a notification or a response.
+    fn delivery(self) -> Option<Delivery<'a>> {
+        Some(Delivery {
+            id: self.request_id?,
+            frame: self.frame,
+            message: self.message,
+            extensions: self.extensions,
+        })
+    }
+}
 
 pub(super) async fn post(
     state: &HttpState,
@@ -34,12 +65,7 @@ pub(super) async fn post(
     client: &Client,
 ) -> Response {
     if !accepts(headers, &["application/json", "text/event-stream"]) {
-        return rpc_error(
-            StatusCode::NOT_ACCEPTABLE,
-            ErrorCode::INVALID_REQUEST,
-            "Accept must list application/json and text/event-stream",
-            None,
-        );
+        return not_acceptable("Accept must list application/json and text/event-stream");
     }
     let json = header_str(headers, header::CONTENT_TYPE).is_some_and(|c| {
         c.split(';')
@@ -47,12 +73,7 @@ pub(super) async fn post(
             .is_some_and(|m| m.trim().eq_ignore_ascii_case("application/json"))
     });
     if !json {
-        return rpc_error(
-            StatusCode::UNSUPPORTED_MEDIA_TYPE,
-            ErrorCode::INVALID_REQUEST,
-            "Content-Type must be application/json",
-            None,
-        );
+        return unsupported_media_type("Content-Type must be application/json");
     }
     let limit = state.config.max_body_bytes;
     let bytes = match read_capped(headers, body, limit).await {
@@ -65,25 +86,13 @@ pub(super) async fn post(
     let extensions = trace_headers(headers, extensions);
     let message = match jsonrpc::parse(frame) {
         Ok(m) => m,
-        Err(FrameError::Parse(e)) => {
-            return rpc_error(
-                StatusCode::BAD_REQUEST,
-                ErrorCode::PARSE_ERROR,
-                &format!("Parse error: {e}"),
-                None,
-            )
-        }
+        Err(FrameError::Parse(e)) => return parse_error(&format!("Parse error: {e}")),
         Err(FrameError::Invalid { id, reason }) => {
-            return rpc_error(
-                StatusCode::BAD_REQUEST,
-                ErrorCode::INVALID_REQUEST,
-                &format!("Invalid request: {reason}"),
-                id.as_ref(),
-            )
+            return bad_request(&format!("Invalid request: {reason}"), id.as_ref())
         }
         Err(FrameError::Ignore(_)) => return StatusCode::ACCEPTED.into_response(),
     };
-    if stateless::is_stateless_era(headers, headers.contains_key(SESSION_ID_HEADER)) {
+    if stateless::is_stateless_era(headers) {
         if let Some(backend) = &state.stateless {
             let MessageRef::Request(request) = message else {
                 // No client-to-server notification is defined on this wire; accept and ignore.
@@ -101,27 +110,42 @@ pub(super) async fn post(
         Err(r) => return r,
     };
 
+    let posted = Posted {
+        frame,
+        message,
+        request_id,
+        initialize: is_initialize,
+        extensions,
+    };
     if state.config.sessionless {
-        return sessionless(state, frame, message, request_id, version, is_initialize, extensions).await;
+        return sessionless(state, posted, version).await;
     }
     if is_initialize {
-        return initialize(state, headers, frame, message, request_id, extensions, client).await;
+        return initialize(state, headers, posted, client).await;
     }
-    let session = match state.session_for(headers, client, request_id.as_ref()).await {
+    let session = match state.session_for(headers, client, posted.request_id.as_ref()).await {
         Ok(s) => s,
         Err(r) => return r,
     };
-    let response = match request_id {
-        Some(rid) => answer(state, &session, rid, frame, message, extensions, None).await,
+    let response = match posted.request_id {
+        Some(id) => {
+            let request = Delivery {
+                id,
+                frame,
+                message: posted.message,
+                extensions: posted.extensions,
+            };
+            answer(state, &session, request, None).await
+        }
         None => {
-            // With shared backends, a response another instance awaits goes there.
-            if !cluster::forward_client_message(&session, frame, &message) {
-                session.deliver(frame, message, extensions);
+            // A response another instance awaits goes there.
+            if !state.sessions.forward(&session, frame, &posted.message) {
+                session.deliver(frame, posted.message, posted.extensions);
             }
             StatusCode::ACCEPTED.into_response()
         }
     };
-    session.flush().await;
+    state.sessions.flush(&session).await;
     response
 }
 
@@ -133,66 +157,32 @@ fn protocol_version(headers: &HeaderMap, id: Option<&RequestId>) -> Result<Proto
         None => Ok(ProtocolVersion::V2025_03_26),
         Some(v) => match v.trim().parse::<ProtocolVersion>() {
             Ok(v) if v.era() == mcpkit_types::Era::Handshake => Ok(v),
-            _ => Err(rpc_error(
-                StatusCode::BAD_REQUEST,
-                ErrorCode::INVALID_REQUEST,
-                &format!("Unsupported MCP-Protocol-Version: {v}"),
-                id,
-            )),
+            _ => Err(bad_request(&format!("Unsupported MCP-Protocol-Version: {v}"), id)),
         },
     }
 }
 
 /// `initialize` opens a session: a new id, a new engine, the reply carrying `Mcp-Session-Id`.
 /// The session belongs to `client`'s verified caller, and counts against its cap.
-async fn initialize(
-    state: &HttpState,
-    headers: &HeaderMap,
-    frame: &[u8],
-    message: MessageRef<'_>,
-    request_id: Option<RequestId>,
-    extensions: Extensions,
-    client: &Client,
-) -> Response {
+async fn initialize(state: &HttpState, headers: &HeaderMap, posted: Posted<'_>, client: &Client) -> Response {
     if headers.contains_key(SESSION_ID) {
-        return rpc_error(
-            StatusCode::BAD_REQUEST,
-            ErrorCode::INVALID_REQUEST,
-            "initialize must not carry Mcp-Session-Id",
-            request_id.as_ref(),
-        );
+        return bad_request("initialize must not carry Mcp-Session-Id", posted.request_id.as_ref());
     }
-    let Some(id) = new_session_id() else {
-        return rpc_error(
-            StatusCode::INTERNAL_SERVER_ERROR,
-            ErrorCode::INTERNAL_ERROR,
-            "no randomness for a session id",
-            None,
-        );
-    };
-    let start = || HttpSession::start(id, state, None, client.caller.clone());
-    let session = match state.sessions.insert_with(client, start) {
+    let session = match state
+        .sessions
+        .create(&state.launcher, client, posted.request_id.as_ref())
+        .await
+    {
         Ok(s) => s,
-        Err(refused) => {
-            return rpc_error(
-                StatusCode::SERVICE_UNAVAILABLE,
-                ErrorCode::INTERNAL_ERROR,
-                refused.message(),
-                request_id.as_ref(),
-            )
-        }
+        Err(refused) => return refused,
     };
-    if let Err(refused) = share(state, &session, client, request_id.as_ref()).await {
-        state.sessions.remove(&session);
-        return refused;
-    }
     tracing::debug!("MCP session {} started", session.id);
-    let Some(rid) = request_id else {
+    let Some(request) = posted.delivery() else {
         return StatusCode::ACCEPTED.into_response();
     };
-    let mut response = answer(state, &session, rid, frame, message, extensions, None).await;
+    let mut response = answer(state, &session, request, None).await;
     if response.status().is_success() {
-        record_negotiation(state, &session).await;
+        state.sessions.negotiated(&session).await;
     }
     if let Ok(v) = HeaderValue::from_str(&session.id) {
         response.headers_mut().insert(SESSION_ID, v);
@@ -203,79 +193,24 @@ async fn initialize(
     response
 }
 
-/// With shared backends, a new session is a record for every instance (under the cluster-wide
-/// caps, the client's share included) and this instance follows its bus address: a 503 naming
-/// the cause when either fails.
-async fn share(
-    state: &HttpState,
-    session: &Arc<HttpSession>,
-    client: &Client,
-    request_id: Option<&RequestId>,
-) -> Result<(), Response> {
-    let Some(shared) = &state.cluster else { return Ok(()) };
-    let record = SessionRecord::new(session.id.to_string(), client.caller.as_ref().map(|c| c.binding()));
-    let me = state.me.get().cloned().unwrap_or_default();
-    match shared.create_session(record, client, &state.config).await {
-        Ok(None) => {}
-        Ok(Some(refusal)) => {
-            return Err(rpc_error(
-                StatusCode::SERVICE_UNAVAILABLE,
-                ErrorCode::INTERNAL_ERROR,
-                refusal,
-                request_id,
-            ))
-        }
-        Err(e) => return Err(state.backend_unavailable(SESSION_STORE, &e, request_id)),
-    }
-    if let Err(e) = cluster::follow(me, session).await {
-        let _ = shared.backends.sessions.delete(&session.id).await;
-        return Err(state.backend_unavailable(BUS, &e, request_id));
-    }
-    Ok(())
-}
-
-/// What `initialize` settled goes into the session record before the client learns the id.
-async fn record_negotiation(state: &HttpState, session: &HttpSession) {
-    let (Some(shared), Some(n)) = (&state.cluster, session.negotiation()) else {
-        return;
-    };
-    let change = SessionUpdate::Negotiated(Box::new(n));
-    if let Err(e) = shared.backends.sessions.update(&session.id, change).await {
-        tracing::warn!("session {}: {e}", session.id);
-    }
-}
-
 /// Serve one request on a throwaway, pre-negotiated session (sessionless mode).
-async fn sessionless(
-    state: &HttpState,
-    frame: &[u8],
-    message: MessageRef<'_>,
-    request_id: Option<RequestId>,
-    version: ProtocolVersion,
-    is_initialize: bool,
-    mut extensions: Extensions,
-) -> Response {
-    extensions.insert(crate::server::session::SessionlessRequest);
-    let preset = (!is_initialize).then(|| Preset {
+async fn sessionless(state: &HttpState, mut posted: Posted<'_>, version: ProtocolVersion) -> Response {
+    posted.extensions.insert(crate::server::session::SessionlessRequest);
+    let preset = (!posted.initialize).then(|| Preset {
         version,
         capabilities: Default::default(),
         client_info: mcpkit_types::schema::Implementation::new("stateless-client", "0"),
     });
     // A throwaway id of its own, so concurrent sessionless requests never share stored events.
     let Some(id) = new_session_id() else {
-        return rpc_error(
-            StatusCode::INTERNAL_SERVER_ERROR,
-            ErrorCode::INTERNAL_ERROR,
-            "no randomness",
-            None,
-        );
+        return internal_error("no randomness");
     };
-    let session = HttpSession::start_sessionless(id, state, preset);
+    let session = state.launcher.start_sessionless(id, preset);
     // The session ends with its response: at once for JSON, with the stream for SSE (ending it
     // after the first event lost the result, as nothing can resume without a session).
     let until_done = CloseOnDrop(session.clone());
-    match request_id {
-        Some(rid) => answer(state, &session, rid, frame, message, extensions, Some(until_done)).await,
+    match posted.delivery() {
+        Some(request) => answer(state, &session, request, Some(until_done)).await,
         None => StatusCode::ACCEPTED.into_response(),
     }
 }
@@ -286,28 +221,37 @@ async fn sessionless(
 async fn answer(
     state: &HttpState,
     session: &Arc<HttpSession>,
-    id: RequestId,
-    frame: &[u8],
-    message: MessageRef<'_>,
-    extensions: Extensions,
+    request: Delivery<'_>,
     session_guard: Option<CloseOnDrop>,
 ) -> Response {
+    let Delivery {
+        id,
+        frame,
+        message,
+        extensions,
+    } = request;
     let Some((mut rx, stream)) = session.open_request(id.clone()) else {
-        return rpc_error(
-            StatusCode::BAD_REQUEST,
-            ErrorCode::INVALID_REQUEST,
-            "request id already in flight",
-            Some(&id),
-        );
+        return bad_request("request id already in flight", Some(&id));
     };
     // Always SSE: primed before the handler runs, so even its reply is recorded.
     let primed = state.config.always_sse.then(|| session.prime(stream));
     if !session.deliver(frame, message, extensions) {
-        return rpc_error(StatusCode::NOT_FOUND, ErrorCode::INVALID_REQUEST, "Session ended", None);
+        return session_ended();
     }
     let retry = Some(state.config.sse_retry);
+    let reply = |head: Vec<Event>, rx, guard| {
+        SseReply {
+            head,
+            live: Some(rx),
+            retry,
+            keep_alive: false,
+            with_ids: true,
+            guard,
+        }
+        .respond(state)
+    };
     if let Some(prime) = primed {
-        return sse_stream(vec![prime], Some(rx), retry, false, state, true, session_guard);
+        return reply(vec![prime], rx, session_guard);
     }
     let json = |ev: Event| ([(header::CONTENT_TYPE, "application/json")], ev.data).into_response();
     // Plain JSON when the reply comes first and soon; otherwise SSE, so a slow handler's
@@ -338,7 +282,7 @@ async fn answer(
     }
     let mut head = vec![prime];
     head.extend(first);
-    sse_stream(head, Some(rx), retry, false, state, true, session_guard)
+    reply(head, rx, session_guard)
 }
 
 /// The W3C trace headers of the POST, for the spans of the message it carries when its

@@ -13,11 +13,97 @@ use mcpkit_types::{ErrorCode, ErrorObject, RequestId};
 use super::deadlines::BodyTimedOut;
 use crate::transport::Extensions;
 
-/// A JSON-RPC error as an HTTP response (the id only when the request's id was read).
-pub(super) fn rpc_error(status: StatusCode, code: ErrorCode, message: &str, id: Option<&RequestId>) -> Response {
+/// A JSON-RPC error as an HTTP response (the id only when the request's id was read). Every
+/// refusal of the endpoint is one of the named constructors below.
+fn rpc_error(status: StatusCode, code: ErrorCode, message: &str, id: Option<&RequestId>) -> Response {
     let error = ErrorObject::new(code, message);
     let body = serde_json::to_vec(&OutgoingError::new(id, &error)).unwrap_or_default();
     (status, [(header::CONTENT_TYPE, "application/json")], body).into_response()
+}
+
+/// 400: the request is not one the endpoint can take (invalid request).
+pub(super) fn bad_request(message: &str, id: Option<&RequestId>) -> Response {
+    rpc_error(StatusCode::BAD_REQUEST, ErrorCode::INVALID_REQUEST, message, id)
+}
+
+/// 400: the body is not JSON (parse error, no id).
+pub(super) fn parse_error(message: &str) -> Response {
+    rpc_error(StatusCode::BAD_REQUEST, ErrorCode::PARSE_ERROR, message, None)
+}
+
+/// 400: a session request without `Mcp-Session-Id`.
+pub(super) fn missing_session() -> Response {
+    bad_request("Missing Mcp-Session-Id", None)
+}
+
+/// 404: the session named is unknown (never issued, ended, expired, or another caller's).
+pub(super) fn session_not_found() -> Response {
+    rpc_error(
+        StatusCode::NOT_FOUND,
+        ErrorCode::INVALID_REQUEST,
+        "Session not found",
+        None,
+    )
+}
+
+/// 404: the session ended while its request was being delivered.
+pub(super) fn session_ended() -> Response {
+    rpc_error(StatusCode::NOT_FOUND, ErrorCode::INVALID_REQUEST, "Session ended", None)
+}
+
+/// 406: `Accept` does not list what the endpoint answers with.
+pub(super) fn not_acceptable(message: &str) -> Response {
+    rpc_error(StatusCode::NOT_ACCEPTABLE, ErrorCode::INVALID_REQUEST, message, None)
+}
+
+/// 415: the body is not `application/json`.
+pub(super) fn unsupported_media_type(message: &str) -> Response {
+    rpc_error(
+        StatusCode::UNSUPPORTED_MEDIA_TYPE,
+        ErrorCode::INVALID_REQUEST,
+        message,
+        None,
+    )
+}
+
+/// 409: the session's GET stream is open already.
+pub(super) fn conflict(message: &str) -> Response {
+    rpc_error(StatusCode::CONFLICT, ErrorCode::INVALID_REQUEST, message, None)
+}
+
+/// 421: `Host` is not allowed.
+pub(super) fn host_not_allowed() -> Response {
+    rpc_error(
+        StatusCode::MISDIRECTED_REQUEST,
+        ErrorCode::INVALID_REQUEST,
+        "Host not allowed",
+        None,
+    )
+}
+
+/// 403: `Origin` is not allowed.
+pub(super) fn origin_not_allowed() -> Response {
+    rpc_error(
+        StatusCode::FORBIDDEN,
+        ErrorCode::INVALID_REQUEST,
+        "Origin not allowed",
+        None,
+    )
+}
+
+/// 500: the endpoint cannot go on with the request (no randomness for an id).
+pub(super) fn internal_error(message: &str) -> Response {
+    rpc_error(
+        StatusCode::INTERNAL_SERVER_ERROR,
+        ErrorCode::INTERNAL_ERROR,
+        message,
+        None,
+    )
+}
+
+/// 503: no new session now (a session cap), or a backend the request needs cannot be reached.
+pub(super) fn unavailable(message: &str, id: Option<&RequestId>) -> Response {
+    rpc_error(StatusCode::SERVICE_UNAVAILABLE, ErrorCode::INTERNAL_ERROR, message, id)
 }
 
 /// 405, with the methods the endpoint does allow.
@@ -93,12 +179,7 @@ impl BodyError {
                 &format!("Request body exceeds {limit} bytes"),
                 None,
             ),
-            BodyError::Broken(why) => rpc_error(
-                StatusCode::BAD_REQUEST,
-                ErrorCode::INVALID_REQUEST,
-                &format!("Malformed request body: {why}"),
-                None,
-            ),
+            BodyError::Broken(why) => bad_request(&format!("Malformed request body: {why}"), None),
             BodyError::TimedOut(why) => {
                 let mut r = rpc_error(StatusCode::REQUEST_TIMEOUT, ErrorCode::INVALID_REQUEST, why, None);
                 r.headers_mut()

@@ -13,8 +13,7 @@ use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
 use super::state::HttpState;
-
-use super::routes::Event;
+use super::streams::Event;
 
 /// How long a stream that may idle stays silent before a keep-alive comment.
 const KEEP_ALIVE: Duration = Duration::from_secs(15);
@@ -49,58 +48,62 @@ impl Drop for CancelOnDrop {
     }
 }
 
-/// A resumable SSE response: `head` first (the first event carries `retry`), then whatever
-/// `live` delivers until it closes. Streams that may idle get a comment every 15 s.
-pub(super) fn sse(
-    head: Vec<Event>,
-    live: Option<mpsc::Receiver<Event>>,
-    retry: Option<Duration>,
-    keep_alive: bool,
-    state: &HttpState,
-) -> Response {
-    sse_stream(head, live, retry, keep_alive, state, true, ())
+/// An SSE response: `head` first (the first event carries `retry`), then whatever `live`
+/// delivers until it closes; the `guard` (such as [`CancelOnDrop`]) is dropped when the stream
+/// ends or the client goes away.
+pub(super) struct SseReply<G> {
+    pub(super) head: Vec<Event>,
+    pub(super) live: Option<mpsc::Receiver<Event>>,
+    /// The reconnection delay the first event advises.
+    pub(super) retry: Option<Duration>,
+    /// A comment every 15 s while the stream idles (streams that may idle: the GET stream).
+    pub(super) keep_alive: bool,
+    /// Events carry their ids (2026-07-28 streams are not resumable: no ids).
+    pub(super) with_ids: bool,
+    pub(super) guard: G,
 }
 
-/// [`sse`] with the choice of event ids, and a guard (such as [`CancelOnDrop`]) dropped when
-/// the stream ends or the client goes away.
-pub(super) fn sse_stream<G: Send + 'static>(
-    head: Vec<Event>,
-    live: Option<mpsc::Receiver<Event>>,
-    retry: Option<Duration>,
-    keep_alive: bool,
-    state: &HttpState,
-    with_ids: bool,
-    guard: G,
-) -> Response {
-    let stop = state.shutdown.clone();
-    // Counted in `mcpkit.server.streams.open` until the stream ends or the client goes away.
-    let guard = (guard, state.telemetry().stream_opened());
-    let head: Vec<Bytes> = head
-        .iter()
-        .enumerate()
-        .map(|(i, e)| encode(e, if i == 0 { retry } else { None }, with_ids))
-        .collect();
-    let tail = stream::unfold((live, guard), move |(live, guard)| {
-        let stop = stop.clone();
-        async move {
-            let mut rx = live?;
-            tokio::select! {
-                _ = stop.cancelled() => None,
-                e = rx.recv() => e.map(|e| (encode(&e, None, with_ids), (Some(rx), guard))),
-                _ = tokio::time::sleep(KEEP_ALIVE), if keep_alive => {
-                    Some((Bytes::from_static(b": keep-alive\n\n"), (Some(rx), guard)))
+impl<G: Send + 'static> SseReply<G> {
+    /// The response, its stream ending when the endpoint shuts down.
+    pub(super) fn respond(self, state: &HttpState) -> Response {
+        let SseReply {
+            head,
+            live,
+            retry,
+            keep_alive,
+            with_ids,
+            guard,
+        } = self;
+        let stop = state.shutdown.clone();
+        // Counted in `mcpkit.server.streams.open` until the stream ends or the client goes away.
+        let guard = (guard, state.telemetry().stream_opened());
+        let head: Vec<Bytes> = head
+            .iter()
+            .enumerate()
+            .map(|(i, e)| encode(e, if i == 0 { retry } else { None }, with_ids))
+            .collect();
+        let tail = stream::unfold((live, guard), move |(live, guard)| {
+            let stop = stop.clone();
+            async move {
+                let mut rx = live?;
+                tokio::select! {
+                    _ = stop.cancelled() => None,
+                    e = rx.recv() => e.map(|e| (encode(&e, None, with_ids), (Some(rx), guard))),
+                    _ = tokio::time::sleep(KEEP_ALIVE), if keep_alive => {
+                        Some((Bytes::from_static(b": keep-alive\n\n"), (Some(rx), guard)))
+                    }
                 }
             }
-        }
-    });
-    let body = Body::from_stream(stream::iter(head).chain(tail).map(Ok::<_, Infallible>));
-    (
-        [
-            (header::CONTENT_TYPE, "text/event-stream"),
-            (header::CACHE_CONTROL, "no-cache"),
-            (header::HeaderName::from_static("x-accel-buffering"), "no"),
-        ],
-        body,
-    )
-        .into_response()
+        });
+        let body = Body::from_stream(stream::iter(head).chain(tail).map(Ok::<_, Infallible>));
+        (
+            [
+                (header::CONTENT_TYPE, "text/event-stream"),
+                (header::CACHE_CONTROL, "no-cache"),
+                (header::HeaderName::from_static("x-accel-buffering"), "no"),
+            ],
+            body,
+        )
+            .into_response()
+    }
 }

@@ -52,18 +52,33 @@ struct LegacySession {
     _permit: Permit,
 }
 
+/// What the legacy endpoints are made of.
+pub(super) struct LegacyEndpoint<'a> {
+    pub(super) server: Server,
+    pub(super) config: HttpConfig,
+    /// Counts their sessions, against the same caps as Streamable HTTP sessions.
+    pub(super) admission: Arc<Admission>,
+    /// GET here opens a stream.
+    pub(super) sse_path: &'a str,
+    /// POST here (`?sessionId=…`) delivers a message.
+    pub(super) messages_path: &'a str,
+    /// Ends every stream.
+    pub(super) shutdown: CancellationToken,
+    pub(super) tap: WireTap,
+}
+
 /// The legacy endpoints: GET `sse_path` opens a stream, POST `messages_path?sessionId=…`
-/// delivers a message; every stream ends when `shutdown` fires. Sessions are counted by
-/// `admission`, against the same caps as Streamable HTTP sessions.
-pub(super) fn router(
-    server: Server,
-    config: HttpConfig,
-    admission: Arc<Admission>,
-    sse_path: &str,
-    messages_path: &str,
-    shutdown: CancellationToken,
-    tap: WireTap,
-) -> Router {
+/// delivers a message; every stream ends when `shutdown` fires.
+pub(super) fn router(endpoint: LegacyEndpoint<'_>) -> Router {
+    let LegacyEndpoint {
+        server,
+        config,
+        admission,
+        sse_path,
+        messages_path,
+        shutdown,
+        tap,
+    } = endpoint;
     let state = Arc::new(LegacyState {
         shutdown,
         server,

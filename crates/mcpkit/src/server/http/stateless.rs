@@ -19,10 +19,10 @@ use serde_json::Value;
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
-use super::reply::PROTOCOL_VERSION_HEADER;
-use super::routes::Event;
-use super::sse::{sse_stream, CancelOnDrop};
-use super::state::{HttpState, StatelessBackend};
+use super::reply::{PROTOCOL_VERSION_HEADER, SESSION_ID_HEADER};
+use super::sse::{CancelOnDrop, SseReply};
+use super::state::{HttpState, StatelessServer};
+use super::streams::Event;
 use crate::engine::{self, IncomingRequest, Peer, Role};
 use crate::server::stateless::{self, MetaText};
 use crate::server::Server;
@@ -31,8 +31,8 @@ use crate::transport::Extensions;
 /// Whether a POST is a stateless-era request: no session, and a protocol version header that
 /// names no handshake-era revision (a version we do not know is answered statelessly too,
 /// with UnsupportedProtocolVersion).
-pub(super) fn is_stateless_era(headers: &HeaderMap, has_session: bool) -> bool {
-    if has_session {
+pub(super) fn is_stateless_era(headers: &HeaderMap) -> bool {
+    if headers.contains_key(&SESSION_ID_HEADER) {
         return false;
     }
     match headers.get(&PROTOCOL_VERSION_HEADER).and_then(|v| v.to_str().ok()) {
@@ -266,13 +266,13 @@ fn status_of(error: Option<ErrorCode>) -> StatusCode {
 /// notifications, then its reply. Closing the stream cancels the request.
 pub(super) async fn post(
     state: &HttpState,
-    backend: &StatelessBackend,
+    stateless: &StatelessServer,
     headers: &HeaderMap,
     request: jsonrpc::RequestRef<'_>,
     extensions: Extensions,
 ) -> Response {
     let params = read_params(request.params);
-    if let Err(e) = check_headers(headers, &request.method, &params, &backend.server) {
+    if let Err(e) = check_headers(headers, &request.method, &params, &stateless.server) {
         let body = serde_json::to_vec(&OutgoingError::new(Some(&request.id), &e)).unwrap_or_default();
         state.tap.outgoing(&body);
         return (
@@ -295,10 +295,10 @@ pub(super) async fn post(
         cancel: cancel.clone(),
         extensions,
     };
-    let (peer, mut sent) = Peer::detached_until(backend.server.peer_options(), cancel.clone());
+    let (peer, mut sent) = Peer::detached_until(stateless.server.peer_options(), cancel.clone());
     peer.telemetry_scope()
         .set_transport(crate::telemetry::NetworkTransport::Tcp);
-    let service = backend.service.clone();
+    let service = stateless.service.clone();
     let mut reply = Box::pin(async move {
         let handle = |peer, request| match meta {
             Some(meta) => service.handle_stateless(peer, request, meta),
@@ -386,15 +386,15 @@ pub(super) async fn post(
             }
         });
     }
-    sse_stream(
-        Vec::new(),
-        Some(rx),
-        None,
-        true,
-        state,
-        false,
-        Some(CancelOnDrop(cancel)),
-    )
+    SseReply {
+        head: Vec::new(),
+        live: Some(rx),
+        retry: None,
+        keep_alive: true,
+        with_ids: false,
+        guard: Some(CancelOnDrop(cancel)),
+    }
+    .respond(state)
 }
 
 /// A request's reply frame and its error code, if it is answered (see `engine::serve_one`).

@@ -6,37 +6,22 @@ use std::sync::{Arc, Weak};
 use axum::body::Body;
 use axum::extract::{Request, State};
 use axum::http::request::Parts;
-use axum::http::{Method, StatusCode};
+use axum::http::Method;
 use axum::response::Response;
 use axum::Router;
 use mcpkit_types::headers::SESSION_ID;
-use mcpkit_types::ErrorCode;
-use tokio_util::sync::CancellationToken;
 
-use super::admission::{Admission, Client};
-use super::cluster::Cluster;
-use super::config::HttpConfig;
+use super::admission::Client;
 use super::get_delete::{delete, get};
 use super::post::post;
-use super::reply::{extensions_of, header_str, method_not_allowed, rpc_error};
+use super::reply::{extensions_of, header_str, host_not_allowed, method_not_allowed, origin_not_allowed};
 use super::security::{self, Refusal};
-use super::session::Backend;
-use super::state::HttpState;
-use super::tap::WireTap;
+use super::state::{Endpoint, HttpState};
 
 /// The endpoint serving `path`. Inside a tokio runtime it also starts the idle-session reaper,
 /// which ends when the router is dropped.
-pub(super) fn router(
-    backend: Backend,
-    config: HttpConfig,
-    admission: Arc<Admission>,
-    path: &str,
-    shutdown: CancellationToken,
-    tap: WireTap,
-    cluster: Option<Arc<Cluster>>,
-) -> Router {
-    let state = Arc::new(HttpState::new(backend, config, admission, shutdown, tap, cluster));
-    let _ = state.me.set(Arc::downgrade(&state));
+pub(super) fn router(endpoint: Endpoint, path: &str) -> Router {
+    let state = Arc::new(HttpState::new(endpoint));
     if tokio::runtime::Handle::try_current().is_ok() && !state.config.sessionless {
         tokio::spawn(reap(Arc::downgrade(&state)));
     }
@@ -45,12 +30,12 @@ pub(super) fn router(
 
 async fn reap(state: Weak<HttpState>) {
     loop {
-        let Some(period) = state.upgrade().map(|s| s.sessions.reap_period()) else {
+        let Some(period) = state.upgrade().map(|s| s.sessions.table().reap_period()) else {
             return;
         };
         tokio::time::sleep(period).await;
         let Some(state) = state.upgrade() else { return };
-        state.sessions.expire_idle();
+        state.sessions.table().expire_idle();
     }
 }
 
@@ -75,22 +60,8 @@ async fn respond(state: &HttpState, parts: &Parts, body: Body) -> Response {
         &state.config.allowed_origins,
     ) {
         Ok(()) => {}
-        Err(Refusal::Host) => {
-            return rpc_error(
-                StatusCode::MISDIRECTED_REQUEST,
-                ErrorCode::INVALID_REQUEST,
-                "Host not allowed",
-                None,
-            )
-        }
-        Err(Refusal::Origin) => {
-            return rpc_error(
-                StatusCode::FORBIDDEN,
-                ErrorCode::INVALID_REQUEST,
-                "Origin not allowed",
-                None,
-            )
-        }
+        Err(Refusal::Host) => return host_not_allowed(),
+        Err(Refusal::Origin) => return origin_not_allowed(),
     }
     let client = Client::of(&parts.extensions, &parts.headers, &state.config);
     match parts.method {

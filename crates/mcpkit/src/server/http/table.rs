@@ -110,12 +110,18 @@ pub(super) fn new_session_id() -> Option<Arc<str>> {
     Some(bytes.iter().map(|b| format!("{b:02x}")).collect::<String>().into())
 }
 
+/// Whether `id` could be a session id [`new_session_id`] made (32 lowercase hex digits): anything
+/// else is unknown without asking the store.
+pub(super) fn plausible_session_id(id: &str) -> bool {
+    id.len() == 32 && id.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f'))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::server::http::config::{Clock, HttpConfig};
-    use crate::server::http::session::Backend;
-    use crate::server::http::state::HttpState;
+    use crate::server::http::config::Clock;
+    use crate::server::http::session::{Launcher, SessionSource};
+    use crate::server::http::streams::{StreamLog, StreamSettings};
     use std::sync::atomic::{AtomicU64, Ordering};
     use std::time::Instant;
 
@@ -133,24 +139,24 @@ mod tests {
     #[tokio::test]
     async fn the_cap_check_looks_at_no_session() {
         let clock = Arc::new(HandClock(Instant::now(), AtomicU64::new(0)));
-        let config = HttpConfig {
-            session_idle_timeout: Duration::from_secs(60),
+        let streams = Arc::new(StreamSettings {
+            log: StreamLog::local(Arc::new(crate::server::backend::memory::MemoryEventStore::default())),
             clock: clock.clone(),
-            ..HttpConfig::default()
+            buffer: 16,
+            streams_kept: 4,
+            stream_prefix: Arc::from(""),
+        });
+        let launcher = Launcher {
+            source: SessionSource::Server(crate::Server::builder().build()),
+            sessionless_streams: streams.clone(),
+            streams,
+            tap: Default::default(),
         };
-        let state = HttpState::new(
-            Backend::Server(crate::Server::builder().build()),
-            config,
-            Admission::new(2, 2),
-            Default::default(),
-            Default::default(),
-            None,
-        );
-        let table = &state.sessions;
+        let table = &SessionTable::new(Duration::from_secs(60), Admission::new(2, 2));
         let client = Client::default();
         let start = |n: &str| {
-            let (id, state): (Arc<str>, _) = (n.into(), &state);
-            move || HttpSession::start(id, state, None, None)
+            let (id, launcher): (Arc<str>, _) = (n.into(), &launcher);
+            move || launcher.start(id, None, None)
         };
         assert!(table.insert_with(&client, start("a")).is_ok());
         assert!(table.insert_with(&client, start("b")).is_ok());

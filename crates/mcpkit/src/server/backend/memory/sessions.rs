@@ -7,7 +7,9 @@ use std::time::Duration;
 use tokio::time::Instant;
 
 use crate::server::backend::sessions::now_ms;
-use crate::server::backend::{ready, Admitted, BackendFuture, SessionRecord, SessionStore, SessionUpdate};
+use crate::server::backend::{
+    ready, Admitted, BackendFuture, SessionLimits, SessionRecord, SessionStore, SessionUpdate,
+};
 use crate::sync::lock;
 
 /// Session records in memory. Expiry is lazy: an expired record is dropped when it is next
@@ -98,10 +100,13 @@ impl SessionStore for MemorySessionStore {
         &self,
         mut record: SessionRecord,
         client: Option<String>,
-        max_sessions: usize,
-        max_per_client: usize,
-        ttl: Duration,
+        limits: SessionLimits,
     ) -> BackendFuture<Admitted> {
+        let SessionLimits {
+            max_sessions,
+            max_per_client,
+            ttl,
+        } = limits;
         let mut records = lock(&self.records);
         if records.live(&record.id).is_some() {
             return ready(Ok(Admitted::Duplicate));
@@ -190,19 +195,51 @@ mod tests {
         let store = MemorySessionStore::new();
         let ttl = Duration::from_secs(10);
         assert_eq!(
-            now(store.create(SessionRecord::new("a", None), None, 2, usize::MAX, ttl)),
+            now(store.create(
+                SessionRecord::new("a", None),
+                None,
+                SessionLimits {
+                    max_sessions: 2,
+                    max_per_client: usize::MAX,
+                    ttl
+                }
+            )),
             Admitted::Yes
         );
         assert_eq!(
-            now(store.create(SessionRecord::new("a", None), None, 2, usize::MAX, ttl)),
+            now(store.create(
+                SessionRecord::new("a", None),
+                None,
+                SessionLimits {
+                    max_sessions: 2,
+                    max_per_client: usize::MAX,
+                    ttl
+                }
+            )),
             Admitted::Duplicate
         );
         assert_eq!(
-            now(store.create(SessionRecord::new("b", None), None, 2, usize::MAX, ttl)),
+            now(store.create(
+                SessionRecord::new("b", None),
+                None,
+                SessionLimits {
+                    max_sessions: 2,
+                    max_per_client: usize::MAX,
+                    ttl
+                }
+            )),
             Admitted::Yes
         );
         assert_eq!(
-            now(store.create(SessionRecord::new("c", None), None, 2, usize::MAX, ttl)),
+            now(store.create(
+                SessionRecord::new("c", None),
+                None,
+                SessionLimits {
+                    max_sessions: 2,
+                    max_per_client: usize::MAX,
+                    ttl
+                }
+            )),
             Admitted::Full
         );
         assert!(now(store.update("a", SessionUpdate::Subscribe("file:///x".into()))));
@@ -216,7 +253,15 @@ mod tests {
         assert_eq!(a, Some(vec!["file:///x".to_owned()]), "a was touched");
         assert_eq!(now(store.count()), 1);
         assert_eq!(
-            now(store.create(SessionRecord::new("c", None), None, 2, usize::MAX, ttl)),
+            now(store.create(
+                SessionRecord::new("c", None),
+                None,
+                SessionLimits {
+                    max_sessions: 2,
+                    max_per_client: usize::MAX,
+                    ttl
+                }
+            )),
             Admitted::Yes
         );
         assert!(now(store.delete("a")));
@@ -229,8 +274,17 @@ mod tests {
     async fn a_client_at_its_cap_gets_a_place_back_on_delete_and_expiry() {
         let store = MemorySessionStore::new();
         let ttl = Duration::from_secs(10);
-        let of =
-            |id: &str, client: &str| store.create(SessionRecord::new(id, None), Some(client.to_owned()), 10, 2, ttl);
+        let of = |id: &str, client: &str| {
+            store.create(
+                SessionRecord::new(id, None),
+                Some(client.to_owned()),
+                SessionLimits {
+                    max_sessions: 10,
+                    max_per_client: 2,
+                    ttl,
+                },
+            )
+        };
         assert_eq!(now(of("a1", "alice")), Admitted::Yes);
         tokio::time::advance(Duration::from_secs(5)).await;
         assert_eq!(now(of("a2", "alice")), Admitted::Yes);
