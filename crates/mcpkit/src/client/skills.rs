@@ -13,6 +13,7 @@ use mcpkit_types::ext::skills::{
     self as wire, GetSkill, GetSkillParams, ListSkills, ListSkillsResult, ReadDirectory, ReadDirectoryParams,
     ReadDirectoryResult, Skill, SkillResources,
 };
+use mcpkit_types::method::{Method, ReadResource};
 use mcpkit_types::schema::ResourceContents;
 
 use super::{collect_pages, paginated, Client};
@@ -130,12 +131,12 @@ impl Client {
             .iter()
             .find(|c| content_uri(c) == uri)
             .or_else(|| read.contents.first())
-            .ok_or_else(|| Error::InvalidResponse(format!("resources/read of {uri} returned no contents")))?;
+            .ok_or_else(|| Error::InvalidResponse(format!("{} of {uri} returned no contents", ReadResource::NAME)))?;
         let bytes = match contents {
             ResourceContents::Text(t) => t.text.clone().into_bytes(),
-            ResourceContents::Blob(b) => base64::engine::general_purpose::STANDARD
-                .decode(&b.blob)
-                .map_err(|e| Error::InvalidResponse(format!("resources/read of {uri}: the blob is not base64: {e}")))?,
+            ResourceContents::Blob(b) => base64::engine::general_purpose::STANDARD.decode(&b.blob).map_err(|e| {
+                Error::InvalidResponse(format!("{} of {uri}: the blob is not base64: {e}", ReadResource::NAME))
+            })?,
         };
         if bytes.len() as u64 > wire::MAX_TOTAL_SIZE {
             return Err(Error::Skill(VerifyError::InvalidEntry {

@@ -19,8 +19,10 @@ use crate::engine::{HandlerResult, Peer};
 use crate::server::Server;
 use crate::wire::to_raw;
 
-/// A change a `subscriptions/listen` stream may carry.
-#[derive(Debug, Clone)]
+/// A change of the catalogue: what a `subscriptions/listen` stream and a session's
+/// notifications carry, and what travels between instances sharing backends (as it is: the
+/// one enum for every use).
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub(crate) enum Change {
     Tools,
     Prompts,

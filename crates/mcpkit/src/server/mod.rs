@@ -62,7 +62,7 @@ pub use toolbox::ToolBox;
 use builder::CacheHints;
 pub(crate) use catalog::{cursor_for, page_of, Snapshot};
 use catalog::{remove, Catalog};
-use listen::Change;
+pub(crate) use listen::Change;
 use mcpkit_types::schema::CacheScope;
 
 use crate::engine::{self, Connection, PeerOptions};

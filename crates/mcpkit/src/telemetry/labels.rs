@@ -88,10 +88,11 @@ mod tests {
 
     #[test]
     fn only_catalogue_names_and_known_codes_are_label_values() {
-        assert_eq!(method("tools/call"), "tools/call");
-        assert_eq!(method("notifications/initialized"), "notifications/initialized");
-        assert_eq!(method("tasks/get"), "tasks/get");
-        assert_eq!(method("tools/call2"), OTHER);
+        use mcpkit_types::method::{CallTool, GetTask, Initialized, Method, NotificationMethod};
+        assert_eq!(method(CallTool::NAME), CallTool::NAME);
+        assert_eq!(method(Initialized::NAME), Initialized::NAME);
+        assert_eq!(method(GetTask::NAME), GetTask::NAME);
+        assert_eq!(method(&format!("{}2", CallTool::NAME)), OTHER);
         assert_eq!(method(""), OTHER);
         assert_eq!(error_code(ErrorCode::INVALID_PARAMS), "-32602");
         assert_eq!(error_code(ErrorCode(12345)), OTHER);

@@ -90,6 +90,7 @@ pub(crate) fn is_tool_error(result: &RawValue) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use mcpkit_types::method::{CallTool, Method};
 
     #[test]
     fn reads_name_meta_and_is_error_and_skips_the_rest() {
@@ -102,8 +103,11 @@ mod tests {
         let meta = p.meta.unwrap_or_default();
         assert_eq!(meta.traceparent.as_deref(), Some("00-x"));
         assert_eq!(meta.protocol_version.as_deref(), Some("2026-07-28"));
-        let frame = br#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"add"}}"#;
-        assert_eq!(Params::of_frame(frame).name.as_deref(), Some("add"));
+        let frame = format!(
+            r#"{{"jsonrpc":"2.0","id":1,"method":"{}","params":{{"name":"add"}}}}"#,
+            CallTool::NAME
+        );
+        assert_eq!(Params::of_frame(frame.as_bytes()).name.as_deref(), Some("add"));
         let err = RawValue::from_string(r#"{"content":[],"isError":true}"#.into()).unwrap_or_else(|_| unreachable!());
         assert!(is_tool_error(&err));
         let ok = RawValue::from_string(r#"{"content":[{"type":"text","text":"isError"}]}"#.into())

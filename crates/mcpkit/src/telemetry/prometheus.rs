@@ -289,6 +289,7 @@ fn format_f64(v: f64) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use mcpkit_types::method::{CallTool, Method};
     use opentelemetry::metrics::MeterProvider as _;
 
     #[test]
@@ -301,8 +302,8 @@ mod tests {
             .with_unit("s")
             .with_boundaries(vec![0.01, 0.1])
             .build();
-        h.record(0.05, &[KeyValue::new("mcp.method.name", "tools/call")]);
-        h.record(0.5, &[KeyValue::new("mcp.method.name", "tools/call")]);
+        h.record(0.05, &[KeyValue::new("mcp.method.name", CallTool::NAME)]);
+        h.record(0.5, &[KeyValue::new("mcp.method.name", CallTool::NAME)]);
         meter.u64_counter("mcpkit.server.backend.errors").build().add(2, &[]);
         meter
             .i64_up_down_counter("mcpkit.server.sessions.open")
@@ -314,19 +315,31 @@ mod tests {
             "{text}"
         );
         assert!(
-            text.contains("mcp_server_operation_duration_seconds_bucket{mcp_method_name=\"tools/call\",le=\"0.01\"} 0"),
+            text.contains(&format!(
+                "mcp_server_operation_duration_seconds_bucket{{mcp_method_name=\"{}\",le=\"0.01\"}} 0",
+                CallTool::NAME
+            )),
             "{text}"
         );
         assert!(
-            text.contains("mcp_server_operation_duration_seconds_bucket{mcp_method_name=\"tools/call\",le=\"0.1\"} 1"),
+            text.contains(&format!(
+                "mcp_server_operation_duration_seconds_bucket{{mcp_method_name=\"{}\",le=\"0.1\"}} 1",
+                CallTool::NAME
+            )),
             "{text}"
         );
         assert!(
-            text.contains("mcp_server_operation_duration_seconds_bucket{mcp_method_name=\"tools/call\",le=\"+Inf\"} 2"),
+            text.contains(&format!(
+                "mcp_server_operation_duration_seconds_bucket{{mcp_method_name=\"{}\",le=\"+Inf\"}} 2",
+                CallTool::NAME
+            )),
             "{text}"
         );
         assert!(
-            text.contains("mcp_server_operation_duration_seconds_count{mcp_method_name=\"tools/call\"} 2"),
+            text.contains(&format!(
+                "mcp_server_operation_duration_seconds_count{{mcp_method_name=\"{}\"}} 2",
+                CallTool::NAME
+            )),
             "{text}"
         );
         assert!(text.contains("mcpkit_server_backend_errors_total 2"), "{text}");

@@ -266,9 +266,15 @@ mod tests {
 
     #[test]
     fn requests_notifications_and_junk_are_not_responses() {
+        use mcpkit::types::method::{CreateMessage, Method, NotificationMethod, Progress};
+        let request = format!(
+            r#"{{"jsonrpc":"2.0","id":0,"method":"{}","params":{{}}}}"#,
+            CreateMessage::NAME
+        );
+        let notification = format!(r#"{{"jsonrpc":"2.0","method":"{}","params":{{}}}}"#, Progress::NAME);
         for frame in [
-            r#"{"jsonrpc":"2.0","id":0,"method":"sampling/createMessage","params":{}}"#,
-            r#"{"jsonrpc":"2.0","method":"notifications/progress","params":{}}"#,
+            request.as_str(),
+            notification.as_str(),
             r#"{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"Parse error"}}"#,
             r#"{"jsonrpc":"2.0","id":3}"#,
             "not json",
@@ -284,7 +290,7 @@ mod tests {
         let frame = t.frame(ID_BASE + 7);
         let v: serde_json::Value = serde_json::from_slice(&frame).unwrap();
         assert_eq!(v["id"], ID_BASE + 7);
-        assert_eq!(v["method"], "tools/call");
+        assert_eq!(v["method"], mcpkit::types::method::CallTool::NAME);
         assert_eq!(v["params"]["name"], "echo");
         assert_eq!(bench_id(&(ID_BASE + 7).to_string()), Some(ID_BASE + 7));
         assert_eq!(bench_id("3"), None);

@@ -52,8 +52,8 @@ use super::table::{plausible_session_id, SessionTable};
 use crate::server::backend::{
     Address, Admitted, BackendError, BackendFuture, Backends, SessionLimits, SessionRecord, SessionUpdate,
 };
-use crate::server::relay::RelayedChange;
 use crate::server::session::Observer;
+use crate::server::Change;
 use crate::server::Server;
 use crate::transport::Extensions;
 
@@ -220,14 +220,12 @@ impl Cluster {
     /// live session of the deployment it concerns (initialized; for `resources/updated`,
     /// subscribed to the resource), so that a session whose GET stream's instance is down
     /// gets it when it resumes elsewhere. One store read (the live records) per change.
-    fn notify_sessions(&self, change: RelayedChange) {
-        let (method, uri) = match &change {
-            RelayedChange::Tools => ("notifications/tools/list_changed", None),
-            RelayedChange::Prompts => ("notifications/prompts/list_changed", None),
-            RelayedChange::Resources => ("notifications/resources/list_changed", None),
-            RelayedChange::ResourceUpdated(uri) => ("notifications/resources/updated", Some(uri.clone())),
+    fn notify_sessions(&self, change: Change) {
+        let uri = match &change {
+            Change::ResourceUpdated(uri) => Some(uri.to_string()),
+            _ => None,
         };
-        let mut frame = serde_json::json!({"jsonrpc": "2.0", "method": method});
+        let mut frame = serde_json::json!({"jsonrpc": "2.0", "method": change.method()});
         if let Some(uri) = &uri {
             frame["params"] = serde_json::json!({ "uri": uri });
         }
@@ -523,7 +521,7 @@ impl SharedDirectory for Cluster {
 
     fn join(&self, server: &Server, stop: &CancellationToken) {
         let cluster = self.me.clone();
-        let relay = Arc::new(move |change: RelayedChange| {
+        let relay = Arc::new(move |change: Change| {
             if let Some(c) = cluster.upgrade() {
                 c.notify_sessions(change.clone());
                 c.send("", Body::Catalogue(change));

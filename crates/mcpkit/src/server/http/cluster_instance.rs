@@ -10,7 +10,7 @@ use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
 
 use crate::server::backend::{Address, BackendError, Bus, KeyRing, SealingKey, SessionUpdate, SwitchStore};
-use crate::server::relay::RelayedChange;
+use crate::server::Change;
 use crate::server::Server;
 
 /// How often the shared `requestState` key ring is read again, so a rotation reaches every
@@ -42,7 +42,7 @@ pub(super) enum Body {
         is_reply: bool,
     },
     /// A catalogue change (to all instances).
-    Catalogue(RelayedChange),
+    Catalogue(Change),
     /// Does an instance still run the request of this stream? (asked by one that resumed it)
     StreamProbe { stream: String },
     /// Yes: the instance running it answers.
@@ -58,7 +58,7 @@ pub(super) struct Instance {
     pub(super) instance_id: Arc<str>,
     /// Tells the other instances (and the sessions of the deployment) of a catalogue change
     /// made here.
-    pub(super) relay: Arc<dyn Fn(RelayedChange) + Send + Sync>,
+    pub(super) relay: Arc<dyn Fn(Change) + Send + Sync>,
 }
 
 /// Start what an instance of a deployment runs beside its endpoint: catalogue changes to and from
@@ -96,7 +96,7 @@ pub(super) fn start(instance: Instance, server: &Server, stop: &CancellationToke
                     let Some(m) = m else { all = None; continue };
                     if let Ok(Envelope { from, body: Body::Catalogue(change) }) = serde_json::from_slice(&m) {
                         if *from != *c.instance_id {
-                            if matches!(change, RelayedChange::Tools | RelayedChange::Prompts) {
+                            if matches!(change, Change::Tools | Change::Prompts) {
                                 s.catch_up().await;
                             }
                             s.take_relayed(change);
