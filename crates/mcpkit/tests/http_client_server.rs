@@ -124,7 +124,7 @@ async fn lists_tools_and_calls_echo() {
         info.protocol_version().as_deref(),
         Some(client.protocol_version().as_str())
     );
-    assert!(!info.is_legacy());
+    assert!(!info.is_sse_legacy());
     let mut names: Vec<String> = within("list", client.list_all_tools())
         .await
         .unwrap()
@@ -391,7 +391,7 @@ async fn start_legacy() -> Running {
 async fn falls_back_to_the_legacy_http_sse_transport() {
     let running = start_legacy().await;
     let (client, info) = connect(&running.url, sampling_client()).await;
-    assert!(info.is_legacy());
+    assert!(info.is_sse_legacy());
     assert_eq!(client.server_info().name, "http-test");
     assert_eq!(
         info.protocol_version().as_deref(),
@@ -409,10 +409,10 @@ async fn falls_back_to_the_legacy_http_sse_transport() {
 #[tokio::test]
 async fn legacy_can_be_forced() {
     let running = start_legacy().await;
-    let transport = HttpClientTransport::legacy(&running.url).unwrap();
+    let transport = HttpClientTransport::sse_legacy(&running.url).unwrap();
     let info = transport.info();
     let client = within("connect", Client::builder().connect(transport)).await.unwrap();
-    assert!(info.is_legacy());
+    assert!(info.is_sse_legacy());
     let r = within("echo", client.call_tool("echo", serde_json::json!({"text": "forced"})))
         .await
         .unwrap();
@@ -486,7 +486,7 @@ async fn falls_back_to_mcpkits_own_legacy_server() {
     let addr = listener.local_addr().unwrap();
     tokio::spawn(async move { axum::serve(listener, app).await });
     let (client, info) = connect(&format!("http://{addr}/sse"), sampling_client()).await;
-    assert!(info.is_legacy());
+    assert!(info.is_sse_legacy());
     let r = within(
         "echo",
         client.call_tool("echo", serde_json::json!({"text": "via legacy_router"})),

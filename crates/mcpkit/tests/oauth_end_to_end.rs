@@ -301,7 +301,7 @@ async fn whoami(url: &str, resource: &str, mode: ConnectMode) -> Value {
         .build()
         .unwrap();
     let transport = if url.ends_with("/sse") {
-        HttpClientTransport::builder(url).force_legacy(true)
+        HttpClientTransport::builder(url).sse_legacy(true)
     } else {
         HttpClientTransport::builder(url)
     }

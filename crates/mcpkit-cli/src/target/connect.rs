@@ -89,7 +89,7 @@ impl Target {
             return Err(Failure::usage(format!("{} is not an HTTP server", self.label)));
         };
         let mut b = HttpClientTransport::builder(url.clone())
-            .force_legacy(*legacy)
+            .sse_legacy(*legacy)
             .connect_timeout(Some(timeout));
         for (k, v) in headers {
             b = b.header(k, v);

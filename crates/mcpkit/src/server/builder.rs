@@ -221,7 +221,7 @@ impl ServerBuilder {
                 })),
                 relay: RwLock::new(None),
                 switch_store: RwLock::new(None),
-                routers: router::Routers::build(&self.extensions),
+                methods: methods::EraMethods::build(&self.extensions),
                 extensions: self.extensions.declared(),
                 changes: tokio::sync::broadcast::channel(256).0,
                 ending: CancellationToken::new(),

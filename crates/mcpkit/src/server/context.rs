@@ -13,7 +13,7 @@ use mcpkit_types::{ErrorObject, ProtocolVersion, RequestId};
 use serde::Serialize;
 use tokio_util::sync::CancellationToken;
 
-use super::session::Session;
+use super::client_state::ClientState;
 use super::stateless::InputState;
 use super::Server;
 use crate::engine::{Peer, RequestOptions};
@@ -24,7 +24,7 @@ use crate::transport::Extensions;
 #[derive(Clone, Debug)]
 pub struct RequestContext {
     pub(crate) peer: Peer,
-    pub(crate) session: Arc<Session>,
+    pub(crate) session: Arc<ClientState>,
     pub(crate) server: Server,
     pub(crate) id: RequestId,
     pub(crate) meta: Option<RequestMeta>,

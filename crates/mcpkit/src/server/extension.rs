@@ -9,7 +9,7 @@ use mcpkit_types::ext;
 use mcpkit_types::schema::JsonObject;
 use mcpkit_types::Era;
 
-use super::router::Router;
+use super::methods::Methods;
 use super::{RequestContext, ServerBuilder};
 
 /// An extension a server can serve. The official ones are in this module; an implementation
@@ -49,7 +49,7 @@ pub trait Extension: Send + Sync + 'static {
 /// One era's method table, as an extension registers into it.
 pub struct MethodTable<'a> {
     pub(crate) era: Era,
-    pub(crate) router: &'a mut Router,
+    pub(crate) router: &'a mut Methods,
 }
 
 impl std::fmt::Debug for MethodTable<'_> {
@@ -112,7 +112,7 @@ impl ExtensionSet {
     }
 
     /// Let each extension served in `era` register into that era's table.
-    pub(crate) fn register(&self, era: Era, router: &mut Router) {
+    pub(crate) fn register(&self, era: Era, router: &mut Methods) {
         let mut table = MethodTable { era, router };
         for e in self.list.iter().filter(|e| e.serves(era)) {
             e.register(&mut table);
@@ -164,10 +164,10 @@ impl RequestContext {
 #[cfg(test)]
 mod tests {
     // An extension registers its own method into each era's table and decorates a core result
-    // through `Router::wrap`; the tables run with no transport (`Server::call_as`).
+    // through `Methods::wrap`; the tables run with no transport (`Server::call_as`).
 
     use super::*;
-    use crate::server::router::Call;
+    use crate::server::methods::Call;
     use crate::wire::to_raw;
     use mcpkit_types::method::{ListTools, Method};
     use mcpkit_types::schema::{ListToolsResult, PaginatedParams, RequestParams};

@@ -10,8 +10,8 @@ use mcpkit_types::schema::{
 };
 use mcpkit_types::{Era, ErrorObject, ProtocolVersion};
 
-use super::router::Call;
-use super::session::Session;
+use super::client_state::ClientState;
+use super::methods::Call;
 use crate::engine::HandlerResult;
 use crate::server::backend::SessionUpdate;
 use crate::sync::lock;
@@ -19,7 +19,7 @@ use crate::wire::to_raw;
 
 /// A handshake-era session serves only `initialize` and `ping` until `initialize` completes
 /// (a stateless-era session is negotiated from its request's `_meta`).
-pub(crate) fn admit(session: &Session, method: &str) -> Result<(), ErrorObject> {
+pub(crate) fn admit(session: &ClientState, method: &str) -> Result<(), ErrorObject> {
     if session.is_negotiated() || method == Initialize::NAME || method == Ping::NAME {
         return Ok(());
     }

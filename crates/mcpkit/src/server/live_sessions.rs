@@ -4,7 +4,7 @@
 
 use std::sync::{Arc, Mutex, Weak};
 
-use super::session::Session;
+use super::client_state::ClientState;
 use crate::sync::lock;
 
 /// Every live session of one server.
@@ -15,7 +15,7 @@ pub(crate) struct LiveSessions {
 
 #[derive(Debug, Default)]
 struct Slab {
-    slots: Vec<Option<Weak<Session>>>,
+    slots: Vec<Option<Weak<ClientState>>>,
     /// Indices of empty slots, reused before the table grows.
     free: Vec<usize>,
     live: usize,
@@ -42,7 +42,7 @@ impl Drop for Slot {
 
 impl LiveSessions {
     /// Register `session` until it is dropped.
-    pub(crate) fn register(self: &Arc<Self>, session: &Arc<Session>) {
+    pub(crate) fn register(self: &Arc<Self>, session: &Arc<ClientState>) {
         let weak = Arc::downgrade(session);
         let index = {
             let mut slab = lock(&self.slab);
@@ -67,7 +67,7 @@ impl LiveSessions {
     }
 
     /// The sessions still alive.
-    pub(crate) fn snapshot(&self) -> Vec<Arc<Session>> {
+    pub(crate) fn snapshot(&self) -> Vec<Arc<ClientState>> {
         let slab = lock(&self.slab);
         slab.slots.iter().flatten().filter_map(Weak::upgrade).collect()
     }
@@ -87,7 +87,7 @@ mod tests {
     #[test]
     fn ending_sessions_frees_their_slots() {
         let table = Arc::new(LiveSessions::default());
-        let sessions: Vec<Arc<Session>> = (0..100).map(|_| Arc::new(Session::default())).collect();
+        let sessions: Vec<Arc<ClientState>> = (0..100).map(|_| Arc::new(ClientState::default())).collect();
         for s in &sessions {
             table.register(s);
         }
@@ -102,15 +102,15 @@ mod tests {
     fn slots_are_reused_so_the_table_stays_as_big_as_the_most_live_at_once() {
         let table = Arc::new(LiveSessions::default());
         for _ in 0..1_000 {
-            let wave: Vec<Arc<Session>> = (0..10).map(|_| Arc::new(Session::default())).collect();
+            let wave: Vec<Arc<ClientState>> = (0..10).map(|_| Arc::new(ClientState::default())).collect();
             for s in &wave {
                 table.register(s);
             }
         }
         assert_eq!(table.counts(), (0, 10));
-        let kept = Arc::new(Session::default());
+        let kept = Arc::new(ClientState::default());
         table.register(&kept);
-        let again = Arc::new(Session::default());
+        let again = Arc::new(ClientState::default());
         table.register(&again);
         drop(again);
         assert_eq!(table.counts(), (1, 10));
@@ -120,7 +120,7 @@ mod tests {
     #[test]
     fn a_session_registered_twice_holds_one_slot() {
         let table = Arc::new(LiveSessions::default());
-        let s = Arc::new(Session::default());
+        let s = Arc::new(ClientState::default());
         table.register(&s);
         table.register(&s);
         assert_eq!(table.counts().0, 1);

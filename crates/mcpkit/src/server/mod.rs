@@ -5,9 +5,11 @@
 //! and each list page is serialized once when the catalogue changes, not per request.
 
 pub mod backend;
-mod call;
+mod client_state;
 mod completion;
 mod context;
+mod core_methods;
+mod direct;
 mod extension;
 pub mod extensions;
 mod extract;
@@ -16,13 +18,11 @@ mod handshake;
 pub mod http;
 mod listen;
 mod live_sessions;
+mod methods;
 mod prompt;
 #[cfg(feature = "http-server")]
 mod relay;
 mod resource;
-mod router;
-mod routes;
-mod session;
 mod stateless;
 mod switches;
 mod tool;
@@ -68,7 +68,7 @@ use mcpkit_types::schema::CacheScope;
 use crate::engine::{self, Connection, PeerOptions};
 use crate::error::Result;
 use crate::transport::Transport;
-use session::Session;
+use client_state::ClientState;
 
 /// The negotiated state of a session that skips the handshake (sessionless HTTP).
 #[derive(Debug, Clone)]
@@ -120,7 +120,7 @@ struct Inner {
     /// Where the switch states live when instances share backends (see `switches.rs`).
     switch_store: RwLock<Option<Arc<dyn backend::SwitchStore>>>,
     /// The method tables, one per era.
-    routers: router::Routers,
+    methods: methods::EraMethods,
     /// The extensions declared in each era.
     extensions: extension::Declared,
     /// Catalogue changes, for `subscriptions/listen` streams.
@@ -159,10 +159,10 @@ impl Server {
     /// The handler table for stateless-era requests served one at a time without a connection
     /// (HTTP POSTs that declared 2026-07-28): no handshake is accepted.
     #[cfg(feature = "http-server")]
-    fn stateless_service(&self) -> Arc<router::ServerService> {
-        Arc::new(router::ServerService {
+    fn stateless_service(&self) -> Arc<methods::ServerService> {
+        Arc::new(methods::ServerService {
             server: self.clone(),
-            session: Arc::new(Session::stateless_only()),
+            session: Arc::new(ClientState::stateless_only()),
         })
     }
 
@@ -196,7 +196,7 @@ impl Server {
     /// Serve a connection without a task of its own (HTTP sessions): the caller hands it each
     /// frame, and what it sends goes straight to `sink`.
     #[cfg(feature = "http-server")]
-    fn start_direct(&self, sink: engine::DirectSink, preset: Option<Preset>) -> (engine::Dispatcher, Arc<Session>) {
+    fn start_direct(&self, sink: engine::DirectSink, preset: Option<Preset>) -> (engine::Dispatcher, Arc<ClientState>) {
         let version = preset.as_ref().map(|p| p.version);
         let (service, session) = self.session_service(preset);
         let dispatcher = engine::start_direct(service, self.inner.peer_options.clone(), sink);
@@ -210,14 +210,14 @@ impl Server {
     }
 
     /// A new session, registered for broadcasts, and the handler table serving it.
-    fn session_service(&self, preset: Option<Preset>) -> (Arc<dyn engine::Role>, Arc<Session>) {
-        let session = Arc::new(Session::default());
+    fn session_service(&self, preset: Option<Preset>) -> (Arc<dyn engine::Role>, Arc<ClientState>) {
+        let session = Arc::new(ClientState::default());
         if let Some(p) = preset {
             session.negotiate(p.version, p.capabilities, p.client_info);
             session.initialized.store(true, std::sync::atomic::Ordering::Relaxed);
         }
         self.inner.sessions.register(&session);
-        let service = Arc::new(router::ServerService {
+        let service = Arc::new(methods::ServerService {
             server: self.clone(),
             session: session.clone(),
         });
@@ -291,7 +291,7 @@ impl Server {
         *guard = Arc::new(Snapshot::build(catalog, self.inner.page_size));
     }
 
-    fn broadcast(&self, change: Change, params: Option<&serde_json::Value>, filter: impl Fn(&Session) -> bool) {
+    fn broadcast(&self, change: Change, params: Option<&serde_json::Value>, filter: impl Fn(&ClientState) -> bool) {
         if let Some(relay) = crate::sync::read(&self.inner.relay).as_ref() {
             relay(&change);
         }
@@ -299,7 +299,7 @@ impl Server {
     }
 
     /// Tell this process's listeners and sessions about `change`.
-    fn fan_out(&self, change: Change, params: Option<&serde_json::Value>, filter: impl Fn(&Session) -> bool) {
+    fn fan_out(&self, change: Change, params: Option<&serde_json::Value>, filter: impl Fn(&ClientState) -> bool) {
         let method = change.method();
         // Stateless-era listeners; no receiver is not an error.
         let _ = self.inner.changes.send(change);

@@ -16,7 +16,7 @@ use std::sync::Arc;
 
 use super::backend::{BackendError, SwitchStore, Switches};
 use super::listen::Change;
-use super::router::Call;
+use super::methods::Call;
 use super::{Catalog, PromptDef, Server, Snapshot, ToolDef};
 
 /// Why a switch could not be set or read.

@@ -110,7 +110,7 @@ impl HttpDriver {
 
     /// Whether the bench can drive this connection itself: Streamable HTTP over plain http.
     pub(super) fn usable(info: &HttpClientInfo) -> bool {
-        !info.is_legacy() && info.url().is_some_and(|u| u.scheme() == "http")
+        !info.is_sse_legacy() && info.url().is_some_and(|u| u.scheme() == "http")
     }
 
     async fn endpoint(&self, template: &Arc<Template>, timeout: Duration) -> Result<Endpoint, Failure> {

@@ -7,8 +7,8 @@
 //! - catalogue entries it serves through core methods (skill files as resources), added to the
 //!   builder by [`Extension::extend`];
 //! - its own methods and notifications, and decorations of core results, registered into each
-//!   era's method table by [`Extension::register`], through the same `Router::add` /
-//!   `Router::wrap` the core methods use.
+//!   era's method table by [`Extension::register`], through the same `Methods::add` /
+//!   `Methods::wrap` the core methods use.
 //!
 //! Negotiation is per request: the client's declaration comes from its `initialize`
 //! capabilities (handshake era) or from the request's `_meta` (stateless era). An extension's

@@ -52,7 +52,7 @@ use super::table::{plausible_session_id, SessionTable};
 use crate::server::backend::{
     Address, Admitted, BackendError, BackendFuture, Backends, SessionLimits, SessionRecord, SessionUpdate,
 };
-use crate::server::session::Observer;
+use crate::server::client_state::Observer;
 use crate::server::Change;
 use crate::server::Server;
 use crate::transport::Extensions;

@@ -8,8 +8,8 @@ use std::sync::{Arc, Mutex};
 use bytes::Bytes;
 use tokio_util::sync::CancellationToken;
 
+use super::inspector::Inspector;
 use super::streams::{route_frame, StreamTable};
-use super::tap::WireTap;
 use crate::transport::channel::ChannelReader;
 use crate::transport::{FrameWriter, Route, Transport};
 
@@ -36,14 +36,14 @@ pub trait SessionFactory: Send + Sync + 'static {
 pub struct SessionTransport {
     rx: ChannelReader,
     streams: Arc<Mutex<StreamTable>>,
-    tap: WireTap,
+    inspector: Inspector,
 }
 
 impl SessionTransport {
     /// The transport of a session whose POSTed frames arrive on `rx` and whose frames are
-    /// routed by `streams`, each shown to `tap`.
-    pub(super) fn new(rx: ChannelReader, streams: Arc<Mutex<StreamTable>>, tap: WireTap) -> Self {
-        SessionTransport { rx, streams, tap }
+    /// routed by `streams`, each shown to `inspector`.
+    pub(super) fn new(rx: ChannelReader, streams: Arc<Mutex<StreamTable>>, inspector: Inspector) -> Self {
+        SessionTransport { rx, streams, inspector }
     }
 }
 
@@ -54,7 +54,7 @@ pub type SessionReader = ChannelReader;
 /// Writing half of a [`SessionTransport`]: routes each frame to its response stream.
 pub struct SessionWriter {
     streams: Arc<Mutex<StreamTable>>,
-    tap: WireTap,
+    inspector: Inspector,
 }
 
 impl std::fmt::Debug for SessionTransport {
@@ -77,7 +77,7 @@ impl Transport for SessionTransport {
             self.rx,
             SessionWriter {
                 streams: self.streams,
-                tap: self.tap,
+                inspector: self.inspector,
             },
         )
     }
@@ -85,12 +85,12 @@ impl Transport for SessionTransport {
 
 impl FrameWriter for SessionWriter {
     async fn write_frame(&mut self, frame: &[u8]) -> io::Result<()> {
-        self.tap.outgoing(frame);
+        self.inspector.outgoing(frame);
         route_frame(&self.streams, Bytes::copy_from_slice(frame), &Route::Standalone);
         Ok(())
     }
     async fn write_routed(&mut self, frame: &[u8], route: &Route) -> io::Result<()> {
-        self.tap.outgoing(frame);
+        self.inspector.outgoing(frame);
         route_frame(&self.streams, Bytes::copy_from_slice(frame), route);
         Ok(())
     }

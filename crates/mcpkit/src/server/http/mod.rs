@@ -30,6 +30,7 @@ mod factory;
 mod forwarded;
 mod get_delete;
 mod health;
+mod inspector;
 mod post;
 mod reply;
 mod security;
@@ -42,7 +43,6 @@ mod store_gauge;
 mod streamable;
 mod streams;
 mod table;
-mod tap;
 
 use std::sync::Arc;
 
@@ -62,10 +62,10 @@ use crate::server::backend::Backends;
 use crate::server::Server;
 use admission::Admission;
 use directory::ScaleOut;
+use inspector::Inspector;
 use session::SessionSource;
 use sse_legacy::LegacyEndpoint;
 use state::Endpoint;
-use tap::WireTap;
 
 /// The paths of the 2024-11-05 HTTP+SSE endpoints when [`HttpServer::sse_legacy`] is on.
 const SSE_LEGACY_PATHS: (&str, &str) = ("/sse", "/messages");
@@ -90,7 +90,7 @@ pub struct HttpServer {
     sse_legacy: Option<(String, String)>,
     shutdown: CancellationToken,
     layers: Vec<Wrap>,
-    tap: WireTap,
+    inspector: Inspector,
     scale_out: Option<ScaleOut>,
     #[cfg(feature = "otel")]
     metrics: Option<crate::telemetry::Prometheus>,
@@ -127,7 +127,7 @@ impl HttpServer {
             sse_legacy: None,
             shutdown: CancellationToken::new(),
             layers: Vec::new(),
-            tap: WireTap::default(),
+            inspector: Inspector::default(),
             scale_out: None,
             #[cfg(feature = "otel")]
             metrics: None,
@@ -183,13 +183,13 @@ impl HttpServer {
     /// Show `observe` every JSON-RPC message the endpoint reads from its clients
     /// ([`Direction::Incoming`](crate::transport::inspect::Direction), a POST body) and writes
     /// to them (`Outgoing`, a JSON reply or an SSE event), in both eras and on the legacy
-    /// HTTP+SSE endpoints: the HTTP counterpart of [`transport::inspect`](fn@crate::transport::inspect), for wire
+    /// HTTP+SSE endpoints: the HTTP counterpart of [`transport::inspect::inspect`](crate::transport::inspect::inspect), for wire
     /// tracing. It is called on the request's task: keep it quick.
     pub fn inspect<F>(mut self, observe: F) -> HttpServer
     where
         F: Fn(crate::transport::inspect::Direction, crate::transport::inspect::Observed<'_>) + Send + Sync + 'static,
     {
-        self.tap = WireTap::new(observe);
+        self.inspector = Inspector::new(observe);
         self
     }
 
@@ -230,7 +230,7 @@ impl HttpServer {
                 sse_path,
                 messages_path,
                 shutdown: self.shutdown.clone(),
-                tap: self.tap.clone(),
+                inspector: self.inspector.clone(),
             }),
             _ => Router::new(),
         };
@@ -249,7 +249,7 @@ impl HttpServer {
             config,
             admission,
             shutdown: self.shutdown,
-            tap: self.tap,
+            inspector: self.inspector,
             scale_out: self.scale_out,
         };
         router = router.merge(streamable::router(endpoint, &self.path));

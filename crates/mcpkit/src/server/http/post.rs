@@ -81,7 +81,7 @@ pub(super) async fn post(
         Err(e) => return e.reply(limit),
     };
     let frame = &bytes[..];
-    state.tap.incoming(frame);
+    state.inspector.incoming(frame);
     #[cfg(feature = "otel")]
     let extensions = trace_headers(headers, extensions);
     let message = match jsonrpc::parse(frame) {
@@ -195,7 +195,9 @@ async fn initialize(state: &HttpState, headers: &HeaderMap, posted: Posted<'_>, 
 
 /// Serve one request on a throwaway, pre-negotiated session (sessionless mode).
 async fn sessionless(state: &HttpState, mut posted: Posted<'_>, version: ProtocolVersion) -> Response {
-    posted.extensions.insert(crate::server::session::SessionlessRequest);
+    posted
+        .extensions
+        .insert(crate::server::client_state::SessionlessRequest);
     let preset = (!posted.initialize).then(|| Preset {
         version,
         capabilities: Default::default(),

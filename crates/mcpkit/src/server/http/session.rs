@@ -10,11 +10,11 @@ use mcpkit_types::{ProtocolVersion, RequestId};
 use tokio::sync::mpsc;
 
 use super::factory::{SessionFactory, SessionTransport};
+use super::inspector::Inspector;
 use super::streams::{self, route_frame, Event, RequestStream, Resumed, StreamSettings, StreamTable};
-use super::tap::WireTap;
 use crate::engine::Dispatcher;
 use crate::server::backend::{SessionRecord, SessionUpdate};
-use crate::server::session::Observer;
+use crate::server::client_state::Observer;
 use crate::server::{Preset, Server};
 use crate::transport::channel::{self, Inbound, InboundSender};
 use crate::transport::{Extensions, Frame, Route, VerifiedCaller};
@@ -27,7 +27,7 @@ pub(super) struct HttpSession {
     engine: Engine,
     pub(super) streams: Arc<Mutex<StreamTable>>,
     /// The engine's view of the session (a [`Server`] source only).
-    served: Option<Arc<crate::server::session::Session>>,
+    served: Option<Arc<crate::server::client_state::ClientState>>,
 }
 
 /// What serves a session's frames.
@@ -67,7 +67,7 @@ pub(super) struct Launcher {
     /// instance's log alone, as nothing can resume them elsewhere.
     pub(super) sessionless_streams: Arc<StreamSettings>,
     /// Shown every message written.
-    pub(super) tap: WireTap,
+    pub(super) inspector: Inspector,
 }
 
 impl Launcher {
@@ -103,7 +103,7 @@ impl Launcher {
             Kind::Sessionless => (false, None, &self.sessionless_streams),
         };
         let streams = Arc::new(Mutex::new(StreamTable::new(id.clone(), settings)));
-        let tap = self.tap.clone();
+        let inspector = self.inspector.clone();
         let mut served = None;
         let engine = match &self.source {
             SessionSource::Server(server) => {
@@ -112,7 +112,7 @@ impl Launcher {
                     if !resumable && matches!(route, Route::CloseStream(_)) {
                         return;
                     }
-                    tap.outgoing(&frame);
+                    inspector.outgoing(&frame);
                     route_frame(&sink_streams, frame.into(), &route)
                 });
                 let (dispatcher, session) = server.start_direct(sink, preset);
@@ -124,7 +124,7 @@ impl Launcher {
             }
             SessionSource::Factory(factory) => {
                 let (inbound, rx) = channel::channel();
-                let transport = SessionTransport::new(rx, streams.clone(), tap);
+                let transport = SessionTransport::new(rx, streams.clone(), inspector);
                 Engine::Factory {
                     inbound,
                     stop: factory.start(&id, transport),

@@ -22,10 +22,10 @@ use tokio_util::sync::CancellationToken;
 
 use super::admission::{Admission, Client, Permit};
 use super::config::HttpConfig;
+use super::inspector::Inspector;
 use super::reply::{extensions_of, read_capped, BodyError};
 use super::security::{self, Refusal};
 use super::table::new_session_id;
-use super::tap::WireTap;
 use crate::engine::Peer;
 use crate::server::Server;
 use crate::transport::channel::{self, ChannelReader, Inbound, InboundSender};
@@ -38,7 +38,7 @@ struct LegacyState {
     config: HttpConfig,
     messages_path: String,
     sessions: Mutex<HashMap<String, LegacySession>>,
-    tap: WireTap,
+    inspector: Inspector,
     /// The session counts, shared with the Streamable HTTP endpoint.
     admission: Arc<Admission>,
 }
@@ -64,7 +64,7 @@ pub(super) struct LegacyEndpoint<'a> {
     pub(super) messages_path: &'a str,
     /// Ends every stream.
     pub(super) shutdown: CancellationToken,
-    pub(super) tap: WireTap,
+    pub(super) inspector: Inspector,
 }
 
 /// The legacy endpoints: GET `sse_path` opens a stream, POST `messages_path?sessionId=…`
@@ -77,7 +77,7 @@ pub(super) fn router(endpoint: LegacyEndpoint<'_>) -> Router {
         sse_path,
         messages_path,
         shutdown,
-        tap,
+        inspector,
     } = endpoint;
     let state = Arc::new(LegacyState {
         shutdown,
@@ -85,7 +85,7 @@ pub(super) fn router(endpoint: LegacyEndpoint<'_>) -> Router {
         config,
         messages_path: messages_path.to_owned(),
         sessions: Mutex::new(HashMap::new()),
-        tap,
+        inspector,
         admission,
     });
     Router::new()
@@ -122,7 +122,7 @@ async fn open(State(state): State<Arc<LegacyState>>, request: Request) -> Respon
     let (in_tx, in_rx) = channel::channel();
     let (out_tx, out_rx) = mpsc::channel::<Vec<u8>>(state.config.stream_buffer.max(1));
     let transport = LegacyTransport { rx: in_rx, tx: out_tx };
-    let connection = match state.tap.observer() {
+    let connection = match state.inspector.observer() {
         Some(observe) => state.server.start(inspect(transport, move |d, o| observe(d, o))),
         None => state.server.start(transport),
     };

@@ -9,10 +9,10 @@ use tokio_util::sync::CancellationToken;
 use super::admission::{Admission, Client};
 use super::config::HttpConfig;
 use super::directory::{ScaleOut, SessionDirectory};
+use super::inspector::Inspector;
 use super::session::{HttpSession, Launcher, SessionSource};
 use super::streams::{StreamLog, StreamSettings};
 use super::table::SessionTable;
-use super::tap::WireTap;
 use crate::server::backend::SessionLimits;
 use crate::server::Server;
 
@@ -28,13 +28,13 @@ pub(super) struct HttpState {
     /// speaks 2026-07-28.
     pub(super) stateless: Option<StatelessServer>,
     /// Shown every message read and written ([`super::HttpServer::inspect`]).
-    pub(super) tap: WireTap,
+    pub(super) inspector: Inspector,
 }
 
 /// The server behind stateless-era requests, and its handler table for them.
 pub(super) struct StatelessServer {
     pub(super) server: Server,
-    pub(super) service: Arc<crate::server::router::ServerService>,
+    pub(super) service: Arc<crate::server::methods::ServerService>,
 }
 
 /// What an endpoint is made of.
@@ -44,7 +44,7 @@ pub(super) struct Endpoint {
     /// Counts its sessions (shared with the legacy routes, when they are on).
     pub(super) admission: Arc<Admission>,
     pub(super) shutdown: CancellationToken,
-    pub(super) tap: WireTap,
+    pub(super) inspector: Inspector,
     /// What it shares with other instances, if anything.
     pub(super) scale_out: Option<ScaleOut>,
 }
@@ -56,7 +56,7 @@ impl HttpState {
             config,
             admission,
             shutdown,
-            tap,
+            inspector,
             scale_out,
         } = endpoint;
         let stateless = match &source {
@@ -104,13 +104,13 @@ impl HttpState {
                 source,
                 streams,
                 sessionless_streams,
-                tap: tap.clone(),
+                inspector: inspector.clone(),
             },
             sessions: SessionDirectory::new(table, limits, shared_directory),
             config,
             shutdown,
             stateless,
-            tap,
+            inspector,
         }
     }
 

@@ -274,7 +274,7 @@ pub(super) async fn post(
     let params = read_params(request.params);
     if let Err(e) = check_headers(headers, &request.method, &params, &stateless.server) {
         let body = serde_json::to_vec(&OutgoingError::new(Some(&request.id), &e)).unwrap_or_default();
-        state.tap.outgoing(&body);
+        state.inspector.outgoing(&body);
         return (
             StatusCode::BAD_REQUEST,
             [(header::CONTENT_TYPE, "application/json")],
@@ -310,7 +310,7 @@ pub(super) async fn post(
         let Some((frame, error)) = reply else {
             return StatusCode::ACCEPTED.into_response();
         };
-        state.tap.outgoing(&frame);
+        state.inspector.outgoing(&frame);
         (status_of(error), [(header::CONTENT_TYPE, "application/json")], frame).into_response()
     };
     let early = if state.config.always_sse {
@@ -338,9 +338,9 @@ pub(super) async fn post(
     // Bounded: a client that stops reading loses its stream (and with it the request, which
     // nothing can resume on this wire) instead of growing the server's memory.
     let (tx, rx) = mpsc::channel::<Event>(state.config.stream_buffer.max(1));
-    let tap = state.tap.clone();
+    let inspector = state.inspector.clone();
     let event = move |frame: Vec<u8>| {
-        tap.outgoing(&frame);
+        inspector.outgoing(&frame);
         Event {
             id: String::new(),
             data: Bytes::from(frame),

@@ -150,7 +150,7 @@ mod tests {
             source: SessionSource::Server(crate::Server::builder().build()),
             sessionless_streams: streams.clone(),
             streams,
-            tap: Default::default(),
+            inspector: Default::default(),
         };
         let table = &SessionTable::new(Duration::from_secs(60), Admission::new(2, 2));
         let client = Client::default();

@@ -16,7 +16,7 @@ use crate::transport::{channel, DEFAULT_MAX_FRAME};
 #[derive(Debug, Clone)]
 pub struct HttpClientBuilder {
     url: String,
-    force_legacy: bool,
+    sse_legacy: bool,
     headers: HeaderMap,
     header_error: Option<String>,
     client: Option<reqwest::Client>,
@@ -31,7 +31,7 @@ impl HttpClientBuilder {
     pub(super) fn new(url: String) -> Self {
         HttpClientBuilder {
             url,
-            force_legacy: false,
+            sse_legacy: false,
             headers: HeaderMap::new(),
             header_error: None,
             client: None,
@@ -123,8 +123,8 @@ impl HttpClientBuilder {
     }
 
     /// Speak the 2024-11-05 HTTP+SSE transport directly: the URL is the SSE endpoint.
-    pub fn force_legacy(mut self, legacy: bool) -> Self {
-        self.force_legacy = legacy;
+    pub fn sse_legacy(mut self, on: bool) -> Self {
+        self.sse_legacy = on;
         self
     }
 
@@ -158,7 +158,7 @@ impl HttpClientBuilder {
         };
         let (tx, rx) = channel::channel();
         let state = Arc::new(Mutex::new(State {
-            mode: if self.force_legacy {
+            mode: if self.sse_legacy {
                 Mode::LegacyPending
             } else {
                 Mode::Streamable

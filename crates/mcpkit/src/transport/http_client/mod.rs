@@ -39,7 +39,7 @@
 //! - When the `initialize` POST gets `400`, `404` or `405`, the transport GETs the URL; if that
 //!   opens an SSE stream whose first event is `endpoint`, it speaks the 2024-11-05 HTTP+SSE
 //!   transport from then on: messages are POSTed to the endpoint, and every server message
-//!   arrives as a `message` event on the stream. [`HttpClientTransport::legacy`] skips the probe.
+//!   arrives as a `message` event on the stream. [`HttpClientTransport::sse_legacy`] skips the probe.
 //!
 //! The reader reports an `io::Error` only when the connection cannot go on: the server could
 //! not be reached for `initialize`, a new session could not be started, or the HTTP+SSE stream
@@ -109,8 +109,8 @@ impl HttpClientTransport {
 
     /// A transport that speaks the 2024-11-05 HTTP+SSE transport to the SSE endpoint at
     /// `sse_url`, without trying Streamable HTTP first.
-    pub fn legacy(sse_url: impl Into<String>) -> io::Result<Self> {
-        Self::builder(sse_url).force_legacy(true).build()
+    pub fn sse_legacy(sse_url: impl Into<String>) -> io::Result<Self> {
+        Self::builder(sse_url).sse_legacy(true).build()
     }
 
     /// Configure a transport for the MCP endpoint at `url`.
@@ -141,7 +141,7 @@ impl std::fmt::Debug for HttpClientInfo {
         f.debug_struct("HttpClientInfo")
             .field("session_id", &self.session_id())
             .field("protocol_version", &self.protocol_version())
-            .field("legacy", &self.is_legacy())
+            .field("sse_legacy", &self.is_sse_legacy())
             .finish()
     }
 }
@@ -159,7 +159,7 @@ impl HttpClientInfo {
     }
 
     /// Whether the connection uses the 2024-11-05 HTTP+SSE transport.
-    pub fn is_legacy(&self) -> bool {
+    pub fn is_sse_legacy(&self) -> bool {
         !matches!(lock(&self.state).mode, Mode::Streamable)
     }
 

@@ -41,7 +41,7 @@ pub use load::{SkillDef, SkillError};
 use serve::Catalogue;
 
 use super::{Extension, MethodTable};
-use crate::server::router::RequestEntry;
+use crate::server::methods::RequestEntry;
 use crate::server::{ResourceDef, ServerBuilder};
 
 /// The skills a server serves: add them, then hand this to

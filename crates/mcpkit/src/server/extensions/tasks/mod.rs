@@ -20,8 +20,8 @@
 //!   extension: on a `subscriptions/listen` stream naming the task (stateless era), or to the
 //!   session the task runs for (handshake era); see `notify`. Clients may always poll.
 
+mod methods;
 mod notify;
-mod routes;
 mod runner;
 
 use std::sync::Arc;
@@ -36,7 +36,7 @@ use crate::server::backend::tasks::TaskOwner;
 use crate::server::backend::TaskStore;
 
 use super::{Extension, MethodTable};
-use crate::server::router::Call;
+use crate::server::methods::Call;
 
 /// `_meta` key of `tasks/get` results carrying the task's latest progress.
 pub const META_PROGRESS: &str = "dev.mcpkit/progress";
@@ -123,7 +123,7 @@ impl Extension for Tasks {
     }
 
     fn register(&self, table: &mut MethodTable<'_>) {
-        routes::register(table.router, &self.runtime);
+        methods::register(table.router, &self.runtime);
     }
 }
 
@@ -188,7 +188,7 @@ pub(crate) fn owner_of(call: &Call) -> TaskOwner {
     // Implications": task ids as bearer capabilities).
     let sessionless = call
         .extensions
-        .get::<crate::server::session::SessionlessRequest>()
+        .get::<crate::server::client_state::SessionlessRequest>()
         .is_some();
     match call.era {
         Era::Handshake if !sessionless => TaskOwner(format!("session:{}", call.session.scope())),

@@ -27,9 +27,9 @@ use tokio::sync::{broadcast, mpsc};
 use super::{declares_tasks, owner_of, plausible_id, Runtime, META_PROGRESS};
 use crate::engine::{BoxFuture, HandlerResult};
 use crate::server::backend::tasks::{Lookup, TaskOwner, TaskRecord};
+use crate::server::client_state::SessionlessRequest;
 use crate::server::listen::{FeedSlot, ListenFeed};
-use crate::server::router::{Call, RequestEntry};
-use crate::server::session::SessionlessRequest;
+use crate::server::methods::{Call, RequestEntry};
 use crate::wire::params;
 
 /// How many changes a slow listener may fall behind before it re-reads the store.
@@ -119,7 +119,7 @@ pub(crate) fn listen(plain: RequestEntry, tasks: Arc<Runtime>) -> RequestEntry {
             .and_then(|p| p.meta);
         if !super::negotiated_in(&call, meta.as_ref()) {
             let what = format!("{} with taskIds", SubscriptionsListen::NAME);
-            return Box::pin(std::future::ready(Err(super::routes::not_negotiated(&what))));
+            return Box::pin(std::future::ready(Err(super::methods::not_negotiated(&what))));
         }
         let (tasks, plain) = (tasks.clone(), plain.clone());
         Box::pin(async move {

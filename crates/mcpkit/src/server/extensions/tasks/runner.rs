@@ -19,8 +19,8 @@ use tokio_util::sync::CancellationToken;
 use super::Runtime;
 use crate::engine::Peer;
 use crate::server::backend::tasks::{now_ms, Applied, TaskChange, TaskOutcome, TaskProgress, TaskRecord};
+use crate::server::client_state::ClientState;
 use crate::server::context::RequestContext;
-use crate::server::session::Session;
 use crate::server::stateless::InputState;
 use crate::server::tool::ToolCall;
 use crate::server::{ProgressObserver, ProgressSink, Server};
@@ -31,7 +31,7 @@ use crate::transport::Extensions;
 /// request that made it (or of the `tasks/update` that resumed it on another instance).
 #[derive(Clone)]
 pub(crate) struct Parts {
-    pub(crate) session: Arc<Session>,
+    pub(crate) session: Arc<ClientState>,
     pub(crate) peer: Peer,
     pub(crate) extensions: Extensions,
     pub(crate) request_id: RequestId,
@@ -194,7 +194,7 @@ async fn run_once(
             handler_state: input.handler_state(),
         });
     }
-    Some(TaskChange::Finished(settle(outcome, &input, version)))
+    Some(TaskChange::Finished(task_outcome(outcome, &input, version)))
 }
 
 /// Run `work`, a handler's future, as task `id` until it ends (`Some`, with its panic caught as
@@ -239,7 +239,7 @@ async fn supervise<T>(
 
 /// How a handler's run ended, as the task's outcome: a result (tool errors included), or the
 /// JSON-RPC error of the request (the error of a failed input call first).
-fn settle(
+fn task_outcome(
     outcome: Result<CallToolResult, ErrorObject>,
     input: &InputState,
     version: mcpkit_types::ProtocolVersion,

@@ -1,8 +1,8 @@
 //! The server's method tables: one per era, built once with the server, each entry registered
 //! by its method descriptor (`router.request::<CallTool>(…)`) and decoding its own params
 //! straight into the descriptor's params type (stage 2 of parsing). A method a table does not
-//! hold is answered in one place ([`Router::handle`]). Extensions register into these tables;
-//! telemetry wraps their entries ([`Router::wrap`]).
+//! hold is answered in one place ([`Methods::handle`]). Extensions register into these tables;
+//! telemetry wraps their entries ([`Methods::wrap`]).
 
 use std::collections::HashMap;
 use std::future::{ready, Future};
@@ -16,11 +16,11 @@ use serde::de::DeserializeOwned;
 use serde_json::value::RawValue;
 use tokio_util::sync::CancellationToken;
 
+use super::client_state::ClientState;
 use super::context::RequestContext;
 use super::extension::ExtensionSet;
-use super::session::Session;
 use super::stateless::{self, CacheHint, InputState};
-use super::{handshake, routes, Server, Snapshot};
+use super::{core_methods, handshake, Server, Snapshot};
 use crate::engine::{BoxFuture, HandlerResult, IncomingRequest, Peer, Role};
 use crate::transport::Extensions;
 use crate::wire::params;
@@ -62,7 +62,7 @@ type Table<E> = HashMap<&'static str, E, BuildHasherDefault<NameHasher>>;
 /// cancellation of its own.
 pub(crate) struct Call {
     pub(crate) server: Server,
-    pub(crate) session: Arc<Session>,
+    pub(crate) session: Arc<ClientState>,
     pub(crate) peer: Peer,
     pub(crate) era: Era,
     pub(crate) method: String,
@@ -77,7 +77,13 @@ pub(crate) struct Call {
 
 impl Call {
     /// A request served in `era` on `session`.
-    pub(crate) fn request(server: Server, session: Arc<Session>, peer: Peer, req: IncomingRequest, era: Era) -> Call {
+    pub(crate) fn request(
+        server: Server,
+        session: Arc<ClientState>,
+        peer: Peer,
+        req: IncomingRequest,
+        era: Era,
+    ) -> Call {
         Call {
             server,
             session,
@@ -95,7 +101,7 @@ impl Call {
     /// A notification received in `era` on `session`.
     pub(crate) fn notification(
         server: Server,
-        session: Arc<Session>,
+        session: Arc<ClientState>,
         peer: Peer,
         method: String,
         params: Option<Box<RawValue>>,
@@ -190,12 +196,12 @@ pub(crate) fn finish_for(era: Era, server: &Server, raw: Box<RawValue>, cache: O
 
 /// One era's method table.
 #[derive(Default)]
-pub(crate) struct Router {
+pub(crate) struct Methods {
     requests: Table<RequestEntry>,
     notifications: Table<NotificationEntry>,
 }
 
-impl Router {
+impl Methods {
     /// Serve request `M` with `handler`, once the era admits it (a handshake-era session must
     /// be initialized first), with its params decoded into `M::Params`.
     pub(crate) fn request<M, F, Fut>(&mut self, handler: F) -> &mut Self
@@ -207,7 +213,7 @@ impl Router {
         self.request_if::<M, F, Fut>(|_| true, handler)
     }
 
-    /// [`Router::request`] for a method of a capability: while `offered` says the server does
+    /// [`Methods::request`] for a method of a capability: while `offered` says the server does
     /// not declare it, the method is not found (before its params are read).
     pub(crate) fn request_if<M, F, Fut>(&mut self, offered: fn(&Call) -> bool, handler: F) -> &mut Self
     where
@@ -312,25 +318,25 @@ impl Router {
 }
 
 /// The two tables of a server, built once when the server is built.
-pub(crate) struct Routers {
-    handshake: Router,
-    stateless: Router,
+pub(crate) struct EraMethods {
+    handshake: Methods,
+    stateless: Methods,
 }
 
-impl Routers {
+impl EraMethods {
     /// The tables of a server: the catalogue in both eras, the handshake's own methods in one,
     /// `server/discover` and `subscriptions/listen` in the other; then what each extension
     /// registers (after the core entries, so that it can wrap them).
-    pub(crate) fn build(extensions: &ExtensionSet) -> Routers {
-        let mut handshake = routes::handshake();
-        let mut stateless = routes::stateless();
+    pub(crate) fn build(extensions: &ExtensionSet) -> EraMethods {
+        let mut handshake = core_methods::handshake();
+        let mut stateless = core_methods::stateless();
         extensions.register(Era::Handshake, &mut handshake);
         extensions.register(Era::Stateless, &mut stateless);
-        Routers { handshake, stateless }
+        EraMethods { handshake, stateless }
     }
 
     /// The table of `era`.
-    pub(crate) fn of(&self, era: Era) -> &Router {
+    pub(crate) fn of(&self, era: Era) -> &Methods {
         match era {
             Era::Handshake => &self.handshake,
             Era::Stateless => &self.stateless,
@@ -342,7 +348,7 @@ impl Routers {
 /// hands it to that era's table.
 pub(crate) struct ServerService {
     pub(crate) server: Server,
-    pub(crate) session: Arc<Session>,
+    pub(crate) session: Arc<ClientState>,
 }
 
 impl ServerService {
@@ -370,15 +376,15 @@ impl ServerService {
             Ok(m) => m,
             Err(e) => return Box::pin(ready(Err(e))),
         };
-        let session = Arc::new(Session::per_request(m.version, m.client, m.log_level));
+        let session = Arc::new(ClientState::for_request(m.version, m.client, m.log_level));
         let call = Call::request(self.server.clone(), session, peer, req, Era::Stateless);
-        self.server.inner.routers.stateless.handle(call)
+        self.server.inner.methods.stateless.handle(call)
     }
 }
 
 impl Role for ServerService {
     fn handle_request(&self, peer: Peer, req: IncomingRequest) -> BoxFuture<HandlerResult> {
-        let routers = &self.server.inner.routers;
+        let methods = &self.server.inner.methods;
         // A dual-era server picks the era per request: a handshake-era session stays one; any
         // other request that carries the 2026-07-28 `_meta` fields is served statelessly, its
         // `_meta` being its whole session (spec: 2026-07-28 `basic/index` "_meta").
@@ -394,13 +400,13 @@ impl Role for ServerService {
             }
         }
         let call = Call::request(self.server.clone(), self.session.clone(), peer, req, Era::Handshake);
-        routers.handshake.handle(call)
+        methods.handshake.handle(call)
     }
 
     fn handle_notification(&self, peer: Peer, method: String, params: Option<Box<RawValue>>) -> BoxFuture<()> {
         let era = self.era();
         let call = Call::notification(self.server.clone(), self.session.clone(), peer, method, params, era);
-        self.server.inner.routers.of(era).notify(call)
+        self.server.inner.methods.of(era).notify(call)
     }
 }
 
@@ -413,7 +419,7 @@ mod tests {
 
     #[test]
     fn a_table_holds_its_entries_by_descriptor_name_and_wrap_sees_each() {
-        let mut router = Router::default();
+        let mut router = Methods::default();
         router
             .request::<Ping, _, _>(|_, _| async { crate::wire::to_raw(&serde_json::json!({})) })
             .request_if::<ListTools, _, _>(Call::offers_tools, |_, _: PaginatedParams| async {

@@ -22,11 +22,11 @@ use crate::server::backend::tasks::{
     now_ms, Applied, Lookup, TaskChange, TaskOwner, TaskRecord, TaskRequest, TaskStoreError,
 };
 use crate::server::handshake;
-use crate::server::router::{finish_for, Call, RequestEntry, Router};
+use crate::server::methods::{finish_for, Call, Methods, RequestEntry};
 use crate::wire::{member_str, params, to_raw};
 
 /// Add the extension to one era's table.
-pub(crate) fn register(r: &mut Router, runtime: &Arc<Runtime>) {
+pub(crate) fn register(r: &mut Methods, runtime: &Arc<Runtime>) {
     let (g, u, c, t) = (runtime.clone(), runtime.clone(), runtime.clone(), runtime.clone());
     r.request::<GetTask, _, _>(move |call, p| get(call, p, g.clone()))
         .request::<UpdateTask, _, _>(move |call, p| update(call, p, u.clone()))

@@ -22,10 +22,10 @@ use super::completion::CompletionInput;
 use super::context::RequestContext;
 use super::handshake;
 use super::listen;
+use super::methods::{finish_for, Call, Methods};
 use super::page_of;
 use super::prompt::PromptRequest;
 use super::resource::ResourceRequest;
-use super::router::{finish_for, Call, Router};
 use super::stateless::{self, request_state, CacheHint, InputState};
 use super::switches::Kind;
 use super::tool::ToolCall;
@@ -35,8 +35,8 @@ use crate::transport::VerifiedCaller;
 use crate::wire::to_raw;
 
 /// The handshake era's table (2024-11-05 … 2025-11-25).
-pub(crate) fn handshake() -> Router {
-    let mut r = Router::default();
+pub(crate) fn handshake() -> Methods {
+    let mut r = Methods::default();
     r.request_now::<Initialize, _>(handshake::initialize)
         .request::<Ping, _, _>(|_, _| async { handshake::empty() })
         .request_if::<Subscribe, _, _>(Call::offers_resources, handshake::subscribe)
@@ -50,8 +50,8 @@ pub(crate) fn handshake() -> Router {
 
 /// The stateless era's table (2026-07-28). `initialize`, `ping`, `logging/setLevel` and
 /// `resources/(un)subscribe` are gone from this revision, so they are not found.
-pub(crate) fn stateless() -> Router {
-    let mut r = Router::default();
+pub(crate) fn stateless() -> Methods {
+    let mut r = Methods::default();
     r.request::<Discover, _, _>(|call: Call, _: RequestParams| async move { discover(&call.server) })
         .request::<SubscriptionsListen, _, _>(listen);
     catalogue(&mut r);
@@ -59,7 +59,7 @@ pub(crate) fn stateless() -> Router {
 }
 
 /// The methods both eras serve.
-fn catalogue(r: &mut Router) {
+fn catalogue(r: &mut Methods) {
     r.request_if::<ListTools, _, _>(Call::offers_tools, |mut call: Call, p| async move {
         call.catch_up_switches().await;
         list(&call, |s| &s.tool_pages, p)
@@ -159,7 +159,7 @@ impl Round<'_> {
     /// for the era. `plain` says the result sets none of the members the stateless wire adds:
     /// such a result is completed in its one serialization instead of being read and written
     /// again.
-    fn settle<T: serde::Serialize>(
+    fn reply<T: serde::Serialize>(
         &self,
         outcome: Result<T, ErrorObject>,
         failed: bool,
@@ -231,7 +231,7 @@ async fn call_tool(mut call: Call, p: CallToolParams) -> HandlerResult {
     let failed = outcome.as_ref().map_or(true, |r| r.is_error == Some(true));
     let outcome = outcome.map(|r| r.for_version(version));
     // A result that sets no stateless member itself is completed as it is serialized.
-    round.settle(outcome, failed, None, |r| r.result_type.is_none() && r.meta.is_none())
+    round.reply(outcome, failed, None, |r| r.result_type.is_none() && r.meta.is_none())
 }
 
 async fn read_resource(mut call: Call, p: ReadResourceParams) -> HandlerResult {
@@ -261,7 +261,7 @@ async fn read_resource(mut call: Call, p: ReadResourceParams) -> HandlerResult {
     let outcome = read(request).await;
     let failed = outcome.is_err();
     let outcome = outcome.map(|r| r.for_version(version));
-    round.settle(outcome, failed, Some(reads), |r| {
+    round.reply(outcome, failed, Some(reads), |r| {
         r.result_type.is_none() && r.ttl_ms.is_none() && r.cache_scope.is_none() && r.meta.is_none()
     })
 }
@@ -311,7 +311,7 @@ async fn get_prompt(mut call: Call, p: GetPromptParams) -> HandlerResult {
     let failed = outcome.is_err();
     let outcome = outcome.map(|r| r.for_version(version));
     // A result that sets no stateless member itself is completed as it is serialized.
-    round.settle(outcome, failed, None, |r| r.result_type.is_none() && r.meta.is_none())
+    round.reply(outcome, failed, None, |r| r.result_type.is_none() && r.meta.is_none())
 }
 
 /// Spec: `server/utilities/completion`: at most 100 values, with `total` and `hasMore`.

@@ -13,11 +13,11 @@ pub(super) type Observer = dyn Fn(Direction, Observed<'_>) + Send + Sync;
 
 /// The endpoint's observer, when it has one (cloned into every session).
 #[derive(Clone, Default)]
-pub(super) struct WireTap(Option<Arc<Observer>>);
+pub(super) struct Inspector(Option<Arc<Observer>>);
 
-impl WireTap {
-    pub(super) fn new(observe: impl Fn(Direction, Observed<'_>) + Send + Sync + 'static) -> WireTap {
-        WireTap(Some(Arc::new(observe)))
+impl Inspector {
+    pub(super) fn new(observe: impl Fn(Direction, Observed<'_>) + Send + Sync + 'static) -> Inspector {
+        Inspector(Some(Arc::new(observe)))
     }
 
     /// A message a client sent (a POST body).
@@ -40,12 +40,12 @@ impl WireTap {
     }
 }
 
-impl std::fmt::Debug for WireTap {
+impl std::fmt::Debug for Inspector {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str(if self.0.is_some() {
-            "WireTap(on)"
+            "Inspector(on)"
         } else {
-            "WireTap(off)"
+            "Inspector(off)"
         })
     }
 }

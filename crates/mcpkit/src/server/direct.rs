@@ -12,8 +12,8 @@ use serde::Serialize;
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
-use super::router::ServerService;
-use super::session::Session;
+use super::client_state::ClientState;
+use super::methods::ServerService;
 use super::Server;
 use crate::engine::{HandlerResult, IncomingRequest, Peer, Role};
 use crate::transport::Extensions;
@@ -103,13 +103,13 @@ impl Server {
     fn service_for(&self, version: ProtocolVersion) -> ServerService {
         let session = match version.era() {
             Era::Handshake => {
-                let session = Session::default();
+                let session = ClientState::default();
                 let client = Implementation::new("mcpkit-call", env!("CARGO_PKG_VERSION"));
                 session.negotiate(version, ClientCapabilities::default(), client);
                 session.initialized.store(true, std::sync::atomic::Ordering::Relaxed);
                 session
             }
-            Era::Stateless => Session::stateless_only(),
+            Era::Stateless => ClientState::stateless_only(),
         };
         ServerService {
             server: self.clone(),

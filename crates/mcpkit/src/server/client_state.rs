@@ -1,4 +1,8 @@
-//! Per-connection state of a handshake-era session: a small struct, not a task.
+//! What the server holds of the client it serves ([`ClientState`]): the negotiated revision and
+//! client profile, the log level, the subscriptions. A handshake-era session (a stdio
+//! connection, an HTTP `Mcp-Session-Id`) keeps one for its life; a stateless-era request has one
+//! of its own, built from its `_meta`. A small struct, not a task. ("Session" names only the
+//! handshake-era session.)
 
 use std::collections::HashSet;
 use std::sync::atomic::{AtomicBool, AtomicU8, Ordering};
@@ -23,7 +27,7 @@ pub(crate) struct SessionlessRequest;
 
 /// What one client negotiated, and what it subscribed to.
 #[derive(Debug, Default)]
-pub(crate) struct Session {
+pub(crate) struct ClientState {
     pub(crate) peer: OnceLock<Peer>,
     /// An idle session that never negotiated (and every session until it does) pays a version
     /// and a pointer for it, not the ~1 KiB of capability objects.
@@ -71,10 +75,10 @@ impl Default for AtomicLevel {
     }
 }
 
-impl Session {
+impl ClientState {
     /// A connection that accepts only stateless-era requests.
-    pub(crate) fn stateless_only() -> Session {
-        Session {
+    pub(crate) fn stateless_only() -> ClientState {
+        ClientState {
             stateless_only: true,
             ..Default::default()
         }
@@ -82,9 +86,13 @@ impl Session {
 
     /// The state of one stateless-era request: negotiated from its `_meta`, logging only at the
     /// level it asked for (spec: 2026-07-28 `server/utilities/logging`).
-    pub(crate) fn per_request(v: ProtocolVersion, client: Arc<ClientProfile>, log: Option<LoggingLevel>) -> Session {
+    pub(crate) fn for_request(
+        v: ProtocolVersion,
+        client: Arc<ClientProfile>,
+        log: Option<LoggingLevel>,
+    ) -> ClientState {
         // Built whole: setting a `OnceLock` and two atomics after the fact costs more.
-        Session {
+        ClientState {
             negotiated: OnceLock::from(Negotiated { version: v, client }),
             initialized: AtomicBool::new(true),
             log_level: AtomicLevel(AtomicU8::new(log.map_or(LOG_OFF, |l| l as u8))),
