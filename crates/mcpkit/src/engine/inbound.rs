@@ -123,25 +123,10 @@ impl Dispatcher {
         }
         let id = request.id.clone();
         let cancel = request.cancel.clone();
-        let span = Inbound::start(
-            peer.telemetry_scope(),
-            &request.method,
-            Some(&request.id),
-            request.params.as_deref(),
-            &request.extensions,
-        );
         // The handler's synchronous part runs here, in arrival order (so `initialize` is
         // settled before the next request is looked at); its future runs on its own.
-        let entered = span.as_ref().map(|s| s.span().enter());
-        let handler = std::panic::catch_unwind(AssertUnwindSafe(|| self.role.handle_request(peer.clone(), request)));
-        drop(entered);
-        let mut handler: BoxFuture<HandlerResult> = match handler {
-            Ok(f) => f,
-            Err(_) => Box::pin(async { std::panic::panic_any("handler setup panicked") }),
-        };
-        if let Some(span) = span {
-            handler = span.wrap_request(handler);
-        }
+        let role = &self.role;
+        let mut handler = start(peer, request, |peer, request| role.handle_request(peer, request));
         // A handler that completes at its first poll (most do: echo, lists, ping) is answered
         // right here, without a task. Only when a slot is free without waiting, so the
         // concurrency limit and its queue order hold.
@@ -272,10 +257,11 @@ impl Peer {
     }
 }
 
-/// Answer one request without a connection loop (the stateless HTTP path): run the handler with
-/// the same panic and cancellation rules as the engine, and return the reply frame (`None` when
-/// the request was cancelled: no reply), with the error code when the reply is an error.
-/// `handle` is the role's `handle_request` (or a variant of it that knows more of the request).
+/// Answer one request without a connection loop (the stateless HTTP path): the same steps as a
+/// request of a connection ([`start`], [`run_to_end`], [`reply_frame`]), and the reply frame
+/// returned instead of sent (`None` when the request was cancelled: no reply), with the error
+/// code when the reply is an error. `handle` is the role's `handle_request` (or a variant of it
+/// that knows more of the request).
 pub(crate) async fn serve_one(
     handle: impl FnOnce(Peer, IncomingRequest) -> BoxFuture<HandlerResult>,
     peer: Peer,
@@ -283,6 +269,22 @@ pub(crate) async fn serve_one(
 ) -> Option<(Vec<u8>, Option<ErrorCode>)> {
     let id = request.id.clone();
     let cancel = request.cancel.clone();
+    let handler = start(&peer, request, handle);
+    let outcome = run_to_end(handler, &cancel).await?;
+    reply_frame(&id, outcome)
+}
+
+/// What running a handler gave: its result, or the payload of its panic.
+type Ran = std::result::Result<HandlerResult, Box<dyn std::any::Any + Send>>;
+
+/// The handler of `request`, in the request's span (when telemetry listens): its synchronous
+/// part runs now, and a panic there becomes the request's panic (answered -32603), never the
+/// caller's.
+fn start(
+    peer: &Peer,
+    request: IncomingRequest,
+    handle: impl FnOnce(Peer, IncomingRequest) -> BoxFuture<HandlerResult>,
+) -> BoxFuture<HandlerResult> {
     let span = Inbound::start(
         peer.telemetry_scope(),
         &request.method,
@@ -291,27 +293,41 @@ pub(crate) async fn serve_one(
         &request.extensions,
     );
     let entered = span.as_ref().map(|s| s.span().enter());
-    let mut handler = handle(peer, request);
+    let handler = std::panic::catch_unwind(AssertUnwindSafe(|| handle(peer.clone(), request)));
     drop(entered);
-    if let Some(span) = span {
-        handler = span.wrap_request(handler);
-    }
-    let outcome = tokio::select! {
-        r = AssertUnwindSafe(handler).catch_unwind() => r,
-        _ = cancel.cancelled() => return None,
+    let handler: BoxFuture<HandlerResult> = match handler {
+        Ok(f) => f,
+        Err(_) => Box::pin(async { std::panic::panic_any("handler setup panicked") }),
     };
-    let (bytes, code) = match outcome {
+    match span {
+        Some(span) => span.wrap_request(handler),
+        None => handler,
+    }
+}
+
+/// Run `handler` to its end, or until the request is cancelled (`None`).
+async fn run_to_end(handler: BoxFuture<HandlerResult>, cancel: &CancellationToken) -> Option<Ran> {
+    tokio::select! {
+        r = AssertUnwindSafe(handler).catch_unwind() => Some(r),
+        _ = cancel.cancelled() => None,
+    }
+}
+
+/// The reply to request `id` for what its handler gave, with the error code when it is an
+/// error; `None` (logged) when it cannot be serialized.
+fn reply_frame(id: &RequestId, ran: Ran) -> Option<(Vec<u8>, Option<ErrorCode>)> {
+    let (bytes, code) = match ran {
         Ok(Ok(result)) => {
-            // Sized up front, as in `finish_request`: growing the buffer copies the result.
+            // Sized up front: the result is most of the frame, and growing the buffer copies it.
             let mut frame = Vec::with_capacity(result.get().len() + 64);
-            let written = serde_json::to_writer(&mut frame, &OutgoingResult::new(&id, &*result));
+            let written = serde_json::to_writer(&mut frame, &OutgoingResult::new(id, &*result));
             (written.map(|()| frame), None)
         }
-        Ok(Err(e)) => (serde_json::to_vec(&OutgoingError::new(Some(&id), &e)), Some(e.code)),
+        Ok(Err(e)) => (serde_json::to_vec(&OutgoingError::new(Some(id), &e)), Some(e.code)),
         Err(_panic) => {
             tracing::error!("the handler for request {id} panicked");
             let e = ErrorObject::internal("internal error: the request handler panicked");
-            (serde_json::to_vec(&OutgoingError::new(Some(&id), &e)), Some(e.code))
+            (serde_json::to_vec(&OutgoingError::new(Some(id), &e)), Some(e.code))
         }
     };
     bytes
@@ -342,39 +358,19 @@ async fn run_request(
             p
         }
     };
-    let fut = AssertUnwindSafe(handler).catch_unwind();
-    let outcome = tokio::select! {
-        r = fut => Some(r),
-        _ = cancel.cancelled() => None,
-    };
+    let outcome = run_to_end(handler, &cancel).await;
     finish_request(&peer, id, &cancel, outcome);
 }
 
-type Outcome = Option<std::result::Result<HandlerResult, Box<dyn std::any::Any + Send>>>;
-
 /// Send a request's answer (or, if it was cancelled, only release its stream).
-fn finish_request(peer: &Peer, id: RequestId, cancel: &CancellationToken, outcome: Outcome) {
+fn finish_request(peer: &Peer, id: RequestId, cancel: &CancellationToken, outcome: Option<Ran>) {
     let still_wanted = peer.shared.remove_inflight(&id).is_some();
     match outcome {
-        _ if !still_wanted || cancel.is_cancelled() => peer.finished_without_reply(id),
-        None => peer.finished_without_reply(id),
-        Some(Ok(Ok(result))) => {
-            // Sized up front: the result is most of the frame, and growing the buffer copies it.
-            let mut frame = Vec::with_capacity(result.get().len() + 64);
-            match serde_json::to_writer(&mut frame, &OutgoingResult::new(&id, &*result)) {
-                Ok(()) => {
-                    let _ = peer.send_out((frame, Route::Reply(id)));
-                }
-                Err(e) => tracing::error!("could not serialize a reply: {e}"),
+        Some(ran) if still_wanted && !cancel.is_cancelled() => {
+            if let Some((frame, _)) = reply_frame(&id, ran) {
+                let _ = peer.send_out((frame, Route::Reply(id)));
             }
         }
-        Some(Ok(Err(e))) => peer.send_error(Some(&id), &e),
-        Some(Err(_panic)) => {
-            tracing::error!("the handler for request {id} panicked");
-            peer.send_error(
-                Some(&id),
-                &ErrorObject::internal("internal error: the request handler panicked"),
-            );
-        }
+        _ => peer.finished_without_reply(id),
     }
 }
