@@ -58,7 +58,7 @@ async fn a_stream_resumed_after_its_instance_died_ends() {
         ended.is_some(),
         "the stream resumed while its instance lives ends with the result"
     );
-    let last: Value = serde_json::from_str(&events.last().unwrap().data).unwrap();
+    let last: Value = events.last().unwrap().json();
     assert_eq!(last["id"], 7, "it ends with the result: {last}");
 
     // A dies in the middle of a call.

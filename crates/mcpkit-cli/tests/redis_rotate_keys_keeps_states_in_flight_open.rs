@@ -32,13 +32,7 @@ async fn call(url: &str, id: i64, extra: Value) -> Value {
         .await
         .unwrap();
     let text = response.text().await.unwrap();
-    let json = text
-        .lines()
-        .rev()
-        .find_map(|l| l.strip_prefix("data:"))
-        .unwrap_or(&text)
-        .to_owned();
-    serde_json::from_str(&json).unwrap()
+    mcpkit_test_support::sse::reply_of(&text)
 }
 
 /// The id of the key that sealed `state` (`v1.{kid}.{payload}.{tag}`).

@@ -65,7 +65,7 @@ async fn a_stream_of_a_resumed_on_b_replays_the_missed_events_once() {
         if let Some(id) = e.id.filter(|i| !i.is_empty()) {
             last = Some(id);
         }
-        if let Ok(v) = serde_json::from_str::<Value>(&e.data) {
+        if let Ok(v) = serde_json::from_str::<Value>(e.data.as_deref().unwrap_or_default()) {
             if let Some(p) = v["params"]["progress"].as_f64() {
                 seen.push(p);
             }
@@ -80,7 +80,7 @@ async fn a_stream_of_a_resumed_on_b_replays_the_missed_events_once() {
     let mut resumed = SseReader::new(r);
     let result = loop {
         let e = resumed.next().await.expect("the rest of the stream on B");
-        let Ok(v) = serde_json::from_str::<Value>(&e.data) else {
+        let Ok(v) = serde_json::from_str::<Value>(e.data.as_deref().unwrap_or_default()) else {
             continue;
         };
         if let Some(p) = v["params"]["progress"].as_f64() {

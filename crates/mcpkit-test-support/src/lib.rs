@@ -27,6 +27,7 @@ pub mod prometheus;
 pub mod public_api;
 pub mod redis;
 pub mod schema;
+pub mod sse;
 
 /// How long any single await in a test may take before the test fails. Generous, because the
 /// process tests spawn binaries on a machine that may be running many test binaries at once.

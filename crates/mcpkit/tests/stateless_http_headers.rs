@@ -490,11 +490,10 @@ async fn messages(r: reqwest::Response) -> Vec<Value> {
         return vec![serde_json::from_str(&text).unwrap()];
     }
     assert_eq!(ct, "text/event-stream");
-    text.split("\n\n")
-        .filter_map(|block| {
-            let data: String = block.lines().filter_map(|l| l.strip_prefix("data: ")).collect();
-            (!data.is_empty()).then(|| serde_json::from_str(&data).unwrap())
-        })
+    mcpkit_test_support::sse::events(&text)
+        .iter()
+        .filter(|e| e.has_message())
+        .map(|e| e.json())
         .collect()
 }
 

@@ -265,7 +265,7 @@ async fn a_listen_stream_over_http_carries_the_ack_and_the_changes() {
     assert!(r.headers().get("mcp-session-id").is_none(), "no sessions on this wire");
     assert_eq!(r.headers()["content-type"], "text/event-stream");
     let mut body = r.bytes_stream();
-    let mut buf = String::new();
+    let mut parser = mcpkit_test_support::sse::SseParser::default();
     let mut events: Vec<Value> = Vec::new();
     let mut changed = false;
     while events.len() < 2 {
@@ -275,16 +275,11 @@ async fn a_listen_stream_over_http_carries_the_ack_and_the_changes() {
             changed = true;
         }
         let chunk = within("an SSE chunk", body.next()).await.expect("stream open").unwrap();
-        buf.push_str(std::str::from_utf8(&chunk).unwrap());
-        while let Some(end) = buf.find("\n\n") {
-            let block: String = buf.drain(..end + 2).collect();
-            assert!(
-                !block.lines().any(|l| l.starts_with("id:")),
-                "2026 streams carry no event ids: {block}"
-            );
-            let data: String = block.lines().filter_map(|l| l.strip_prefix("data: ")).collect();
-            if !data.is_empty() {
-                events.push(serde_json::from_str(&data).unwrap());
+        parser.push(&chunk);
+        while let Some(event) = parser.next_event() {
+            assert_eq!(event.id, None, "2026 streams carry no event ids: {event:?}");
+            if event.has_message() {
+                events.push(event.json());
             }
         }
     }
@@ -300,13 +295,12 @@ async fn a_listen_stream_over_http_carries_the_ack_and_the_changes() {
     while let Some(chunk) = within("the end of the stream", body.next()).await {
         rest.push_str(std::str::from_utf8(&chunk.unwrap()).unwrap());
     }
-    let last: Value = rest
-        .lines()
-        .filter_map(|l| l.strip_prefix("data: "))
-        .filter(|d| !d.is_empty())
-        .map(|d| serde_json::from_str(d).unwrap())
-        .next_back()
-        .expect("a final event");
+    let last: Value = mcpkit_test_support::sse::events(&rest)
+        .iter()
+        .rev()
+        .find(|e| e.has_message())
+        .expect("a final event")
+        .json();
     assert_eq!(
         last,
         json!({"jsonrpc": "2.0", "id": 11, "result": {"resultType": "complete", "_meta": {SUB_ID: 11}}})

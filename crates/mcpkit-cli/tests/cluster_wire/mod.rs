@@ -57,22 +57,8 @@ pub async fn open_session(http: &reqwest::Client, url: &str) -> String {
     session
 }
 
-/// One server-sent event.
-#[derive(Debug, Clone)]
-pub struct SseEvent {
-    /// Its `id:` field (what a resume sends back as `Last-Event-ID`).
-    pub id: Option<String>,
-    /// Its `data:` lines joined.
-    pub data: String,
-}
-
-impl SseEvent {
-    /// The JSON-RPC method of the message it carries, if any.
-    pub fn method(&self) -> Option<String> {
-        let v: Value = serde_json::from_str(&self.data).ok()?;
-        v["method"].as_str().map(str::to_owned)
-    }
-}
+pub use mcpkit_test_support::sse::SseEvent;
+use mcpkit_test_support::sse::SseParser;
 
 /// A session's GET stream, read in the background.
 pub struct EventStream {
@@ -120,15 +106,13 @@ impl EventStream {
     fn read(mut reply: reqwest::Response) -> EventStream {
         let (tx, events) = mpsc::unbounded_channel();
         tokio::spawn(async move {
-            let mut buf = String::new();
+            let mut parser = SseParser::default();
             while let Ok(Some(chunk)) = reply.chunk().await {
-                buf.push_str(&String::from_utf8_lossy(&chunk));
-                while let Some(end) = buf.find("\n\n") {
-                    let block: String = buf.drain(..end + 2).collect();
-                    if let Some(event) = parse_event(&block) {
-                        if tx.send(event).is_err() {
-                            return;
-                        }
+                parser.push(&chunk);
+                // Events with a message only: priming events carry none.
+                while let Some(event) = parser.next_event() {
+                    if event.has_message() && tx.send(event).is_err() {
+                        return;
                     }
                 }
             }
@@ -153,21 +137,6 @@ impl EventStream {
         }
         all
     }
-}
-
-/// An event block's id and data; `None` for a block without data (a comment or priming event).
-fn parse_event(block: &str) -> Option<SseEvent> {
-    let mut id = None;
-    let mut data = Vec::new();
-    for line in block.lines() {
-        if let Some(v) = line.strip_prefix("id:") {
-            id = Some(v.trim_start().to_owned());
-        } else if let Some(v) = line.strip_prefix("data:") {
-            data.push(v.strip_prefix(' ').unwrap_or(v).to_owned());
-        }
-    }
-    let data = data.join("\n");
-    (!data.is_empty()).then_some(SseEvent { id, data })
 }
 
 /// An mcpkit client speaking 2026-07-28 to `url` (no session: every call stands alone).

@@ -8,6 +8,7 @@ use std::time::Duration;
 use mcpkit::server::http::HttpServer;
 use mcpkit_redis::RedisBackends;
 use mcpkit_test_support::redis::{RedisProcess, RespValue};
+use mcpkit_test_support::sse::{SseEvent, SseParser};
 use mcpkit_test_support::within;
 use serde_json::{json, Value};
 
@@ -146,31 +147,16 @@ pub(crate) fn session_id_of(r: &reqwest::Response) -> Option<String> {
         .map(|v| v.to_str().unwrap().to_owned())
 }
 
-/// The JSON-RPC reply of a POST (plain JSON, or the last `data:` of an SSE reply).
+/// The JSON-RPC reply of a POST (plain JSON, or the last message of an SSE reply).
 pub(crate) async fn reply(r: reqwest::Response) -> Value {
     let text = within("a body", r.text()).await.unwrap();
-    let json = text
-        .lines()
-        .rev()
-        .filter_map(|l| l.strip_prefix("data:"))
-        .find(|d| !d.trim().is_empty())
-        .unwrap_or(&text)
-        .to_owned();
-    serde_json::from_str(&json).unwrap_or(Value::Null)
+    mcpkit_test_support::sse::reply_of(&text)
 }
 
-/// One SSE event: its id and data.
-pub(crate) struct SseEvent {
-    /// The `id:` field, if the event has one.
-    pub(crate) id: Option<String>,
-    /// The `data:` lines, joined.
-    pub(crate) data: String,
-}
-
-/// Reads SSE events off a response, chunk by chunk.
+/// Reads SSE events off a response, chunk by chunk (the shared parser of mcpkit-test-support).
 pub(crate) struct SseReader {
     response: reqwest::Response,
-    buffer: String,
+    parser: SseParser,
 }
 
 impl SseReader {
@@ -178,7 +164,7 @@ impl SseReader {
     pub(crate) fn new(response: reqwest::Response) -> Self {
         SseReader {
             response,
-            buffer: String::new(),
+            parser: SseParser::default(),
         }
     }
 
@@ -186,11 +172,11 @@ impl SseReader {
     /// timeout).
     pub(crate) async fn next(&mut self) -> Option<SseEvent> {
         loop {
-            if let Some(event) = self.buffered_event() {
+            if let Some(event) = self.parser.next_event() {
                 return Some(event);
             }
             let chunk = within("an SSE chunk", self.response.chunk()).await.ok()??;
-            self.push(&chunk);
+            self.parser.push(&chunk);
         }
     }
 
@@ -200,38 +186,14 @@ impl SseReader {
         let deadline = tokio::time::Instant::now() + wait;
         let mut methods = Vec::new();
         loop {
-            while let Some(event) = self.buffered_event() {
-                if let Ok(v) = serde_json::from_str::<Value>(event.data.trim()) {
-                    if let Some(m) = v["method"].as_str() {
-                        methods.push(m.to_owned());
-                    }
-                }
+            while let Some(event) = self.parser.next_event() {
+                methods.extend(event.method());
             }
             match tokio::time::timeout_at(deadline, self.response.chunk()).await {
-                Ok(Ok(Some(chunk))) => self.push(&chunk),
+                Ok(Ok(Some(chunk))) => self.parser.push(&chunk),
                 Ok(_) => panic!("the GET stream ended"),
                 Err(_) => return methods,
             }
         }
-    }
-
-    fn push(&mut self, chunk: &[u8]) {
-        self.buffer
-            .push_str(&String::from_utf8_lossy(chunk).replace("\r\n", "\n"));
-    }
-
-    /// The first complete event in the buffer, taken out of it.
-    fn buffered_event(&mut self) -> Option<SseEvent> {
-        let end = self.buffer.find("\n\n")?;
-        let block: String = self.buffer.drain(..end + 2).collect();
-        let (mut id, mut data) = (None, String::new());
-        for line in block.lines() {
-            if let Some(v) = line.strip_prefix("id:") {
-                id = Some(v.trim().to_owned());
-            } else if let Some(v) = line.strip_prefix("data:") {
-                data.push_str(v.trim_start());
-            }
-        }
-        Some(SseEvent { id, data })
     }
 }

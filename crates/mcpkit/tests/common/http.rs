@@ -508,27 +508,14 @@ pub fn result_text(v: &Value) -> &str {
 }
 
 // ---------------------------------------------------------------------------------------------
-// A small SSE reader: whole events, comments skipped.
+// SSE: the shared parser (mcpkit-test-support's sse) over a response body.
 
-#[derive(Debug, Default, Clone)]
-pub struct SseEvent {
-    pub id: Option<String>,
-    pub retry: Option<u64>,
-    pub event: Option<String>,
-    /// `Some("")` for an empty `data:` line.
-    pub data: Option<String>,
-}
-
-impl SseEvent {
-    pub fn json(&self) -> Value {
-        let data = self.data.as_deref().expect("an event with data");
-        serde_json::from_str(data).unwrap_or_else(|e| panic!("event data is not JSON ({e}): {data:?}"))
-    }
-}
+pub use mcpkit_test_support::sse::SseEvent;
+use mcpkit_test_support::sse::SseParser;
 
 pub struct SseReader {
     stream: ByteStream,
-    buf: Vec<u8>,
+    parser: SseParser,
     /// Set when the body ended with an error rather than cleanly.
     pub error: Option<String>,
 }
@@ -538,7 +525,7 @@ impl SseReader {
         assert_eq!(content_type(&r), "text/event-stream");
         SseReader {
             stream: r.body,
-            buf: Vec::new(),
+            parser: SseParser::default(),
             error: None,
         }
     }
@@ -550,39 +537,11 @@ impl SseReader {
 
     pub async fn next_untimed(&mut self) -> Option<SseEvent> {
         loop {
-            if let Some(end) = self.buf.windows(2).position(|w| w == b"\n\n") {
-                let block: Vec<u8> = self.buf.drain(..end + 2).collect();
-                let text = String::from_utf8(block).expect("UTF-8 SSE");
-                let mut e = SseEvent::default();
-                let mut any = false;
-                for line in text.lines() {
-                    if line.is_empty() || line.starts_with(':') {
-                        continue;
-                    }
-                    any = true;
-                    let (field, value) = line.split_once(':').unwrap_or((line, ""));
-                    let value = value.strip_prefix(' ').unwrap_or(value);
-                    match field {
-                        "id" => e.id = Some(value.to_owned()),
-                        "retry" => e.retry = Some(value.parse().expect("numeric retry")),
-                        "event" => e.event = Some(value.to_owned()),
-                        "data" => match &mut e.data {
-                            Some(d) => {
-                                d.push('\n');
-                                d.push_str(value);
-                            }
-                            None => e.data = Some(value.to_owned()),
-                        },
-                        other => panic!("unexpected SSE field {other:?}"),
-                    }
-                }
-                if any {
-                    return Some(e);
-                }
-                continue;
+            if let Some(e) = self.parser.next_event() {
+                return Some(e);
             }
             match self.stream.next().await {
-                Some(Ok(chunk)) => self.buf.extend_from_slice(&replace_crlf(chunk.to_vec())),
+                Some(Ok(chunk)) => self.parser.push(&chunk),
                 Some(Err(e)) => {
                     self.error = Some(e);
                     return None;
@@ -600,16 +559,6 @@ impl SseReader {
         }
         all
     }
-}
-
-fn replace_crlf(bytes: Vec<u8>) -> Vec<u8> {
-    if !bytes.contains(&b'\r') {
-        return bytes;
-    }
-    String::from_utf8_lossy(&bytes)
-        .replace("\r\n", "\n")
-        .replace('\r', "\n")
-        .into_bytes()
 }
 
 /// A priming event: an id, the configured `retry`, and an empty `data:` line.
