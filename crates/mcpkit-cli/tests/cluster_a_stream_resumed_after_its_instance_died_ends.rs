@@ -12,6 +12,7 @@ use std::collections::BTreeSet;
 use std::time::{Duration, Instant};
 
 use cluster_wire::{open_session, redis_cluster, EventStream, Next, SseEvent};
+use mcpkit_test_support::redis::{RedisProcess, RespValue};
 use serde_json::{json, Value};
 
 fn slow_call(seconds: f64) -> Value {
@@ -34,13 +35,42 @@ async fn until_end(stream: &mut EventStream, limit: Duration) -> (Vec<SseEvent>,
     (events, None)
 }
 
+/// Wait until the deployment's event store (the Redis streams under `*:ev:*`) holds an SSE
+/// stream with `events` events: an event goes to the client while its append is still queued
+/// (the store is written behind the stream), and the kill must come after it is recorded.
+async fn until_recorded(redis: &RedisProcess, events: u64) {
+    mcpkit_test_support::within("the events recorded in Redis", async {
+        loop {
+            let Ok(RespValue::Array(keys)) = redis.command(&["KEYS", "*:ev:*"]) else {
+                panic!("KEYS failed")
+            };
+            let recorded = keys
+                .iter()
+                .filter_map(|k| match k {
+                    RespValue::Bulk(Some(key)) => match redis.command(&["XLEN", key]) {
+                        Ok(RespValue::Integer(n)) => u64::try_from(n).ok(),
+                        _ => None,
+                    },
+                    _ => None,
+                })
+                .max()
+                .unwrap_or(0);
+            if recorded >= events {
+                return;
+            }
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+    })
+    .await;
+}
+
 fn position(id: &str) -> u64 {
     id.rsplit_once('-').unwrap().1.parse().unwrap()
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_stream_resumed_after_its_instance_died_ends() {
-    let (_redis, mut cluster) = redis_cluster();
+    let (redis, mut cluster) = redis_cluster();
     let http = reqwest::Client::new();
     let (a, b) = (cluster.instances[0].url(), cluster.instances[1].url());
     let a_id = cluster.instances[0].id().to_owned();
@@ -71,10 +101,10 @@ async fn a_stream_resumed_after_its_instance_died_ends() {
         }
     }
     let resume_from = seen[0].id.clone().unwrap();
-    // An event goes to the client while its append to the event store is still queued (the
-    // store is written behind the stream): give the queue a moment, so that what was sent is
-    // recorded, before the kill. Without it a loaded machine loses the last events sent.
-    tokio::time::sleep(Duration::from_millis(300)).await;
+    // Every event seen is recorded before the kill (the store numbers a stream's events 1, 2,
+    // 3…: the last one seen at position p means p events).
+    let last_seen = seen.last().and_then(|e| e.id.as_deref()).map_or(0, position);
+    until_recorded(&redis, last_seen).await;
     cluster.instance(&a_id).kill();
     let killed = Instant::now();
 

@@ -29,6 +29,27 @@ struct Tally {
     ok: AtomicUsize,
     failed: AtomicUsize,
     ok_after_eject: AtomicUsize,
+    /// Told after every call.
+    counted: tokio::sync::Notify,
+}
+
+impl Tally {
+    /// Wait until `enough` holds of this tally (checked after each call; at most the step
+    /// timeout).
+    async fn until(&self, what: &str, enough: impl Fn(&Tally) -> bool) {
+        mcpkit_test_support::within(what, async {
+            loop {
+                let counted = self.counted.notified();
+                tokio::pin!(counted);
+                counted.as_mut().enable();
+                if enough(self) {
+                    return;
+                }
+                counted.await;
+            }
+        })
+        .await;
+    }
 }
 
 /// Call `slow_compute` on `client` until `stop`, counting outcomes (a call that does not answer
@@ -48,6 +69,7 @@ async fn call_in_a_loop(client: mcpkit::Client, tally: Arc<Tally>, stop: Arc<Ato
                 tally.failed.fetch_add(1, Ordering::Relaxed);
             }
         }
+        tally.counted.notify_waiters();
     }
 }
 
@@ -116,7 +138,12 @@ async fn sigkill_of_one_instance_loses_only_the_calls_running_on_it() {
             ejected.clone(),
         )));
     }
-    tokio::time::sleep(Duration::from_millis(1500)).await;
+    // Calls have gone through every caller's client (two each on average) before the kill.
+    for tally in [&stateless, &handshake] {
+        tally
+            .until("calls before the kill", |t| t.ok.load(Ordering::Relaxed) >= 2 * CALLERS)
+            .await;
+    }
 
     let killed_at = Instant::now();
     cluster.instance(&victim).kill();
@@ -153,8 +180,14 @@ async fn sigkill_of_one_instance_loses_only_the_calls_running_on_it() {
     triggers[0].call_tool("test_trigger_tool_change", ()).await.unwrap();
     let live = resumed.drain(Duration::from_secs(2)).await;
 
-    // Calls go on a while after the eject, then stop.
-    tokio::time::sleep(Duration::from_millis(1500)).await;
+    // Calls go on after the eject (one per caller on average), then stop.
+    for tally in [&stateless, &handshake] {
+        tally
+            .until("calls after the eject", |t| {
+                t.ok_after_eject.load(Ordering::Relaxed) >= CALLERS
+            })
+            .await;
+    }
     stop.store(true, Ordering::Relaxed);
     for l in loops {
         l.await.unwrap();
