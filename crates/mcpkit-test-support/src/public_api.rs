@@ -193,7 +193,6 @@ fn load_items(
                 let name = m.ident.to_string();
                 let mut child_path = path.clone();
                 child_path.push(name.clone());
-                let child_public = public && is_pub(&m.vis);
                 let child_hidden = hidden || hidden_attr(&m.attrs);
                 let child = match &m.content {
                     Some((_, inner)) => load_items(
@@ -222,7 +221,6 @@ fn load_items(
                         )
                     }
                 };
-                let _ = child_public;
                 modules[id].children.insert(name, child);
                 continue;
             }
@@ -360,6 +358,42 @@ fn lookup(modules: &[Module], m: usize, name: &str, depth: usize) -> Option<Targ
     None
 }
 
+/// Record module `m`'s public items and public child modules under `prefix`.
+fn show_contents(
+    modules: &[Module],
+    m: usize,
+    prefix: &str,
+    hidden: bool,
+    api: &mut PublicApi,
+    seen: &mut BTreeSet<(usize, String)>,
+) {
+    let module = &modules[m];
+    for (name, (kind, item_hidden)) in &module.items {
+        let mut declared = module.path.clone();
+        declared.push(name.clone());
+        let origin = Origin::Item {
+            kind,
+            declared: declared.join("::"),
+        };
+        api.items
+            .entry(origin)
+            .or_default()
+            .insert((format!("{prefix}::{name}"), hidden || *item_hidden));
+    }
+    for (name, &child) in &module.children {
+        if modules[child].public {
+            walk(
+                modules,
+                child,
+                format!("{prefix}::{name}"),
+                hidden || modules[child].hidden,
+                api,
+                seen,
+            );
+        }
+    }
+}
+
 /// Record every public path under module `m`, reachable as `prefix`.
 fn walk(
     modules: &[Module],
@@ -374,23 +408,7 @@ fn walk(
     }
     let join = |name: &str| format!("{prefix}::{name}");
     let module = &modules[m];
-    for (name, (kind, item_hidden)) in &module.items {
-        let mut declared = module.path.clone();
-        declared.push(name.clone());
-        let origin = Origin::Item {
-            kind,
-            declared: declared.join("::"),
-        };
-        api.items
-            .entry(origin)
-            .or_default()
-            .insert((join(name), hidden || *item_hidden));
-    }
-    for (name, &child) in &module.children {
-        if modules[child].public {
-            walk(modules, child, join(name), hidden || modules[child].hidden, api, seen);
-        }
-    }
+    show_contents(modules, m, &prefix, hidden, api, seen);
     for (public, use_hidden, bound, source) in &module.uses {
         if !public {
             continue;
@@ -402,25 +420,8 @@ fn walk(
                 api.items.entry(origin).or_default().insert((join(name), hidden));
             }
             (None, Some(Target::Module(target))) => {
-                // A glob: every public name of the target, as if written here.
-                let target_module = &modules[target];
-                for (name, (kind, item_hidden)) in &target_module.items {
-                    let mut declared = target_module.path.clone();
-                    declared.push(name.clone());
-                    let origin = Origin::Item {
-                        kind,
-                        declared: declared.join("::"),
-                    };
-                    api.items
-                        .entry(origin)
-                        .or_default()
-                        .insert((join(name), hidden || *item_hidden));
-                }
-                for (name, &child) in &target_module.children {
-                    if modules[child].public {
-                        walk(modules, child, join(name), hidden || modules[child].hidden, api, seen);
-                    }
-                }
+                // A glob: every public item and module of the target, as if written here.
+                show_contents(modules, target, &prefix, hidden, api, seen);
             }
             (None, Some(Target::Item(Origin::External(e)))) => {
                 api.items
