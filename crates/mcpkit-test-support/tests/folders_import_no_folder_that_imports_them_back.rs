@@ -7,7 +7,10 @@ use std::path::Path;
 use mcpkit_test_support::architecture::FolderGraph;
 
 fn workspace_sources() -> Vec<std::path::PathBuf> {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    workspace_sources_of(&Path::new(env!("CARGO_MANIFEST_DIR")).join("../.."))
+}
+
+fn workspace_sources_of(root: &Path) -> Vec<std::path::PathBuf> {
     let mut sources: Vec<_> = std::fs::read_dir(root.join("crates"))
         .unwrap()
         .filter_map(Result::ok)
@@ -34,13 +37,23 @@ fn no_crate_has_a_folder_cycle() {
 }
 
 /// Every import between two folders of a cycle, for whoever untangles one:
-/// `MCPKIT_ARCHITECTURE_DUMP=1 cargo test -p mcpkit-test-support --test behaviour folders`.
+/// `MCPKIT_ARCHITECTURE_DUMP=1 cargo test -p mcpkit-test-support --test behaviour folders --
+/// --nocapture` (`MCPKIT_ARCHITECTURE_DUMP=/path/to/checkout` for another checkout).
 #[test]
 fn dump_the_imports_of_cycles_when_asked() {
-    if std::env::var_os("MCPKIT_ARCHITECTURE_DUMP").is_none() {
+    let Some(dump) = std::env::var_os("MCPKIT_ARCHITECTURE_DUMP") else {
         return;
-    }
-    for src in workspace_sources() {
+    };
+    let sources = match Path::new(&dump) {
+        root if root.is_dir() => workspace_sources_of(root),
+        _ => workspace_sources(),
+    };
+    for src in sources {
+        eprintln!(
+            "{}: {} folder cycles",
+            src.display(),
+            FolderGraph::scan(&src).cycles().len()
+        );
         for group in FolderGraph::scan(&src).cycles() {
             for ((a, b), imports) in group {
                 for i in imports {
