@@ -6,7 +6,8 @@
 #       Builds `mcpkit` (release), starts `mcpkit serve --http 127.0.0.1:PORT` on a free port
 #       (one fresh server per requirement set) and runs `conformance server --requirements SET`
 #       against http://127.0.0.1:PORT/mcp. Results go to target/conformance/results/.
-#       Prints per set `scored: N passed, M failed` and `not scored: N passed, M failed`
+#       Prints per set `scored: N passed, M failed` and `not scored: N passed, M failed` (and
+#       `, K skipped`: scenarios whose checks were all SKIPPED, which are not passes)
 #       (scenarios, not checks), each failing scenario with its first failing check, then
 #       `conformance: N passed, M failed`. Exits 1 if any scenario, scored or not, failed.
 #   scripts/conformance.sh client [REQUIREMENT_SET...]   default set: 2025-11-25
@@ -221,11 +222,15 @@ def verdict(name):
     return True, ""
 
 def tally(names, label):
-    passed = failed = 0
+    passed = failed = skipped = 0
     fails, notes = [], []
     for n in names:
         ok, why = verdict(n)
-        if ok:
+        if ok and why.startswith("no SUCCESS checks"):
+            # Nothing was checked (the suite's pending scenarios): not a pass, not a failure.
+            skipped += 1
+            notes.append(f"  skipped {n}: {why}; not counted as passed")
+        elif ok:
             passed += 1
             if why:
                 notes.append(f"  note {n}: {why}")
@@ -238,7 +243,8 @@ def tally(names, label):
             tag = f" ({reasons[n]})" if n in reasons else ""
             fails.append(f"  FAIL {n}{tag}: {why}")
     expected = sum(1 for n in names if n in expected_failures and not verdict(n)[0])
-    print(f"{label}: {passed} passed, {failed} failed" + (f" ({expected} expected failures not counted)" if expected else ""))
+    print(f"{label}: {passed} passed, {failed} failed" + (f", {skipped} skipped" if skipped else "")
+          + (f" ({expected} expected failures not counted)" if expected else ""))
     for line in fails + notes:
         print(line)
     return passed, failed
