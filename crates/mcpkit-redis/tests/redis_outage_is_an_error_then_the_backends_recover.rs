@@ -14,6 +14,12 @@ use mcpkit_test_support::redis::RedisProcess;
 use mcpkit_test_support::within;
 
 const TTL: Duration = Duration::from_secs(60);
+/// The caps of the sessions this test creates.
+const LIMITS: SessionLimits = SessionLimits {
+    max_sessions: 10,
+    max_per_client: usize::MAX,
+    ttl: TTL,
+};
 
 fn names_redis(e: &BackendError, port: u16) -> bool {
     let BackendError::Unavailable(why) = e else {
@@ -54,15 +60,7 @@ async fn an_outage_is_an_error_at_once_and_the_backends_recover_by_themselves() 
     assert!(names_redis(&e, port), "{e}");
     let e = backends
         .sessions
-        .create(
-            SessionRecord::new("s2", None),
-            None,
-            SessionLimits {
-                max_sessions: 10,
-                max_per_client: usize::MAX,
-                ttl: TTL,
-            },
-        )
+        .create(SessionRecord::new("s2", None), None, LIMITS)
         .await
         .unwrap_err();
     assert!(names_redis(&e, port), "{e}");
@@ -97,15 +95,7 @@ async fn an_outage_is_an_error_at_once_and_the_backends_recover_by_themselves() 
     let admitted = loop {
         match backends
             .sessions
-            .create(
-                SessionRecord::new("s2", None),
-                None,
-                SessionLimits {
-                    max_sessions: 10,
-                    max_per_client: usize::MAX,
-                    ttl: TTL,
-                },
-            )
+            .create(SessionRecord::new("s2", None), None, LIMITS)
             .await
         {
             Ok(a) => break a,

@@ -194,52 +194,25 @@ mod tests {
     async fn records_expire_and_the_cap_counts_live_ones() {
         let store = MemorySessionStore::new();
         let ttl = Duration::from_secs(10);
+        let two = SessionLimits {
+            max_sessions: 2,
+            max_per_client: usize::MAX,
+            ttl,
+        };
         assert_eq!(
-            now(store.create(
-                SessionRecord::new("a", None),
-                None,
-                SessionLimits {
-                    max_sessions: 2,
-                    max_per_client: usize::MAX,
-                    ttl
-                }
-            )),
+            now(store.create(SessionRecord::new("a", None), None, two)),
             Admitted::Yes
         );
         assert_eq!(
-            now(store.create(
-                SessionRecord::new("a", None),
-                None,
-                SessionLimits {
-                    max_sessions: 2,
-                    max_per_client: usize::MAX,
-                    ttl
-                }
-            )),
+            now(store.create(SessionRecord::new("a", None), None, two)),
             Admitted::Duplicate
         );
         assert_eq!(
-            now(store.create(
-                SessionRecord::new("b", None),
-                None,
-                SessionLimits {
-                    max_sessions: 2,
-                    max_per_client: usize::MAX,
-                    ttl
-                }
-            )),
+            now(store.create(SessionRecord::new("b", None), None, two)),
             Admitted::Yes
         );
         assert_eq!(
-            now(store.create(
-                SessionRecord::new("c", None),
-                None,
-                SessionLimits {
-                    max_sessions: 2,
-                    max_per_client: usize::MAX,
-                    ttl
-                }
-            )),
+            now(store.create(SessionRecord::new("c", None), None, two)),
             Admitted::Full
         );
         assert!(now(store.update("a", SessionUpdate::Subscribe("file:///x".into()))));
@@ -253,15 +226,7 @@ mod tests {
         assert_eq!(a, Some(vec!["file:///x".to_owned()]), "a was touched");
         assert_eq!(now(store.count()), 1);
         assert_eq!(
-            now(store.create(
-                SessionRecord::new("c", None),
-                None,
-                SessionLimits {
-                    max_sessions: 2,
-                    max_per_client: usize::MAX,
-                    ttl
-                }
-            )),
+            now(store.create(SessionRecord::new("c", None), None, two)),
             Admitted::Yes
         );
         assert!(now(store.delete("a")));
