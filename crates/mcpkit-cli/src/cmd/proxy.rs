@@ -273,7 +273,7 @@ async fn forward_session<C: Transport>(session: SessionTransport, child: C, stop
                         if let Some(id) = id {
                             if inflight.remove(&id) {
                                 // The child will not answer: release the request's stream.
-                                let _ = session_writer.write_routed(&[], &Route::Finished(id)).await;
+                                session_writer.end_unanswered(&id);
                             }
                         }
                     }

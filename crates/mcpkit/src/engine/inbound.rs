@@ -368,7 +368,7 @@ fn finish_request(peer: &Peer, id: RequestId, cancel: &CancellationToken, outcom
     match outcome {
         Some(ran) if still_wanted && !cancel.is_cancelled() => {
             if let Some((frame, _)) = reply_frame(&id, ran) {
-                let _ = peer.send_out((frame, Route::Reply(id)));
+                let _ = peer.send_out(super::Outgoing::Frame(frame, Route::Reply(id)));
             }
         }
         _ => peer.finished_without_reply(id),

@@ -4,7 +4,7 @@
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
-use super::{Dispatcher, Outbound};
+use super::{Dispatcher, Outgoing};
 use crate::error::Error;
 use crate::sync::lock;
 use crate::transport::{Frame, FrameReader, FrameWriter};
@@ -12,7 +12,7 @@ use mcpkit_types::ErrorObject;
 
 pub(super) async fn write_loop<W: FrameWriter>(
     mut w: W,
-    mut rx: mpsc::UnboundedReceiver<Outbound>,
+    mut rx: mpsc::UnboundedReceiver<Outgoing>,
     closed: CancellationToken,
 ) {
     loop {
@@ -21,20 +21,20 @@ pub(super) async fn write_loop<W: FrameWriter>(
             f = rx.recv() => f,
             _ = closed.cancelled() => {
                 // Drain what is already queued before closing.
-                while let Ok((f, route)) = rx.try_recv() {
-                    if w.write_routed(&f, &route).await.is_err() { break; }
+                while let Ok(out) = rx.try_recv() {
+                    if write(&mut w, out).await.is_err() { break; }
                 }
                 break;
             }
         };
-        let Some((frame, route)) = frame else { break };
-        if let Err(e) = w.write_routed(&frame, &route).await {
+        let Some(out) = frame else { break };
+        if let Err(e) = write(&mut w, out).await {
             tracing::debug!("transport write failed: {e}");
             return;
         }
         // Write everything that is already queued, then flush once.
-        while let Ok((f, route)) = rx.try_recv() {
-            if let Err(e) = w.write_routed(&f, &route).await {
+        while let Ok(out) = rx.try_recv() {
+            if let Err(e) = write(&mut w, out).await {
                 tracing::debug!("transport write failed: {e}");
                 return;
             }
@@ -45,6 +45,14 @@ pub(super) async fn write_loop<W: FrameWriter>(
         }
     }
     let _ = w.close().await;
+}
+
+/// Write one frame; a stream transport has no per-request streams to end.
+async fn write<W: FrameWriter>(w: &mut W, out: Outgoing) -> std::io::Result<()> {
+    match out {
+        Outgoing::Frame(frame, route) => w.write_routed(&frame, &route).await,
+        Outgoing::End(_) => Ok(()),
+    }
 }
 
 /// How many buffered frames the reader handles before it lets the writer run.

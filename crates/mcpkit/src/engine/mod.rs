@@ -120,18 +120,45 @@ pub struct RequestOptions {
     pub related: Option<RequestId>,
 }
 
-/// One outgoing frame and where the transport should put it.
-pub(crate) type Outbound = (Vec<u8>, Route);
+/// What a connection sends out: a frame and where it belongs, or the end of an incoming
+/// request's response stream.
+#[derive(Debug)]
+pub(crate) enum Outgoing {
+    /// A frame and where the transport should put it.
+    Frame(Vec<u8>, Route),
+    /// Not a frame: only a transport with a stream per request (the HTTP server) acts on it;
+    /// stream transports skip it.
+    End(StreamEnd),
+}
+
+impl Outgoing {
+    /// The frame, if this is one.
+    pub(crate) fn into_frame(self) -> Option<Vec<u8>> {
+        match self {
+            Outgoing::Frame(frame, _) => Some(frame),
+            Outgoing::End(_) => None,
+        }
+    }
+}
+
+/// How an incoming request's response stream ends early.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum StreamEnd {
+    /// End it now; the client may resume it (HTTP: with `Last-Event-ID`).
+    Close(RequestId),
+    /// The request ended without a reply (it was cancelled): release its stream.
+    Unanswered(RequestId),
+}
 
 type Pending = oneshot::Sender<Result<Box<RawValue>>>;
 
 /// A sink that takes each outgoing frame at once, without waiting (see [`start_direct`]).
-pub(crate) type DirectSink = Box<dyn Fn(Vec<u8>, Route) + Send + Sync>;
+pub(crate) type DirectSink = Box<dyn Fn(Outgoing) + Send + Sync>;
 
 /// Where a connection's outgoing frames go.
 enum Outbox {
     /// Queued for the connection's writer task (stream transports).
-    Queue(mpsc::UnboundedSender<Outbound>),
+    Queue(mpsc::UnboundedSender<Outgoing>),
     /// Handed to a sink that never waits (an HTTP session routes each frame to its response
     /// stream under a lock): no queue, no writer task.
     Direct(DirectSink),
@@ -143,19 +170,19 @@ enum Outbox {
 
 enum Deferred {
     /// Nothing sent yet: the first frame opens the queue and hands its receiving end over.
-    Waiting(oneshot::Sender<mpsc::UnboundedReceiver<Outbound>>),
-    Open(mpsc::UnboundedSender<Outbound>),
+    Waiting(oneshot::Sender<mpsc::UnboundedReceiver<Outgoing>>),
+    Open(mpsc::UnboundedSender<Outgoing>),
     /// The receiving side was gone when the first frame came.
     Closed,
 }
 
 impl Outbox {
-    fn send(&self, frame: Outbound, closed: &CancellationToken) -> std::result::Result<(), ()> {
+    fn send(&self, frame: Outgoing, closed: &CancellationToken) -> std::result::Result<(), ()> {
         match self {
             Outbox::Queue(tx) => tx.send(frame).map_err(|_| ()),
             Outbox::Direct(_) if closed.is_cancelled() => Err(()),
             Outbox::Direct(sink) => {
-                sink(frame.0, frame.1);
+                sink(frame);
                 Ok(())
             }
             Outbox::Deferred(state) => {
@@ -199,14 +226,14 @@ impl Outbox {
 /// The receiving end of a [`Peer::detached_until`] peer: empty, without a queue, until the
 /// peer sends its first frame.
 pub(crate) struct Sent {
-    opening: Option<oneshot::Receiver<mpsc::UnboundedReceiver<Outbound>>>,
-    queue: Option<mpsc::UnboundedReceiver<Outbound>>,
+    opening: Option<oneshot::Receiver<mpsc::UnboundedReceiver<Outgoing>>>,
+    queue: Option<mpsc::UnboundedReceiver<Outgoing>>,
 }
 
 impl Sent {
     /// The next frame; `None` once the peer is gone and everything it sent was read.
     /// Cancel-safe, like `mpsc::UnboundedReceiver::recv`.
-    pub(crate) async fn recv(&mut self) -> Option<Outbound> {
+    pub(crate) async fn recv(&mut self) -> Option<Outgoing> {
         if let Some(opening) = self.opening.as_mut() {
             let queue = opening.await.ok();
             self.opening = None;
@@ -216,7 +243,7 @@ impl Sent {
     }
 
     /// The next frame if one is there.
-    pub(crate) fn try_recv(&mut self) -> Option<Outbound> {
+    pub(crate) fn try_recv(&mut self) -> Option<Outgoing> {
         if let Some(opening) = self.opening.as_mut() {
             match opening.try_recv() {
                 Ok(queue) => self.queue = Some(queue),
@@ -231,7 +258,7 @@ impl Sent {
 
 /// The state of one connection, shared by its [`Peer`] handles and its loops.
 struct Shared {
-    /// Outbound requests waiting for their answers.
+    /// Outgoing requests waiting for their answers.
     pending: Mutex<HashMap<RequestId, Pending>>,
     /// Inbound requests still running, with the token that cancels each.
     inflight: Mutex<HashMap<RequestId, CancellationToken>>,
@@ -343,7 +370,7 @@ impl Peer {
     /// A peer without a connection: what handlers send through it (notifications, with their
     /// routes) comes out of the returned receiver, and requests to the other side fail at once.
     /// For serving one stateless request directly.
-    pub(crate) fn detached(options: Arc<PeerOptions>) -> (Peer, mpsc::UnboundedReceiver<Outbound>) {
+    pub(crate) fn detached(options: Arc<PeerOptions>) -> (Peer, mpsc::UnboundedReceiver<Outgoing>) {
         Peer::with_outbox(options, true)
     }
 
@@ -361,7 +388,7 @@ impl Peer {
     }
 
     /// A peer and the receiving end of everything it sends.
-    fn with_outbox(options: Arc<PeerOptions>, detached: bool) -> (Peer, mpsc::UnboundedReceiver<Outbound>) {
+    fn with_outbox(options: Arc<PeerOptions>, detached: bool) -> (Peer, mpsc::UnboundedReceiver<Outgoing>) {
         let (out_tx, out_rx) = mpsc::unbounded_channel();
         (Peer::from_outbox(options, detached, Outbox::Queue(out_tx)), out_rx)
     }
@@ -394,14 +421,14 @@ impl Peer {
         &self.shared.scope
     }
 
-    fn send_out(&self, frame: Outbound) -> std::result::Result<(), ()> {
+    fn send_out(&self, frame: Outgoing) -> std::result::Result<(), ()> {
         self.shared.out.send(frame, &self.shared.closed)
     }
 
     fn send_frame<T: Serialize + ?Sized>(&self, frame: &T, route: Route) {
         match serde_json::to_vec(frame) {
             Ok(bytes) => {
-                let _ = self.send_out((bytes, route));
+                let _ = self.send_out(Outgoing::Frame(bytes, route));
             }
             Err(e) => tracing::error!("could not serialize an outgoing message: {e}"),
         }
@@ -409,7 +436,7 @@ impl Peer {
 
     /// Tell the transport a request will never be answered (MCP cancellation sends nothing).
     fn finished_without_reply(&self, id: RequestId) {
-        let _ = self.send_out((Vec::new(), Route::Finished(id)));
+        let _ = self.send_out(Outgoing::End(StreamEnd::Unanswered(id)));
     }
 
     fn send_error(&self, id: Option<&RequestId>, error: &ErrorObject) {
@@ -440,7 +467,7 @@ impl Peer {
     /// Ask the transport to end the response stream of an incoming request early (HTTP: the
     /// client resumes it with `Last-Event-ID`; other transports ignore this).
     pub fn close_request_stream(&self, id: &RequestId) {
-        let _ = self.send_out((Vec::new(), Route::CloseStream(id.clone())));
+        let _ = self.send_out(Outgoing::End(StreamEnd::Close(id.clone())));
     }
 
     /// Send a notification with any serializable params.
@@ -469,7 +496,7 @@ impl Peer {
         if let Some(span) = &span {
             bytes = span.inject(bytes);
         }
-        let sent = self.send_out((bytes, route)).map_err(|_| Error::ConnectionClosed);
+        let sent = self.send_out(Outgoing::Frame(bytes, route)).map_err(|_| Error::ConnectionClosed);
         if let Some(span) = span {
             let ending = match sent {
                 Ok(()) => crate::telemetry::Ending::Done,

@@ -82,7 +82,7 @@ impl Peer {
             progress_rx = Some((prx, sink));
         }
         let route = options.related.clone().map_or(Route::Standalone, Route::Related);
-        if self.is_closed() || self.send_out((bytes, route)).is_err() {
+        if self.is_closed() || self.send_out(super::Outgoing::Frame(bytes, route)).is_err() {
             guard.id = None;
             return Err(Error::ConnectionClosed);
         }

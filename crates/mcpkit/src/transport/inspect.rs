@@ -150,10 +150,7 @@ where
         self.inner.write_frame(frame).await
     }
     async fn write_routed(&mut self, frame: &[u8], route: &Route) -> io::Result<()> {
-        // These two routes carry no frame, only a signal to the transport.
-        if !matches!(route, Route::CloseStream(_) | Route::Finished(_)) {
-            (self.observe)(Direction::Outgoing, Observed::Message(frame));
-        }
+        (self.observe)(Direction::Outgoing, Observed::Message(frame));
         self.inner.write_routed(frame, route).await
     }
     async fn flush(&mut self) -> io::Result<()> {

@@ -32,7 +32,7 @@ use mcpkit_types::RequestId;
 
 mod caller;
 #[cfg(any(feature = "http-server", feature = "http-client"))]
-pub mod channel;
+pub(crate) mod channel;
 pub mod child;
 #[cfg(feature = "http-client")]
 pub mod http_client;
@@ -110,12 +110,6 @@ pub enum Route {
     Related(RequestId),
     /// Not tied to any request.
     Standalone,
-    /// Not a frame: end the response stream of this request now (the client may resume it,
-    /// e.g. with `Last-Event-ID` on HTTP). The frame is empty; stream transports ignore it.
-    CloseStream(RequestId),
-    /// Not a frame: this incoming request ended without a reply (it was cancelled), so its
-    /// stream can be released. Stream transports ignore it.
-    Finished(RequestId),
 }
 
 /// The outgoing half of a transport.
@@ -124,12 +118,8 @@ pub trait FrameWriter: Send + 'static {
     fn write_frame(&mut self, frame: &[u8]) -> impl Future<Output = io::Result<()>> + Send;
     /// Queue one frame knowing where it belongs (default: ignore the route).
     fn write_routed(&mut self, frame: &[u8], route: &Route) -> impl Future<Output = io::Result<()>> + Send {
-        async move {
-            match route {
-                Route::CloseStream(_) | Route::Finished(_) => Ok(()),
-                _ => self.write_frame(frame).await,
-            }
-        }
+        let _ = route;
+        self.write_frame(frame)
     }
     /// Push queued frames out (called when the outgoing queue runs empty).
     fn flush(&mut self) -> impl Future<Output = io::Result<()>> + Send;

@@ -9,9 +9,11 @@ use bytes::Bytes;
 use tokio_util::sync::CancellationToken;
 
 use super::inspector::Inspector;
-use super::streams::{route_frame, StreamTable};
+use super::streams::{end_stream, route_frame, StreamTable};
+use crate::engine::StreamEnd;
 use crate::transport::channel::ChannelReader;
-use crate::transport::{FrameWriter, Route, Transport};
+use crate::transport::{Extensions, Frame, FrameReader, FrameWriter, Route, Transport};
+use mcpkit_types::RequestId;
 
 /// Serves the sessions of an endpoint built with [`super::HttpServer::with_factory`], in place
 /// of a [`crate::server::Server`]: a gateway or proxy that forwards each session's frames
@@ -21,8 +23,8 @@ use crate::transport::{FrameWriter, Route, Transport};
 /// with the session's [`SessionTransport`]: reading it yields the frames the client POSTs (the
 /// `initialize` request first); each frame written with a [`crate::transport::Route`] goes
 /// where that route says (`Reply(id)` answers the POST of request `id` and ends its stream,
-/// `Related(id)` goes on that stream first, `Standalone` on the GET stream, `Finished(id)`
-/// releases a request that will get no reply). The endpoint cancels the returned token when
+/// `Related(id)` goes on that stream first, `Standalone` on the GET stream;
+/// [`SessionWriter::end_unanswered`] releases a request that will get no reply). The endpoint cancels the returned token when
 /// the session ends (DELETE, idle expiry, shutdown); the backend should then stop. The
 /// endpoint keeps doing everything else: Host/Origin checks, session ids, SSE, resumption.
 pub trait SessionFactory: Send + Sync + 'static {
@@ -49,7 +51,17 @@ impl SessionTransport {
 
 /// Reading half of a [`SessionTransport`]: the frames the client POSTed, in order, each with
 /// what the HTTP layer knows about it.
-pub type SessionReader = ChannelReader;
+#[derive(Debug)]
+pub struct SessionReader(ChannelReader);
+
+impl FrameReader for SessionReader {
+    fn read_frame(&mut self) -> impl std::future::Future<Output = io::Result<Option<Frame>>> + Send {
+        self.0.read_frame()
+    }
+    fn take_extensions(&mut self) -> Extensions {
+        self.0.take_extensions()
+    }
+}
 
 /// Writing half of a [`SessionTransport`]: routes each frame to its response stream.
 pub struct SessionWriter {
@@ -74,12 +86,20 @@ impl Transport for SessionTransport {
     type Writer = SessionWriter;
     fn split(self) -> (SessionReader, SessionWriter) {
         (
-            self.rx,
+            SessionReader(self.rx),
             SessionWriter {
                 streams: self.streams,
                 inspector: self.inspector,
             },
         )
+    }
+}
+
+impl SessionWriter {
+    /// The client's request `id` will get no reply (the backend dropped it after a
+    /// cancellation): end its response stream now instead of when the session ends.
+    pub fn end_unanswered(&mut self, id: &RequestId) {
+        end_stream(&self.streams, &StreamEnd::Unanswered(id.clone()));
     }
 }
 

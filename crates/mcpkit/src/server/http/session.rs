@@ -11,13 +11,13 @@ use tokio::sync::mpsc;
 
 use super::factory::{SessionFactory, SessionTransport};
 use super::inspector::Inspector;
-use super::streams::{self, route_frame, Event, RequestStream, Resumed, StreamSettings, StreamTable};
-use crate::engine::Dispatcher;
+use super::streams::{self, end_stream, route_frame, Event, RequestStream, Resumed, StreamSettings, StreamTable};
+use crate::engine::{Dispatcher, Outgoing, StreamEnd};
 use crate::server::backend::{SessionRecord, SessionUpdate};
 use crate::server::client_state::Observer;
 use crate::server::{Preset, Server};
 use crate::transport::channel::{self, Inbound, InboundSender};
-use crate::transport::{Extensions, Frame, Route, VerifiedCaller};
+use crate::transport::{Extensions, Frame, VerifiedCaller};
 
 pub(super) struct HttpSession {
     pub(super) id: Arc<str>,
@@ -108,12 +108,14 @@ impl Launcher {
         let engine = match &self.source {
             SessionSource::Server(server) => {
                 let sink_streams = streams.clone();
-                let sink = Box::new(move |frame: Vec<u8>, route: Route| {
-                    if !resumable && matches!(route, Route::CloseStream(_)) {
-                        return;
+                let sink = Box::new(move |out: Outgoing| match out {
+                    Outgoing::Frame(frame, route) => {
+                        inspector.outgoing(&frame);
+                        route_frame(&sink_streams, frame.into(), &route)
                     }
-                    inspector.outgoing(&frame);
-                    route_frame(&sink_streams, frame.into(), &route)
+                    // Without a session id the client cannot resume a closed stream.
+                    Outgoing::End(StreamEnd::Close(_)) if !resumable => {}
+                    Outgoing::End(end) => end_stream(&sink_streams, &end),
                 });
                 let (dispatcher, session) = server.start_direct(sink, preset);
                 if resumable {

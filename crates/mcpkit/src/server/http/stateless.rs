@@ -347,7 +347,7 @@ pub(super) async fn post(
             is_reply: false,
         }
     };
-    if let Some((frame, _)) = first.filter(|(f, _)| !f.is_empty()) {
+    if let Some(frame) = first.and_then(engine::Outgoing::into_frame) {
         let _ = tx.try_send(event(frame));
     }
     if let Some(done) = done {
@@ -362,12 +362,12 @@ pub(super) async fn post(
                     biased;
                     _ = stop.cancelled() => break,
                     note = sent.recv() => match note {
-                        Some((frame, _)) if !frame.is_empty() => {
+                        Some(engine::Outgoing::Frame(frame, _)) => {
                             if tx.try_send(event(frame)).is_err() {
                                 break;
                             }
                         }
-                        Some(_) => {}
+                        Some(engine::Outgoing::End(_)) => {}
                         // Every sender is gone: only the reply can still come.
                         None => {
                             if let Some((frame, _)) = (&mut reply).await {
@@ -405,15 +405,15 @@ enum Early {
     /// Its reply came (plain JSON, unless it sent something first).
     Done(Reply),
     /// It sent something before replying: an SSE stream, beginning with that.
-    Note(Option<engine::Outbound>),
+    Note(Option<engine::Outgoing>),
     /// Neither within the JSON wait (or every answer is SSE).
     Waited,
 }
 
 /// The end of a request's stream: what it sent, then its reply.
 fn end_stream(sent: &mut engine::Sent, reply: Reply, mut push: impl FnMut(Vec<u8>)) {
-    while let Some((frame, _)) = sent.try_recv() {
-        if !frame.is_empty() {
+    while let Some(out) = sent.try_recv() {
+        if let Some(frame) = out.into_frame() {
             push(frame);
         }
     }

@@ -19,6 +19,7 @@ use tokio::sync::mpsc::error::TrySendError;
 
 use super::config::Clock;
 use crate::server::backend::{BackendFuture, EventId, EventStore};
+use crate::engine::StreamEnd;
 use crate::transport::Route;
 
 /// One server-sent event: its id and its JSON-RPC frame.
@@ -432,13 +433,11 @@ pub(super) fn now_or_later<T: Send + 'static>(op: BackendFuture<T>, fallback: T)
     }
 }
 
-/// Put one outgoing frame where it belongs: a reply (and related traffic) on its request's
-/// response stream, standalone traffic on the GET stream; every event of an SSE stream is
-/// recorded for resuming.
-pub(super) fn route_frame(streams: &Mutex<StreamTable>, frame: Bytes, route: &Route) {
+/// End a request's response stream before its reply.
+pub(super) fn end_stream(streams: &Mutex<StreamTable>, end: &StreamEnd) {
     let mut r = lock(streams);
-    match route {
-        Route::CloseStream(id) => {
+    match end {
+        StreamEnd::Close(id) => {
             if let Some(stream) = r.requests.get(id).map(|s| s.stream) {
                 // The client will resume this request with `Last-Event-ID`: from now on its events
                 // (the reply too) are recorded, even if nothing was sent on it yet.
@@ -448,12 +447,21 @@ pub(super) fn route_frame(streams: &Mutex<StreamTable>, frame: Bytes, route: &Ro
                 slot.sink = None;
             }
         }
-        Route::Finished(id) => {
+        StreamEnd::Unanswered(id) => {
             // Cancelled: no reply will come, so the stream ends and is not resumable.
             if let Some(slot) = r.end_request(id) {
                 r.finish(slot.stream);
             }
         }
+    }
+}
+
+/// Put one outgoing frame where it belongs: a reply (and related traffic) on its request's
+/// response stream, standalone traffic on the GET stream; every event of an SSE stream is
+/// recorded for resuming.
+pub(super) fn route_frame(streams: &Mutex<StreamTable>, frame: Bytes, route: &Route) {
+    let mut r = lock(streams);
+    match route {
         Route::Reply(id) | Route::Related(id) if r.requests.contains_key(id) => {
             let is_reply = matches!(route, Route::Reply(_));
             let stream = r.requests.get(id).map_or(STANDALONE, |s| s.stream);
