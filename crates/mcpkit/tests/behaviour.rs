@@ -27,6 +27,7 @@ mod http_client_requests_wait_for_a_new_session;
 mod http_client_server;
 mod http_client_treats_a_refused_get_stream_as_no_stream;
 mod http_connection_limit_holds_under_slowloris;
+mod http_factory_backend_ends_a_cancelled_requests_stream;
 mod http_host_and_origin_allowlists_are_separate;
 mod http_load_and_session_limit;
 mod http_replies_are_json_unless_the_handler_streams;

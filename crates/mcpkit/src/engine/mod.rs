@@ -496,7 +496,9 @@ impl Peer {
         if let Some(span) = &span {
             bytes = span.inject(bytes);
         }
-        let sent = self.send_out(Outgoing::Frame(bytes, route)).map_err(|_| Error::ConnectionClosed);
+        let sent = self
+            .send_out(Outgoing::Frame(bytes, route))
+            .map_err(|_| Error::ConnectionClosed);
         if let Some(span) = span {
             let ending = match sent {
                 Ok(()) => crate::telemetry::Ending::Done,

@@ -18,8 +18,8 @@ use tokio::sync::mpsc;
 use tokio::sync::mpsc::error::TrySendError;
 
 use super::config::Clock;
-use crate::server::backend::{BackendFuture, EventId, EventStore};
 use crate::engine::StreamEnd;
+use crate::server::backend::{BackendFuture, EventId, EventStore};
 use crate::transport::Route;
 
 /// One server-sent event: its id and its JSON-RPC frame.
