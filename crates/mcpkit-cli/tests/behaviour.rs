@@ -54,6 +54,7 @@ mod serve_exits_at_the_shutdown_deadline_on_sigterm;
 mod serve_http_traces_the_wire_and_logs_at_debug;
 mod serve_limit_flags_set_the_http_config;
 mod serve_redis_instances_act_as_one_server;
+mod serve_task_limit_flags_set_the_task_store;
 mod serve_trusted_proxy_flags_set_the_http_config;
 mod server_stderr_goes_where_asked;
 mod skills_command_downloads_verified_files;

@@ -3,7 +3,7 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use mcpkit::server::backend::{valid_instance_id, Backends};
+use mcpkit::server::backend::{valid_instance_id, Backends, TaskLimits};
 
 use crate::bus::RedisBus;
 use crate::error::Error;
@@ -21,8 +21,6 @@ pub const EVENTS_PER_STREAM: usize = 256;
 pub const STREAMS_PER_SESSION: usize = 64;
 /// How long a stream is kept after its last event (as the in-memory store).
 pub const EVENT_TTL: Duration = Duration::from_secs(3600);
-/// Tasks kept across the deployment (as the in-memory store).
-pub const TASKS: usize = 10_000;
 
 /// The Redis backends of one instance.
 #[derive(Debug)]
@@ -33,8 +31,19 @@ impl RedisBackends {
     /// `[A-Za-z0-9_.-]`) of the deployment `prefix` to the Redis at `url`: the backends for
     /// `HttpServer::scale_out` (and `backends.tasks` for `TasksConfig::store`). Two connections:
     /// one multiplexed for commands, one for pub/sub; both reconnect by themselves. Fails when
-    /// an argument is invalid or Redis does not answer now.
+    /// an argument is invalid or Redis does not answer now. Tasks are kept within
+    /// [`TaskLimits::default`] (as the in-memory store); see [`RedisBackends::connect_with`].
     pub async fn connect(url: &str, prefix: &str, instance_id: &str) -> Result<Backends, Error> {
+        RedisBackends::connect_with(url, prefix, instance_id, TaskLimits::default()).await
+    }
+
+    /// [`RedisBackends::connect`] with the task store's bounds, counted over all instances.
+    pub async fn connect_with(
+        url: &str,
+        prefix: &str,
+        instance_id: &str,
+        tasks: TaskLimits,
+    ) -> Result<Backends, Error> {
         if !valid_instance_id(instance_id) {
             return Err(Error::InvalidInstanceId(instance_id.to_owned()));
         }
@@ -54,7 +63,7 @@ impl RedisBackends {
             )),
             bus: Arc::new(RedisBus::new(&redis, ordered, subscriber.clone())),
             keys: Arc::new(RedisKeyRing::new(&redis, Some(&subscriber))),
-            tasks: Arc::new(redis.task_store(TASKS)),
+            tasks: Arc::new(redis.task_store(tasks)),
             switches: Arc::new(RedisSwitchStore::new(&redis)),
             instance_id: instance_id.into(),
         })

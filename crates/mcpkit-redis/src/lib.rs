@@ -42,7 +42,7 @@ mod switches;
 mod sync;
 mod tasks;
 
-pub use backends::{RedisBackends, EVENTS_PER_STREAM, EVENT_TTL, STREAMS_PER_SESSION, TASKS};
+pub use backends::{RedisBackends, EVENTS_PER_STREAM, EVENT_TTL, STREAMS_PER_SESSION};
 pub use bus::RedisBus;
 pub use connection::Redis;
 pub use error::Error;

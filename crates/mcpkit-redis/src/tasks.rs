@@ -1,11 +1,13 @@
 //! The Redis [`TaskStore`]: a hash per task (`{prefix}:task:{digest(id)}`, fields `rec` = the
-//! record as JSON, `rev` = its revision) with the task's TTL, and two sorted sets that bound the
-//! store cluster-wide: `{prefix}:tasks:running` (score = expiry, `+inf` for none) and
-//! `{prefix}:tasks:done` (score = when the task finished).
+//! record as JSON, `rev` = its revision) with the task's TTL, a sorted set of the live tasks that
+//! bounds the store cluster-wide (`{prefix}:tasks:live`, score = expiry, `+inf` for none), and per
+//! named client a sorted set of its live tasks and a hash of their sizes
+//! (`{prefix}:tasks:client:{digest(client)}`, `…:client-bytes:…`).
 //!
-//! - `create` is one script: drop index entries whose TTL ended, and when the store is at its
-//!   bound evict the task that finished longest ago (as the in-memory store does) or refuse
-//!   ([`TaskStoreError::Full`]) when every task is running.
+//! - `create` is one script: drop index entries whose TTL ended, refuse when the store
+//!   ([`TaskStoreError::Full`]) or the task's client ([`TaskStoreError::ClientFull`]) is at its
+//!   bound, else keep the task. Only expired tasks ever make room: one client cannot push out
+//!   another's tasks.
 //! - `get` is one `HGET`; the owner and the expiry are checked on the record.
 //! - `update` reads the record, applies [`TaskRecord::apply`](mcpkit::server::backend::TaskRecord::apply)
 //!   and writes it back with a compare-and-set script on `rev` (retried when another instance
@@ -18,7 +20,7 @@ use std::sync::LazyLock;
 use std::time::Duration;
 
 use mcpkit::server::backend::{
-    Applied, Lookup, StoreFuture, TaskChange, TaskOwner, TaskRecord, TaskStore, TaskStoreError,
+    Applied, Lookup, StoreFuture, TaskChange, TaskLimits, TaskOwner, TaskRecord, TaskStore, TaskStoreError,
 };
 use redis::Script;
 
@@ -31,16 +33,31 @@ pub const TOMBSTONE: Duration = Duration::from_secs(600);
 /// How many times an update is retried when other instances keep changing the same task.
 const CAS_ATTEMPTS: usize = 16;
 
-/// KEYS: task, running, done. ARGV: now, capacity, record, running score, expire-at ms (0 =
-/// none), member, the task key prefix. Returns 1, or 0 when full.
+/// KEYS: task, live, client's tasks, client's sizes. ARGV: now, capacity, record, live score,
+/// expire-at ms (0 = none), member, per-client tasks, per-client bytes, the record's size,
+/// '1' when the task has a client. Returns 1, 0 when the store is full, -1 when the client is.
 static CREATE: LazyLock<Script> = LazyLock::new(|| {
     Script::new(
         r"
 redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', ARGV[1])
-if redis.call('ZCARD', KEYS[2]) + redis.call('ZCARD', KEYS[3]) >= tonumber(ARGV[2]) then
-  local oldest = redis.call('ZPOPMIN', KEYS[3])
-  if #oldest == 0 then return 0 end
-  redis.call('DEL', ARGV[7] .. oldest[1])
+if redis.call('ZCARD', KEYS[2]) >= tonumber(ARGV[2]) then return 0 end
+if ARGV[10] == '1' then
+  local gone = redis.call('ZRANGEBYSCORE', KEYS[3], '-inf', ARGV[1])
+  if #gone > 0 then
+    redis.call('ZREM', KEYS[3], unpack(gone))
+    redis.call('HDEL', KEYS[4], unpack(gone))
+  end
+  if redis.call('ZCARD', KEYS[3]) >= tonumber(ARGV[7]) then return -1 end
+  local bytes = tonumber(ARGV[9])
+  for _, held in ipairs(redis.call('HVALS', KEYS[4])) do bytes = bytes + tonumber(held) end
+  if bytes > tonumber(ARGV[8]) then return -1 end
+  redis.call('ZADD', KEYS[3], ARGV[4], ARGV[6])
+  redis.call('HSET', KEYS[4], ARGV[6], ARGV[9])
+  -- The client's index lives as long as its longest-lived task.
+  local last = redis.call('ZRANGE', KEYS[3], -1, -1, 'WITHSCORES')[2]
+  for i = 3, 4 do
+    if last == 'inf' then redis.call('PERSIST', KEYS[i]) else redis.call('PEXPIREAT', KEYS[i], last) end
+  end
 end
 redis.call('HSET', KEYS[1], 'rec', ARGV[3], 'rev', 1)
 if ARGV[5] ~= '0' then redis.call('PEXPIREAT', KEYS[1], ARGV[5]) end
@@ -50,39 +67,33 @@ return 1
     )
 });
 
-/// KEYS: task, running, done. ARGV: expected rev, record, terminal ('1'/'0'), member, now.
-/// Returns 1, or 0 when the revision moved (or the task is gone).
+/// KEYS: task. ARGV: expected rev, record. Returns 1, or 0 when the revision moved (or the
+/// task is gone).
 static UPDATE: LazyLock<Script> = LazyLock::new(|| {
     Script::new(
         r"
 if redis.call('HGET', KEYS[1], 'rev') ~= ARGV[1] then return 0 end
 redis.call('HSET', KEYS[1], 'rec', ARGV[2], 'rev', tonumber(ARGV[1]) + 1)
-if ARGV[3] == '1' then
-  redis.call('ZREM', KEYS[2], ARGV[4])
-  redis.call('ZADD', KEYS[3], ARGV[5], ARGV[4])
-end
 return 1
 ",
     )
 });
 
-/// Tasks in Redis, shared by every instance of the deployment: at most `capacity` at once
-/// (cluster-wide), each kept for its TTL. Made by [`Redis::task_store`].
+/// Tasks in Redis, shared by every instance of the deployment: within [`TaskLimits`] across
+/// all instances, each kept for its TTL. Made by [`Redis::task_store`].
 #[derive(Debug, Clone)]
 pub struct RedisTaskStore {
     redis: Redis,
-    capacity: usize,
-    running: String,
-    done: String,
+    limits: TaskLimits,
+    live: String,
 }
 
 impl Redis {
-    /// The task store of this deployment, holding at most `capacity` tasks across all instances.
-    pub fn task_store(&self, capacity: usize) -> RedisTaskStore {
+    /// The task store of this deployment, within `limits` across all instances.
+    pub fn task_store(&self, limits: TaskLimits) -> RedisTaskStore {
         RedisTaskStore {
-            capacity: capacity.max(1),
-            running: self.keys.fixed("tasks:running"),
-            done: self.keys.fixed("tasks:done"),
+            limits: TaskLimits::new(limits.capacity, limits.per_client, limits.per_client_bytes),
+            live: self.keys.fixed("tasks:live"),
             redis: self.clone(),
         }
     }
@@ -128,25 +139,30 @@ impl RedisTaskStore {
         let expire_at = record.expires_ms.map_or(0, |e| {
             e.saturating_add(u64::try_from(TOMBSTONE.as_millis()).unwrap_or(u64::MAX))
         });
+        let client = record.client.as_deref().unwrap_or_default();
         let mut conn = self.redis.conn.clone();
         let created: i64 = CREATE
             .key(self.key(&record.id))
-            .key(&self.running)
-            .key(&self.done)
+            .key(&self.live)
+            .key(self.redis.keys.hashed("tasks:client", client))
+            .key(self.redis.keys.hashed("tasks:client-bytes", client))
             .arg(now_ms())
-            .arg(self.capacity)
-            .arg(json)
+            .arg(self.limits.capacity)
+            .arg(&json)
             .arg(score)
             .arg(expire_at)
             .arg(digest(&record.id))
-            .arg(self.redis.keys.kind_prefix("task"))
+            .arg(self.limits.per_client)
+            .arg(self.limits.per_client_bytes)
+            .arg(json.len())
+            .arg(if record.client.is_some() { "1" } else { "0" })
             .invoke_async(&mut conn)
             .await
             .map_err(|e| unavailable(&self.redis, &e))?;
-        if created == 1 {
-            Ok(())
-        } else {
-            Err(TaskStoreError::Full)
+        match created {
+            1 => Ok(()),
+            -1 => Err(self.limits.client_full()),
+            _ => Err(TaskStoreError::Full),
         }
     }
 
@@ -179,13 +195,8 @@ impl RedisTaskStore {
             let mut conn = self.redis.conn.clone();
             let written: i64 = UPDATE
                 .key(self.key(id))
-                .key(&self.running)
-                .key(&self.done)
                 .arg(rev)
                 .arg(json)
-                .arg(if record.status.is_terminal() { "1" } else { "0" })
-                .arg(digest(id))
-                .arg(now)
                 .invoke_async(&mut conn)
                 .await
                 .map_err(|e| unavailable(&self.redis, &e))?;

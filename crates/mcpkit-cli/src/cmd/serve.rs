@@ -6,7 +6,8 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use mcpkit::auth::resource::{IntrospectionVerifier, JwtVerifier, ProtectedResource, TokenVerifier};
-use mcpkit::server::backend::Backends;
+use mcpkit::server::backend::memory::MemoryTaskStore;
+use mcpkit::server::backend::{Backends, TaskLimits, TaskStore};
 use mcpkit::server::http::{ForwardedHeader, HttpConfig, HttpServer, IpNet};
 use mcpkit::transport::stdio::stdio;
 use tokio_util::sync::CancellationToken;
@@ -50,6 +51,8 @@ pub struct Args {
     auth: Box<AuthArgs>,
     #[command(flatten)]
     session_limits: Box<SessionLimitArgs>,
+    #[command(flatten)]
+    task_limits: TaskLimitArgs,
     #[command(flatten)]
     cluster: Box<ClusterArgs>,
     #[command(flatten)]
@@ -193,8 +196,10 @@ impl Args {
         if let (Some(addr), Some(prometheus)) = (self.metrics, globals.prometheus.clone()) {
             serve_metrics(addr, prometheus).await?;
         }
+        let task_limits = self.task_limits();
         let Some(addr) = self.http else {
-            let server = crate::reference::server_with(globals.telemetry.clone());
+            let tasks: Arc<dyn TaskStore> = Arc::new(MemoryTaskStore::new(task_limits));
+            let server = crate::reference::server_with_tasks(globals.telemetry.clone(), Some(tasks));
             let outcome = if globals.trace_wire {
                 server.serve(traced(stdio(), "client")).await
             } else {
@@ -213,7 +218,7 @@ impl Args {
         let shared = match self.cluster.resolve()? {
             None => None,
             Some((url, prefix, id)) => {
-                let backends = mcpkit_redis::RedisBackends::connect(&url, &prefix, &id)
+                let backends = mcpkit_redis::RedisBackends::connect_with(&url, &prefix, &id, task_limits)
                     .await
                     .map_err(|e| Failure {
                         code: 1,
@@ -223,7 +228,14 @@ impl Args {
                 Some(backends)
             }
         };
-        serve_http(addr, config, &self.auth, globals, shared).await.map(|()| 0)
+        serve_http(addr, config, &self.auth, globals, shared, task_limits)
+            .await
+            .map(|()| 0)
+    }
+
+    /// The task store's bounds these flags describe.
+    pub fn task_limits(&self) -> TaskLimits {
+        self.task_limits.limits()
     }
 
     /// The HTTP endpoint's configuration these flags describe.
@@ -318,6 +330,35 @@ impl SessionLimitArgs {
         if let Some(idle) = self.session_idle_timeout {
             config.session_idle_timeout = idle;
         }
+    }
+}
+
+/// The bounds of the reference server's task store, stdio and HTTP (with --redis, counted
+/// over all the instances together). Only expired tasks ever make room for new ones.
+#[derive(clap::Args, Debug, Clone, Default)]
+struct TaskLimitArgs {
+    /// At most this many live tasks, all clients together; more are refused [default: 10000].
+    #[arg(long, value_name = "N")]
+    max_tasks: Option<usize>,
+    /// At most this many live tasks per client (its verified token subject with
+    /// --auth-issuer, else its IP address) [default: 100].
+    #[arg(long, value_name = "N")]
+    max_tasks_per_client: Option<usize>,
+    /// At most this many bytes of task records per client (their arguments are kept for the
+    /// task's lifetime) [default: 16777216].
+    #[arg(long, value_name = "BYTES")]
+    max_task_bytes_per_client: Option<usize>,
+}
+
+impl TaskLimitArgs {
+    /// The limits given, the library's defaults elsewhere.
+    fn limits(&self) -> TaskLimits {
+        let d = TaskLimits::default();
+        TaskLimits::new(
+            self.max_tasks.unwrap_or(d.capacity),
+            self.max_tasks_per_client.unwrap_or(d.per_client),
+            self.max_task_bytes_per_client.unwrap_or(d.per_client_bytes),
+        )
     }
 }
 
@@ -417,6 +458,7 @@ async fn serve_http(
     auth: &AuthArgs,
     globals: &Globals,
     shared: Option<Backends>,
+    task_limits: TaskLimits,
 ) -> Result<(), Failure> {
     let trace_wire = globals.trace_wire;
     let io = |e: std::io::Error| Failure {
@@ -426,8 +468,11 @@ async fn serve_http(
     let listener = tokio::net::TcpListener::bind(addr).await.map_err(io)?;
     let endpoint = format!("http://{}/mcp", listener.local_addr().map_err(io)?);
     let stop = CancellationToken::new();
-    let tasks = shared.as_ref().map(|b| b.tasks.clone());
-    let server = crate::reference::server_with_tasks(globals.telemetry.clone(), tasks);
+    let tasks = match &shared {
+        Some(b) => b.tasks.clone(),
+        None => Arc::new(MemoryTaskStore::new(task_limits)),
+    };
+    let server = crate::reference::server_with_tasks(globals.telemetry.clone(), Some(tasks));
     let mut http = HttpServer::new(server)
         .config(config)
         .sse_legacy(true)

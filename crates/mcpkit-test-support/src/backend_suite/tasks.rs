@@ -14,7 +14,7 @@ use mcpkit::types::ErrorObject;
 use serde_json::json;
 
 use mcpkit::server::backend::{
-    Applied, Lookup, TaskChange, TaskOutcome, TaskOwner, TaskProgress, TaskRecord, TaskRequest, TaskStore,
+    Applied, Lookup, TaskChange, TaskLimits, TaskOutcome, TaskOwner, TaskProgress, TaskRecord, TaskRequest, TaskStore,
     TaskStoreError,
 };
 
@@ -30,6 +30,7 @@ fn record(id: &str, owner: &TaskOwner, ttl_ms: u64) -> TaskRecord {
     TaskRecord {
         id: id.to_owned(),
         owner: owner.clone(),
+        client: None,
         status: TaskStatus::Working,
         status_message: None,
         created_ms: now,
@@ -74,12 +75,20 @@ fn status(a: &Applied) -> Option<TaskStatus> {
     }
 }
 
-/// Run the task store behaviour suite against stores made by `make(capacity)`; panics, naming
+/// A task of `client` (counted against its share), owned by the client itself.
+fn client_record(id: &str, client: &str, ttl_ms: u64) -> TaskRecord {
+    TaskRecord {
+        client: Some(client.to_owned()),
+        ..record(id, &TaskOwner(client.to_owned()), ttl_ms)
+    }
+}
+
+/// Run the task store behaviour suite against stores made by `make(limits)`; panics, naming
 /// the broken rule, on the first difference. Takes about half a second (it waits for a TTL).
-pub async fn check_task_store<S: TaskStore>(make: impl Fn(usize) -> S) {
+pub async fn check_task_store<S: TaskStore>(make: impl Fn(TaskLimits) -> S) {
     let alice = TaskOwner("alice".into());
     let bob = TaskOwner("bob".into());
-    let store = make(16);
+    let store = make(TaskLimits::new(16, 16, 1 << 20));
 
     // Visible once created, to its owner only; unknown ids are missing.
     store.create(record("a1", &alice, 60_000)).await.expect("create");
@@ -224,13 +233,14 @@ pub async fn check_task_store<S: TaskStore>(make: impl Fn(usize) -> S) {
         "an expired task cannot be changed"
     );
 
-    // Bounded: full of running tasks it refuses more; a finished task makes room.
-    let small = make(2);
+    // Bounded: a full store refuses, and a finished task does not make room before its TTL
+    // ends (it is its client's until then); an expired one does.
+    let small = make(TaskLimits::new(2, 16, 1 << 20));
     small.create(record("b1", &alice, 60_000)).await.expect("create");
-    small.create(record("b2", &alice, 60_000)).await.expect("create");
+    small.create(record("b2", &alice, 200)).await.expect("create");
     assert!(
         matches!(
-            small.create(record("b3", &alice, 60_000)).await,
+            small.create(record("b3", &bob, 60_000)).await,
             Err(TaskStoreError::Full)
         ),
         "a full store refuses"
@@ -240,12 +250,72 @@ pub async fn check_task_store<S: TaskStore>(make: impl Fn(usize) -> S) {
         .update("b1", None, TaskChange::Finished(TaskOutcome::Completed(result)))
         .await
         .expect("finish");
-    small
-        .create(record("b3", &alice, 60_000))
-        .await
-        .expect("a finished task makes room");
     assert!(
-        matches!(small.get("b2", &alice).await, Ok(Lookup::Found(_))),
-        "running tasks are never evicted"
+        matches!(
+            small.create(record("b3", &bob, 60_000)).await,
+            Err(TaskStoreError::Full)
+        ),
+        "a finished task is kept for its whole TTL, never evicted for another's"
     );
+    assert!(
+        matches!(small.get("b1", &alice).await, Ok(Lookup::Found(_))),
+        "the finished task is still there"
+    );
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    small
+        .create(record("b3", &bob, 60_000))
+        .await
+        .expect("an expired task makes room");
+
+    // Per client: one client at its share of tasks is refused, naming the limit; another
+    // client is not affected; the client's expired tasks give its share back.
+    let shared = make(TaskLimits::new(100, 2, 1 << 20));
+    shared
+        .create(client_record("c1", "peer:10.0.0.1", 200))
+        .await
+        .expect("create");
+    shared
+        .create(client_record("c2", "peer:10.0.0.1", 60_000))
+        .await
+        .expect("create");
+    match shared.create(client_record("c3", "peer:10.0.0.1", 60_000)).await {
+        Err(e @ TaskStoreError::ClientFull { tasks: 2, .. }) => {
+            assert!(
+                e.to_string().contains("at most 2 tasks"),
+                "the error names the limit: {e}"
+            );
+        }
+        other => panic!("a client at its share is refused, got {other:?}"),
+    }
+    shared
+        .create(client_record("d1", "peer:10.0.0.2", 60_000))
+        .await
+        .expect("another client still makes tasks");
+    shared
+        .create(record("n1", &alice, 60_000))
+        .await
+        .expect("a task of no named client counts only against the store");
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    shared
+        .create(client_record("c3", "peer:10.0.0.1", 60_000))
+        .await
+        .expect("an expired task gives its client's share back");
+
+    // Per client, in bytes: what a client's tasks keep (their arguments) is bounded too.
+    let bytes = make(TaskLimits::new(100, 100, 4096));
+    let mut big = client_record("e1", "peer:10.0.0.3", 60_000);
+    big.request.arguments = Some(json!({ "text": "x".repeat(3000) }));
+    bytes.create(big.clone()).await.expect("within the bytes");
+    big.id = "e2".into();
+    assert!(
+        matches!(
+            bytes.create(big).await,
+            Err(TaskStoreError::ClientFull { bytes: 4096, .. })
+        ),
+        "a client over its bytes is refused"
+    );
+    bytes
+        .create(client_record("e3", "peer:10.0.0.4", 60_000))
+        .await
+        .expect("another client's bytes are its own");
 }

@@ -25,6 +25,13 @@ const LOG_OFF: u8 = u8::MAX - 1;
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct SessionlessRequest;
 
+/// What a request's client counts as for per-client quotas beyond sessions (a task's
+/// [`crate::server::backend::TaskRecord::client`]): its verified caller's principal, else its
+/// address. Attached by the HTTP front end to each request of a server that keeps such
+/// quotas ([`crate::server::Server::counts_clients`]); absent on stdio.
+#[derive(Debug, Clone)]
+pub(crate) struct QuotaKey(pub(crate) String);
+
 /// What one client negotiated, and what it subscribed to.
 #[derive(Debug, Default)]
 pub(crate) struct ClientState {

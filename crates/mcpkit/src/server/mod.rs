@@ -36,6 +36,8 @@ use std::any::{Any, TypeId};
 use std::collections::HashMap;
 use std::sync::{Arc, RwLock};
 
+use mcpkit_types::Era;
+
 use mcpkit_types::schema::{
     Implementation, JsonObject, ListPromptsResult, ListResourceTemplatesResult, ListResourcesResult, ListToolsResult,
     PromptsCapability, ResourceUpdatedParams, ResourcesCapability, ServerCapabilities, ToolsCapability,
@@ -270,6 +272,18 @@ impl Server {
     /// Whether the tools capability is declared (cheap: no capability struct is built).
     pub(crate) fn offers_tools(&self, snap: &Snapshot) -> bool {
         self.inner.always_tools || !snap.catalog.tools.is_empty()
+    }
+
+    /// Whether this server keeps per-client quotas beyond sessions (the Tasks extension's
+    /// per-client task limits): the HTTP front end then names each request's client
+    /// ([`client_state::QuotaKey`]), and only then, as that costs every request an allocation.
+    pub(crate) fn counts_clients(&self) -> bool {
+        [Era::Handshake, Era::Stateless].into_iter().any(|era| {
+            self.inner
+                .extensions
+                .of(era)
+                .is_some_and(|declared| declared.contains_key(mcpkit_types::ext::tasks::ID))
+        })
     }
 
     pub(crate) fn snapshot(&self) -> Arc<Snapshot> {

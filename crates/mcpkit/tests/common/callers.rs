@@ -1,6 +1,6 @@
 //! Callers that authenticate: the real OAuth resource layer (`ProtectedResource`) in front of
 //! the HTTP endpoint, with a token verifier stand-in (`user-NAME` is a valid token of user NAME,
-//! client `app`; `user-NAME@CLIENT` through client CLIENT), so tests of what is bound to the caller need no authorization server.
+//! client `app`; `user-NAME@CLIENT` through client CLIENT; `client-NAME` of client NAME alone), so tests of what is bound to the caller need no authorization server.
 
 use std::sync::Arc;
 
@@ -12,22 +12,32 @@ use mcpkit::Server;
 
 use super::http::Mcp;
 
+/// The issuer of every test token.
+pub const ISSUER: &str = "https://issuer.test";
+
 /// The resource the tokens are for: the endpoint as the router harness addresses it.
 pub const RESOURCE: &str = "http://127.0.0.1:8000/mcp";
 
-/// Accepts `user-NAME` as user NAME's token from client `app`, `user-NAME@CLIENT` from CLIENT.
+/// Accepts `user-NAME` as user NAME's token from client `app`, `user-NAME@CLIENT` from CLIENT,
+/// and `client-NAME` as client NAME's own token (no user); every token is `ISSUER`'s.
 pub struct UserTokens;
 
 impl TokenVerifier for UserTokens {
     fn verify<'a>(&'a self, token: &'a str) -> AuthFuture<'a, Result<AuthInfo, VerifyError>> {
         Box::pin(async move {
-            let user = token
-                .strip_prefix("user-")
-                .ok_or_else(|| VerifyError::Invalid("not a test token".into()))?;
-            let (user, client) = user.split_once('@').unwrap_or((user, "app"));
             let mut info = AuthInfo::default();
-            info.subject = Some(user.to_owned());
-            info.client_id = Some(client.to_owned());
+            info.issuer = Some(ISSUER.to_owned());
+            if let Some(client) = token.strip_prefix("client-") {
+                // A client acting for no user (client credentials): no subject.
+                info.client_id = Some(client.to_owned());
+            } else {
+                let user = token
+                    .strip_prefix("user-")
+                    .ok_or_else(|| VerifyError::Invalid("not a test token".into()))?;
+                let (user, client) = user.split_once('@').unwrap_or((user, "app"));
+                info.subject = Some(user.to_owned());
+                info.client_id = Some(client.to_owned());
+            }
             info.audience = vec![RESOURCE.to_owned()];
             Ok(info)
         })
@@ -37,7 +47,7 @@ impl TokenVerifier for UserTokens {
 /// `server` behind the resource layer (Streamable HTTP at /mcp, HTTP+SSE at /sse +
 /// /messages), driven through its router.
 pub fn protected(server: Server, config: HttpConfig) -> Mcp {
-    let layer = ProtectedResource::new(RESOURCE, ["https://issuer.test"], Arc::new(UserTokens)).unwrap();
+    let layer = ProtectedResource::new(RESOURCE, [ISSUER], Arc::new(UserTokens)).unwrap();
     Mcp::router(
         HttpServer::new(server)
             .config(config)

@@ -265,7 +265,7 @@ async fn admit(rs: &ProtectedResource, request: Request) -> Result<Request, Resp
     parts.headers.remove(header::AUTHORIZATION);
     // For the MCP handler (the HTTP endpoint hands these to the engine) and for axum handlers.
     // The verified caller, too: what the endpoint binds sessions and `requestState` to.
-    let caller = VerifiedCaller::new(info.subject.clone(), info.client_id.clone());
+    let caller = VerifiedCaller::new(info.issuer.clone(), info.subject.clone(), info.client_id.clone());
     let mut extensions = parts.extensions.get::<Extensions>().cloned().unwrap_or_default();
     extensions.insert(info.clone());
     extensions.insert(caller.clone());

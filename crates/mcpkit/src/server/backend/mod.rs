@@ -53,8 +53,8 @@ pub use sessions::{Admitted, Negotiation, SessionLimits, SessionRecord, SessionS
 pub use switches::{SwitchStore, Switched, Switches};
 
 pub use tasks::{
-    Applied, Lookup, StoreFuture, TaskChange, TaskOutcome, TaskOwner, TaskProgress, TaskRecord, TaskRequest, TaskStore,
-    TaskStoreError,
+    Applied, Lookup, StoreFuture, TaskChange, TaskLimits, TaskOutcome, TaskOwner, TaskProgress, TaskRecord,
+    TaskRequest, TaskStore, TaskStoreError,
 };
 
 /// What a backend operation returns: boxed so the traits stay object-safe, `'static` so the

@@ -23,9 +23,64 @@ pub enum TaskStoreError {
     /// The store holds as many live tasks as it may.
     #[error("too many tasks are running; try again later")]
     Full,
+    /// The task's client holds as many live tasks, or as many bytes of them, as one client
+    /// may ([`TaskLimits::per_client`], [`TaskLimits::per_client_bytes`]).
+    #[error(
+        "this client has as many tasks as it may keep (at most {tasks} tasks and {bytes} bytes of \
+         them per client, each until its TTL ends)"
+    )]
+    ClientFull {
+        /// The client's cap on live tasks.
+        tasks: usize,
+        /// The client's cap on the bytes of its live tasks' records.
+        bytes: usize,
+    },
     /// The store's backend failed (a database outage).
     #[error("the task store is unavailable: {0}")]
     Unavailable(String),
+}
+
+/// The bounds of a task store. Every store enforces them atomically; only expired tasks
+/// are ever dropped to make room, so one client can never push out another's tasks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct TaskLimits {
+    /// Live tasks kept at once, all clients together. Default 10 000.
+    pub capacity: usize,
+    /// Live tasks one client ([`TaskRecord::client`]) may have kept at once. Default 100.
+    pub per_client: usize,
+    /// Bytes one client's live task records may take (as JSON, measured when each is made:
+    /// the arguments and `_meta` it keeps for its whole lifetime). Default 16 MiB.
+    pub per_client_bytes: usize,
+}
+
+impl Default for TaskLimits {
+    fn default() -> Self {
+        TaskLimits {
+            capacity: 10_000,
+            per_client: 100,
+            per_client_bytes: 16 << 20,
+        }
+    }
+}
+
+impl TaskLimits {
+    /// These limits, each at least 1.
+    pub fn new(capacity: usize, per_client: usize, per_client_bytes: usize) -> TaskLimits {
+        TaskLimits {
+            capacity: capacity.max(1),
+            per_client: per_client.max(1),
+            per_client_bytes: per_client_bytes.max(1),
+        }
+    }
+
+    /// [`TaskStoreError::ClientFull`] for these limits.
+    pub fn client_full(&self) -> TaskStoreError {
+        TaskStoreError::ClientFull {
+            tasks: self.per_client,
+            bytes: self.per_client_bytes,
+        }
+    }
 }
 
 /// Who may see a task: the caller that created it. Opaque; compared for equality only.
@@ -72,6 +127,11 @@ pub struct TaskRecord {
     pub id: String,
     /// Who may read and cancel it.
     pub owner: TaskOwner,
+    /// The client it counts against ([`TaskLimits::per_client`]): the verified caller's
+    /// principal, else the client's address; `None` when nothing names the client (stdio:
+    /// there is only one), and then only [`TaskLimits::capacity`] bounds it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub client: Option<String>,
     /// Where it is.
     pub status: TaskStatus,
     /// What is going on (the latest progress message, or why it ended).
@@ -153,7 +213,9 @@ pub enum Lookup {
 /// current record): a database store applies it in a transaction.
 pub trait TaskStore: std::fmt::Debug + Send + Sync + 'static {
     /// Keep a new task. Must be visible to [`TaskStore::get`] once this returns (the handle is
-    /// sent to the client after it). [`TaskStoreError::Full`] when the store is at its bound.
+    /// sent to the client after it). [`TaskStoreError::Full`] when the store is at its
+    /// capacity, [`TaskStoreError::ClientFull`] when the record's client is at its share
+    /// ([`TaskLimits`]); only expired tasks are dropped to make room.
     fn create(&self, record: TaskRecord) -> StoreFuture<'_, ()>;
     /// The task `id`, if `owner` may see it.
     fn get<'a>(&'a self, id: &'a str, owner: &'a TaskOwner) -> StoreFuture<'a, Lookup>;

@@ -57,19 +57,19 @@ impl Client {
         self.caller.as_ref() == owner
     }
 
-    /// Per subject when there is one (a user's clients share a quota), else per client id, else
-    /// per peer address; `None` when nothing identifies the client (no per-client limit).
+    /// The verified caller's principal ([`VerifiedCaller::principal`]: a user's clients share
+    /// a quota), else the peer address; `None` when nothing identifies the client (no
+    /// per-client limit).
     fn key(&self) -> Option<ClientKey> {
-        let who = match self.caller.as_ref().map(|c| (&c.subject, &c.client_id)) {
-            Some((Some(subject), _)) => VerifiedCaller::new(Some(subject.clone()), None),
-            Some((None, Some(client))) => VerifiedCaller::new(None, Some(client.clone())),
-            _ => return self.address.map(ClientKey::Peer),
-        };
-        Some(ClientKey::Caller(who.binding()))
+        match self.caller.as_ref().and_then(VerifiedCaller::principal) {
+            Some(principal) => Some(ClientKey::Caller(principal)),
+            None => self.address.map(ClientKey::Peer),
+        }
     }
 
-    /// [`Client::key`] as the string a shared session store counts the client's sessions
-    /// under: the caller binding (which starts with `=` or `-`), or `peer:<ip address>`.
+    /// [`Client::key`] as the string a shared store counts the client's sessions and tasks
+    /// under: the caller's principal (which starts with `user` or `client`), or
+    /// `peer:<ip address>`.
     pub(super) fn shared_key(&self) -> Option<String> {
         Some(match self.key()? {
             ClientKey::Caller(binding) => binding,
@@ -194,7 +194,7 @@ mod tests {
 
     fn user(sub: &str) -> Client {
         Client {
-            caller: Some(VerifiedCaller::new(Some(sub.to_owned()), Some("app".to_owned()))),
+            caller: Some(VerifiedCaller::new(None, Some(sub.to_owned()), Some("app".to_owned()))),
             address: Some(IpAddr::from([127, 0, 0, 1])),
         }
     }

@@ -29,6 +29,8 @@ pub(super) struct HttpState {
     pub(super) stateless: Option<StatelessServer>,
     /// Shown every message read and written ([`super::HttpServer::inspect`]).
     pub(super) inspector: Inspector,
+    /// Whether each request names its client to the server (`Server::counts_clients`).
+    pub(super) counts_clients: bool,
 }
 
 /// The server behind stateless-era requests, and its handler table for them.
@@ -59,6 +61,7 @@ impl HttpState {
             inspector,
             scale_out,
         } = endpoint;
+        let counts_clients = matches!(&source, SessionSource::Server(s) if s.counts_clients());
         let stateless = match &source {
             SessionSource::Server(s) => Some(StatelessServer {
                 server: s.clone(),
@@ -111,6 +114,7 @@ impl HttpState {
             shutdown,
             stateless,
             inspector,
+            counts_clients,
         }
     }
 

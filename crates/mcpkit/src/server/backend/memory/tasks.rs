@@ -1,21 +1,22 @@
-//! The in-memory [`TaskStore`]: bounded, expiring, the default.
+//! The in-memory [`TaskStore`]: bounded in total and per client, expiring, the default.
 
-use std::collections::{HashMap, VecDeque};
+use std::collections::{BTreeSet, HashMap, VecDeque};
 use std::sync::Mutex;
 
 use crate::server::backend::tasks::{
-    now_ms, Applied, Lookup, StoreFuture, TaskChange, TaskOwner, TaskRecord, TaskStore, TaskStoreError,
+    now_ms, Applied, Lookup, StoreFuture, TaskChange, TaskLimits, TaskOwner, TaskRecord, TaskStore, TaskStoreError,
 };
 use crate::sync::lock;
 
 /// How many expired ids are remembered, to tell their owner "expired" rather than "unknown".
 const TOMBSTONES: usize = 1024;
 
-/// Tasks in memory: at most `capacity` at once (expired ones are dropped first, then the oldest
-/// finished one; a store full of running tasks refuses new ones), each dropped when its TTL ends.
+/// Tasks in memory, within [`TaskLimits`]: a store or a client at its bound refuses new tasks
+/// until some expire (nothing live is ever dropped to make room); each task is dropped when its
+/// TTL ends.
 #[derive(Debug)]
 pub struct MemoryTaskStore {
-    capacity: usize,
+    limits: TaskLimits,
     inner: Mutex<Inner>,
 }
 
@@ -25,51 +26,78 @@ enum Gone {
     Expired,
 }
 
+/// A record and the bytes it is charged to its client.
+#[derive(Debug)]
+struct Kept {
+    record: TaskRecord,
+    bytes: usize,
+}
+
+/// What one client's live tasks take.
+#[derive(Debug, Default)]
+struct Usage {
+    tasks: usize,
+    bytes: usize,
+}
+
 #[derive(Debug, Default)]
 struct Inner {
-    tasks: HashMap<String, TaskRecord>,
+    tasks: HashMap<String, Kept>,
+    /// The tasks with a TTL, by expiry: dropping the expired ones costs what they are.
+    by_expiry: BTreeSet<(u64, String)>,
+    /// Each named client's live tasks.
+    clients: HashMap<String, Usage>,
     /// Ids of tasks whose TTL ended, with their owner, oldest first.
     expired: VecDeque<(String, TaskOwner)>,
 }
 
 impl MemoryTaskStore {
-    /// A store holding at most `capacity` tasks.
-    pub fn new(capacity: usize) -> Self {
+    /// A store within `limits`.
+    pub fn new(limits: TaskLimits) -> Self {
         MemoryTaskStore {
-            capacity: capacity.max(1),
+            limits: TaskLimits::new(limits.capacity, limits.per_client, limits.per_client_bytes),
             inner: Mutex::new(Inner::default()),
         }
     }
 }
 
 impl Default for MemoryTaskStore {
-    /// 10 000 tasks.
+    /// [`TaskLimits::default`].
     fn default() -> Self {
-        MemoryTaskStore::new(10_000)
+        MemoryTaskStore::new(TaskLimits::default())
     }
 }
 
 impl Inner {
     /// Drop every task whose TTL ended, remembering its id.
     fn sweep(&mut self, now: u64) {
-        let gone: Vec<String> = self
-            .tasks
-            .iter()
-            .filter(|(_, r)| r.is_expired(now))
-            .map(|(id, _)| id.clone())
-            .collect();
-        for id in gone {
+        while let Some((expires, id)) = self.by_expiry.first().cloned() {
+            if expires > now {
+                break;
+            }
             self.expire(&id);
         }
     }
 
     fn expire(&mut self, id: &str) {
-        if let Some(r) = self.tasks.remove(id) {
-            if self.expired.len() >= TOMBSTONES {
-                self.expired.pop_front();
-            }
-            self.expired.push_back((r.id, r.owner));
+        let Some(kept) = self.tasks.remove(id) else { return };
+        let r = kept.record;
+        if let Some(expires) = r.expires_ms {
+            self.by_expiry.remove(&(expires, r.id.clone()));
         }
+        if let Some(client) = &r.client {
+            if let Some(usage) = self.clients.get_mut(client) {
+                usage.tasks = usage.tasks.saturating_sub(1);
+                usage.bytes = usage.bytes.saturating_sub(kept.bytes);
+                if usage.tasks == 0 {
+                    self.clients.remove(client);
+                }
+            }
+        }
+        if self.expired.len() >= TOMBSTONES {
+            self.expired.pop_front();
+        }
+        self.expired.push_back((r.id, r.owner));
     }
 
     fn was_expired(&self, id: &str, owner: Option<&TaskOwner>) -> bool {
@@ -88,41 +116,53 @@ impl Inner {
                     Gone::Missing
                 })
             }
-            Some(r) if owner.is_some_and(|o| *o != r.owner) => return Err(Gone::Missing),
-            Some(r) => r.is_expired(now),
+            Some(k) if owner.is_some_and(|o| *o != k.record.owner) => return Err(Gone::Missing),
+            Some(k) => k.record.is_expired(now),
         };
         if expired {
             self.expire(id);
             return Err(Gone::Expired);
         }
-        self.tasks.get_mut(id).ok_or(Gone::Missing)
+        self.tasks.get_mut(id).map(|k| &mut k.record).ok_or(Gone::Missing)
+    }
+
+    /// Keep `record` if the store and its client have room.
+    fn create(&mut self, record: TaskRecord, limits: &TaskLimits) -> Result<(), TaskStoreError> {
+        // What the record keeps for its lifetime, as a database store would hold it.
+        let bytes = serde_json::to_vec(&record).map_or(0, |json| json.len());
+        let now = now_ms();
+        let over = |inner: &Inner| {
+            if inner.tasks.len() >= limits.capacity {
+                return Some(TaskStoreError::Full);
+            }
+            let client = record.client.as_ref()?;
+            let (tasks, held) = inner.clients.get(client).map_or((0, 0), |u| (u.tasks, u.bytes));
+            (tasks >= limits.per_client || held.saturating_add(bytes) > limits.per_client_bytes)
+                .then(|| limits.client_full())
+        };
+        if over(self).is_some() {
+            self.sweep(now);
+            if let Some(refused) = over(self) {
+                return Err(refused);
+            }
+        }
+        if let Some(client) = &record.client {
+            let usage = self.clients.entry(client.clone()).or_default();
+            usage.tasks += 1;
+            usage.bytes = usage.bytes.saturating_add(bytes);
+        }
+        if let Some(expires) = record.expires_ms {
+            self.by_expiry.insert((expires, record.id.clone()));
+        }
+        self.tasks.insert(record.id.clone(), Kept { record, bytes });
+        Ok(())
     }
 }
 
 impl TaskStore for MemoryTaskStore {
     fn create(&self, record: TaskRecord) -> StoreFuture<'_, ()> {
-        let mut inner = lock(&self.inner);
-        let now = now_ms();
-        if inner.tasks.len() >= self.capacity {
-            inner.sweep(now);
-        }
-        if inner.tasks.len() >= self.capacity {
-            // Make room by forgetting the finished task that changed longest ago.
-            let oldest = inner
-                .tasks
-                .values()
-                .filter(|r| r.status.is_terminal())
-                .min_by_key(|r| r.updated_ms)
-                .map(|r| r.id.clone());
-            match oldest {
-                Some(id) => {
-                    inner.tasks.remove(&id);
-                }
-                None => return Box::pin(std::future::ready(Err(TaskStoreError::Full))),
-            }
-        }
-        inner.tasks.insert(record.id.clone(), record);
-        Box::pin(std::future::ready(Ok(())))
+        let created = lock(&self.inner).create(record, &self.limits);
+        Box::pin(std::future::ready(created))
     }
 
     fn get<'a>(&'a self, id: &'a str, owner: &'a TaskOwner) -> StoreFuture<'a, Lookup> {

@@ -258,6 +258,10 @@ fn new_record(call: &Call, tasks: &Runtime, p: &CallToolParams) -> Result<TaskRe
     Ok(TaskRecord {
         id,
         owner: owner_of(call),
+        client: call
+            .extensions
+            .get::<crate::server::client_state::QuotaKey>()
+            .map(|k| k.0.clone()),
         status: TaskStatus::Working,
         status_message: None,
         created_ms: now,

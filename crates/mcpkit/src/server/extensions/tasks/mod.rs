@@ -11,11 +11,14 @@
 //!   the handler runs again and finds its answers, as handlers of the stateless wire do.
 //! - Progress a task reports is kept on the task: `statusMessage` and `_meta["dev.mcpkit/progress"]`
 //!   of `tasks/get`.
-//! - A task belongs to its caller: the verified principal when the request was authenticated,
+//! - A task belongs to its caller: the whole verified identity (issuer, user and client) when
+//!   the request was authenticated,
 //!   otherwise the handshake-era session, otherwise (stateless wire or sessionless HTTP, no
 //!   authentication) its unguessable id alone. A task of another caller is unknown (-32602),
 //!   like one that never existed.
 //! - Tasks are kept for their TTL from creation, then `tasks/get` says they expired (-32602).
+//!   Each counts against its client's share of the store ([`TaskLimits`](crate::server::backend::TaskLimits): the verified caller,
+//!   else the client's address); nothing live is dropped to make room for another's.
 //! - Status changes are pushed as `notifications/tasks` to a client that declared the
 //!   extension: on a `subscriptions/listen` stream naming the task (stateless era), or to the
 //!   session the task runs for (handshake era); see `notify`. Clients may always poll.
@@ -49,7 +52,9 @@ pub struct TasksConfig {
     pub ttl: Duration,
     /// The polling interval suggested to clients (`pollIntervalMs`). Default 500 ms.
     pub poll_interval: Duration,
-    /// Where tasks are kept. Default: a [`MemoryTaskStore`] of 10 000 tasks.
+    /// Where tasks are kept. Default: a [`MemoryTaskStore`] within
+    /// [`TaskLimits::default`](crate::server::backend::TaskLimits::default)
+    /// (10 000 tasks; 100 tasks and 16 MiB per client).
     pub store: Arc<dyn TaskStore>,
 }
 
@@ -174,12 +179,9 @@ pub(crate) fn negotiated_in(call: &Call, meta: Option<&RequestMeta>) -> bool {
         .is_some_and(|c| declares_tasks(&c))
 }
 
-/// Who owns the tasks this request makes or reads.
+/// Who owns the tasks this request makes or reads: the whole verified identity, as sessions
+/// and `requestState` are bound to it.
 pub(crate) fn owner_of(call: &Call) -> TaskOwner {
-    if let Some(a) = call.extensions.get::<crate::transport::AuthInfo>() {
-        let who = a.subject.as_deref().or(a.client_id.as_deref()).unwrap_or("");
-        return TaskOwner(format!("auth:{}:{who}", a.issuer.as_deref().unwrap_or("")));
-    }
     if let Some(c) = call.extensions.get::<crate::transport::VerifiedCaller>() {
         return TaskOwner(format!("caller:{}", c.binding()));
     }
