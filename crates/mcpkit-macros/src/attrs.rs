@@ -2,6 +2,7 @@
 //! function and `#[arg(..)]` on a parameter, plus doc comments (the descriptions).
 
 use proc_macro2::Span;
+use quote::ToTokens;
 use syn::parse::{Parse, ParseStream, Parser};
 use syn::punctuated::Punctuated;
 use syn::spanned::Spanned;
@@ -52,9 +53,10 @@ impl Kind {
                 "idempotent",
                 "open_world",
                 "icon",
+                "meta",
             ],
-            Kind::Prompt => &["name", "title", "description"],
-            Kind::Resource => &["uri", "name", "title", "description", "mime_type"],
+            Kind::Prompt => &["name", "title", "description", "meta"],
+            Kind::Resource => &["uri", "name", "title", "description", "mime_type", "meta"],
         }
     }
 }
@@ -73,6 +75,11 @@ impl Parse for Entry {
         let key: Ident = input.call(syn::ext::IdentExt::parse_any)?;
         if input.peek(Token![=]) {
             input.parse::<Token![=]>()?;
+            if input.peek(syn::token::Brace) {
+                // A JSON object (`meta = {"key": …}`), which is no Rust expression: kept as tokens.
+                let group: proc_macro2::Group = input.parse()?;
+                return Ok(Entry::Key(key, Some(Expr::Verbatim(group.into_token_stream()))));
+            }
             Ok(Entry::Key(key, Some(input.parse()?)))
         } else {
             Ok(Entry::Key(key, None))
@@ -98,6 +105,9 @@ pub(crate) struct ItemAttrs {
     pub(crate) icons: Vec<LitStr>,
     pub(crate) uri: Option<LitStr>,
     pub(crate) mime_type: Option<LitStr>,
+    /// `meta = {"key": …}` (a JSON object, as `serde_json::json!` reads it) or `meta = EXPR`
+    /// (an expression of type `mcpkit::types::schema::Meta`).
+    pub(crate) meta: Option<Expr>,
 }
 
 impl ItemAttrs {
@@ -135,6 +145,11 @@ impl ItemAttrs {
             "uri" => self.uri = Some(string(key, value)?),
             "mime_type" => self.mime_type = Some(string(key, value)?),
             "icon" => self.icons.push(string(key, value)?),
+            "meta" => {
+                self.meta = Some(value.ok_or_else(|| {
+                    syn::Error::new(key.span(), "`meta` needs a value: write `meta = {\"key\": \"value\"}`")
+                })?)
+            }
             "read_only" => self.read_only = Some(flag(key, value)?),
             "destructive" => self.destructive = Some(flag(key, value)?),
             "idempotent" => self.idempotent = Some(flag(key, value)?),

@@ -300,6 +300,13 @@ impl Item {
             let icons = &a.icons;
             out.push(quote!(.icons(::std::vec![#(::mcpkit::types::schema::Icon::new(#icons)),*])));
         }
+        match &a.meta {
+            Some(Expr::Verbatim(object)) => out.push(quote!(.meta(::mcpkit::__private::meta(
+                ::mcpkit::__private::json!(#object)
+            )))),
+            Some(expr) => out.push(quote!(.meta(#expr))),
+            None => {}
+        }
         out
     }
 }

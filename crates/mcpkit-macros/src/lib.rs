@@ -277,7 +277,8 @@ fn read_item(
 ///
 /// Keys: `name = "…"` (default: the function's name), `title = "…"`, `description = "…"`
 /// (default: the doc comment), the hints `read_only`, `destructive`, `idempotent`, `open_world`
-/// (each a flag, or `= false`), and `icon = "https://…"` (repeatable).
+/// (each a flag, or `= false`), `icon = "https://…"` (repeatable), and `meta = {"key": …}`
+/// (the definition's `_meta`, a JSON object; or `meta = EXPR` of type `Meta`).
 ///
 /// ```
 /// use mcpkit::server::CancellationToken;
@@ -311,7 +312,7 @@ pub fn tool(attr: TokenStream, item: TokenStream) -> TokenStream {
 /// (adding `NAME_prompt()`, returning its `PromptDef`).
 ///
 /// Its plain parameters are the prompt's arguments, which are strings on the wire: `String`
-/// (required) or `Option<String>` (optional). Keys: `name`, `title`, `description`.
+/// (required) or `Option<String>` (optional). Keys: `name`, `title`, `description`, `meta`.
 ///
 /// ```
 /// use mcpkit::types::schema::PromptMessage;
@@ -339,7 +340,7 @@ pub fn prompt(attr: TokenStream, item: TokenStream) -> TokenStream {
 /// A template's variables are the plain parameters (`String`, or `Option<String>`), checked
 /// against the template at compile time; a `Uri` parameter gets the URI read. Keys: the URI
 /// (first, or `uri = "…"`), `name` (default: the function's name), `title`, `description`,
-/// `mime_type`.
+/// `mime_type`, `meta`.
 ///
 /// ```
 /// use mcpkit::server::Uri;

@@ -14,6 +14,17 @@ use crate::server::{
 
 /// serde, for the derive the macros put on a tool's argument struct.
 pub use serde;
+/// `json!`, for `meta = {…}` (the macro alone: re-exporting the crate would change how
+/// compiler messages name its types).
+pub use serde_json::json;
+
+/// The object `meta = {…}` wrote (`json!` of braces is always an object).
+pub fn meta(value: serde_json::Value) -> crate::types::schema::Meta {
+    match value {
+        serde_json::Value::Object(map) => map,
+        _ => crate::types::schema::Meta::new(),
+    }
+}
 
 /// A plain parameter of a `#[tool]`: a field of its input schema.
 #[diagnostic::on_unimplemented(

@@ -12,6 +12,7 @@ mod a_skill_uri_outside_its_skill_is_invalid_params;
 mod a_task_wait_settles_on_notifications_without_polling;
 mod cancelled_request_gets_no_response;
 mod concurrency_limit;
+mod definitions_carry_their_meta_in_both_eras;
 mod directory_read_lists_direct_children;
 mod dropping_a_call_sends_cancelled;
 mod duplicate_inflight_id_is_rejected;

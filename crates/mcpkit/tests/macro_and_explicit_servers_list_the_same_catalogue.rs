@@ -23,6 +23,18 @@ struct Sum {
 #[derive(Clone)]
 struct Greeting(String);
 
+/// `_meta` given as an expression of type `Meta`.
+fn review_meta() -> mcpkit::types::schema::Meta {
+    let mut meta = mcpkit::types::schema::Meta::new();
+    meta.insert("com.example/reviewers".into(), json!(["ann"]));
+    meta
+}
+
+/// `json` as `_meta` (an object).
+fn meta_of(json: Value) -> mcpkit::types::schema::Meta {
+    serde_json::from_value(json).unwrap()
+}
+
 struct Calc {
     offset: i64,
 }
@@ -41,7 +53,8 @@ impl Calc {
         title = "Shout",
         read_only,
         open_world = false,
-        icon = "https://example.com/s.png"
+        icon = "https://example.com/s.png",
+        meta = {"ui": {"resourceUri": "ui://calc/shout"}, "com.example/rank": 1}
     )]
     async fn loud(
         &self,
@@ -69,13 +82,13 @@ impl Calc {
     }
 
     /// Reviews code.
-    #[prompt(title = "Review")]
+    #[prompt(title = "Review", meta = review_meta())]
     async fn review(&self, #[arg(description = "The code.")] code: String, focus: Option<String>) -> String {
         format!("Review for {}:\n{code}", focus.as_deref().unwrap_or("bugs"))
     }
 
     /// A note.
-    #[resource("notes://{id}", mime_type = "text/plain")]
+    #[resource("notes://{id}", mime_type = "text/plain", meta = {"com.example/kind": "note"})]
     async fn note(&self, id: String, Uri(uri): Uri) -> String {
         format!("{uri} is note {id}")
     }
@@ -161,7 +174,10 @@ fn explicit_server() -> Server {
             .description("Shouts.")
             .title("Shout")
             .annotations(ToolAnnotations::default().read_only(true).open_world(false))
-            .icons(vec![Icon::new("https://example.com/s.png")]),
+            .icons(vec![Icon::new("https://example.com/s.png")])
+            .meta(meta_of(
+                json!({"ui": {"resourceUri": "ui://calc/shout"}, "com.example/rank": 1}),
+            )),
         )
         .tool(
             ToolDef::new(
@@ -182,13 +198,15 @@ fn explicit_server() -> Server {
                 format!("{}{}", r.code, r.focus.unwrap_or_default())
             })
             .description("Reviews code.")
-            .title("Review"),
+            .title("Review")
+            .meta(review_meta()),
         )
         .resource_template(
             ResourceTemplateDef::new("notes://{id}", "note", |Args(n): Args<NoteArgs>| async move { n.id })
                 .unwrap()
                 .description("A note.")
-                .mime_type("text/plain"),
+                .mime_type("text/plain")
+                .meta(meta_of(json!({"com.example/kind": "note"}))),
         )
         .resource(
             ResourceDef::new("file:///readme.md", "readme", || async { "# Hi".to_owned() })
@@ -225,6 +243,10 @@ async fn both_servers_list_the_same_tools() {
     );
     assert_eq!(tools["tools"][2]["outputSchema"]["required"], json!(["total"]));
     assert_eq!(tools["tools"][3]["inputSchema"], json!({"type": "object"}));
+    assert_eq!(
+        tools["tools"][1]["_meta"],
+        json!({"ui": {"resourceUri": "ui://calc/shout"}, "com.example/rank": 1})
+    );
 }
 
 #[tokio::test]
@@ -234,12 +256,20 @@ async fn both_servers_list_the_same_prompts_and_resources() {
     assert_eq!(prompts, list::<ListPrompts>(&written).await);
     assert_eq!(prompts["prompts"][0]["arguments"][0]["description"], json!("The code."));
     assert_eq!(
+        prompts["prompts"][0]["_meta"],
+        json!({"com.example/reviewers": ["ann"]})
+    );
+    assert_eq!(
         list::<ListResources>(&made).await,
         list::<ListResources>(&written).await
     );
     let templates = list::<ListResourceTemplates>(&made).await;
     assert_eq!(templates, list::<ListResourceTemplates>(&written).await);
     assert_eq!(templates["resourceTemplates"][0]["uriTemplate"], json!("notes://{id}"));
+    assert_eq!(
+        templates["resourceTemplates"][0]["_meta"],
+        json!({"com.example/kind": "note"})
+    );
 }
 
 async fn call(server: &Server, name: &str, arguments: Value) -> Value {

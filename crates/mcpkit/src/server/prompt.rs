@@ -28,7 +28,7 @@ use std::collections::BTreeMap;
 use std::future::Future;
 use std::sync::Arc;
 
-use mcpkit_types::schema::{GetPromptResult, JsonObject, Prompt, PromptArgument, PromptMessage};
+use mcpkit_types::schema::{GetPromptResult, JsonObject, Meta, Prompt, PromptArgument, PromptMessage};
 use mcpkit_types::ErrorObject;
 use serde_json::Value;
 
@@ -242,6 +242,14 @@ impl PromptDef {
     /// Display title.
     pub fn title(mut self, t: impl Into<String>) -> Self {
         self.prompt.title = Some(t.into());
+        self
+    }
+
+    /// Its `_meta`: metadata for hosts under namespaced keys (e.g. an MCP App's `ui`, or a
+    /// vendor's `com.example/…`), sent with the definition in every list. Replaces earlier
+    /// `_meta`.
+    pub fn meta(mut self, meta: Meta) -> Self {
+        self.prompt.meta = Some(meta);
         self
     }
 

@@ -19,7 +19,7 @@ use std::collections::BTreeMap;
 use std::future::Future;
 use std::sync::Arc;
 
-use mcpkit_types::schema::{ReadResourceResult, Resource, ResourceContents, ResourceTemplate};
+use mcpkit_types::schema::{Meta, ReadResourceResult, Resource, ResourceContents, ResourceTemplate};
 use mcpkit_types::ErrorObject;
 
 use super::completion::{Completer, CompletionFn};
@@ -209,6 +209,14 @@ impl ResourceDef {
         self
     }
 
+    /// Its `_meta`: metadata for hosts under namespaced keys (e.g. an MCP App's `ui`, or a
+    /// vendor's `com.example/…`), sent with the definition in every list. Replaces earlier
+    /// `_meta`.
+    pub fn meta(mut self, meta: Meta) -> Self {
+        self.resource.meta = Some(meta);
+        self
+    }
+
     /// The wire description.
     pub fn resource(&self) -> &Resource {
         &self.resource
@@ -263,6 +271,14 @@ impl ResourceTemplateDef {
     /// MIME type of the resources it yields.
     pub fn mime_type(mut self, m: impl Into<String>) -> Self {
         self.template.mime_type = Some(m.into());
+        self
+    }
+
+    /// Its `_meta`: metadata for hosts under namespaced keys (e.g. an MCP App's `ui`, or a
+    /// vendor's `com.example/…`), sent with the definition in every list. Replaces earlier
+    /// `_meta`.
+    pub fn meta(mut self, meta: Meta) -> Self {
+        self.template.meta = Some(meta);
         self
     }
 

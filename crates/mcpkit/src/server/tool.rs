@@ -24,7 +24,7 @@ use std::future::Future;
 use std::sync::Arc;
 
 use mcpkit_types::schema::{
-    CallToolResult, ContentBlock, Icon, JsonObject, TaskSupport, Tool, ToolAnnotations, ToolExecution,
+    CallToolResult, ContentBlock, Icon, JsonObject, Meta, TaskSupport, Tool, ToolAnnotations, ToolExecution,
 };
 use mcpkit_types::ErrorObject;
 use schemars::JsonSchema;
@@ -282,6 +282,14 @@ impl ToolDef {
     /// Icons.
     pub fn icons(mut self, icons: Vec<Icon>) -> Self {
         self.tool.icons = Some(icons);
+        self
+    }
+
+    /// Its `_meta`: metadata for hosts under namespaced keys (e.g. an MCP App's `ui`, or a
+    /// vendor's `com.example/…`), sent with the definition in every list. Replaces earlier
+    /// `_meta`.
+    pub fn meta(mut self, meta: Meta) -> Self {
+        self.tool.meta = Some(meta);
         self
     }
 
