@@ -17,6 +17,7 @@ mod dropping_a_call_sends_cancelled;
 mod duplicate_inflight_id_is_rejected;
 mod end_of_input_lets_running_requests_answer;
 mod examples_run;
+mod expired_sessions_never_count_against_a_quota;
 mod extensions_are_declared_and_negotiated;
 mod generated_tool_calls_decode_every_result_shape;
 mod http_a_broken_body_is_400_not_413;

@@ -27,8 +27,10 @@ pub struct HttpConfig {
     /// Sessions idle this long are ended (default 30 minutes).
     pub session_idle_timeout: Duration,
     /// At most this many live sessions (default 10,000), Streamable HTTP and legacy `/sse`
-    /// together; more get 503. Checked in constant time: sessions past their idle timeout are
-    /// ended by the reaper (every quarter of the timeout, at most 30 s), not by the check.
+    /// together; more get 503. A session past its idle timeout never counts, whether or not the
+    /// reaper (every quarter of the timeout, at most 30 s) has ended it yet: at a cap, the
+    /// expired sessions are ended before a refusal. The check itself counts in constant time,
+    /// and looks at the sessions only when one may have expired since it last did.
     pub max_sessions: usize,
     /// At most this many live sessions per client (default 1,000), within `max_sessions`; more
     /// get the same 503. A client is its verified subject (or, without one, client id) when
