@@ -35,6 +35,7 @@ mod http_replies_are_json_unless_the_handler_streams;
 mod http_session_lifecycle;
 mod http_session_limits_are_per_client;
 mod http_shutdown_and_sse_legacy;
+mod http_shutdown_closes_half_sent_requests_at_once;
 mod http_sse_streams_resume_and_the_get_stream;
 mod http_stalled_and_idle_connections_are_closed;
 mod http_trusted_proxy_forwarded_for_names_the_client;

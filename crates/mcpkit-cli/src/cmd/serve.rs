@@ -153,8 +153,10 @@ struct ConnectionArgs {
     /// Default: 1024 (keep it under the open-file limit, ulimit -n).
     #[arg(long, requires = "http", value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
     max_connections: Option<u32>,
-    /// On SIGTERM or Ctrl-C, how long open connections may take to finish before they are
-    /// closed and the process exits (code 0). Default: 5s.
+    /// On SIGTERM or Ctrl-C, how long the requests being served may take to finish before
+    /// their connections are closed and the process exits (code 0); connections with no
+    /// request being served (idle, or half-way through sending one) are closed at once.
+    /// Default: 5s.
     #[arg(long, requires = "http", value_name = "DURATION", value_parser = crate::target::parse_duration)]
     shutdown_timeout: Option<Duration>,
 }

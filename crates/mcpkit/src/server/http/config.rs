@@ -101,10 +101,11 @@ pub struct HttpConfig {
     /// pool holding more than this many waits for the idle timeout.
     pub max_connections: usize,
     /// When [`HttpServer::shutdown`](super::HttpServer::shutdown) fires, how long
-    /// [`HttpServer::serve`](super::HttpServer::serve) lets open connections finish (default
-    /// 5 s). It stops accepting at once and ends every SSE stream; connections still open at the
-    /// deadline (a client half-way through its request, a slow handler) are closed and `serve`
-    /// returns.
+    /// [`HttpServer::serve`](super::HttpServer::serve) lets the requests being served finish
+    /// (default 5 s). It stops accepting at once and ends every SSE stream; a connection with no
+    /// request being served (idle, or a client half-way through its request's headers or body)
+    /// is closed at once. Connections still open at the deadline (a slow handler) are closed
+    /// and `serve` returns.
     pub shutdown_timeout: Duration,
     /// Where SSE events are kept for `Last-Event-ID` replay (default `None`: a
     /// [`MemoryEventStore`] bounded by `event_log_length` and `streams_per_session`).
