@@ -65,6 +65,7 @@ mod stateless_http_headers;
 mod stateless_request_state;
 mod stateless_subscriptions;
 mod structured_output_is_validated_by_client;
+mod subscriptions_and_client_declarations_are_bounded;
 mod switched_items_are_listed_and_served_only_while_on;
 mod task_outlives_the_request_that_started_it;
 mod task_status_notifications_reach_their_caller;

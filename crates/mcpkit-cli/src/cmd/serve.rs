@@ -8,6 +8,7 @@ use std::time::Duration;
 use mcpkit::auth::resource::{IntrospectionVerifier, JwtVerifier, ProtectedResource, TokenVerifier};
 use mcpkit::server::backend::Backends;
 use mcpkit::server::http::{ForwardedHeader, HttpConfig, HttpServer, IpNet};
+use mcpkit::server::ClientLimits;
 use mcpkit::transport::stdio::stdio;
 use tokio_util::sync::CancellationToken;
 
@@ -54,6 +55,44 @@ pub struct Args {
     cluster: Box<ClusterArgs>,
     #[command(flatten)]
     proxies: Box<TrustedProxyArgs>,
+    #[command(flatten)]
+    client_limits: ClientLimitArgs,
+}
+
+/// What one client may keep on its session, on stdio and over HTTP alike (`ClientLimits`, set
+/// on the server; unset: the library's default, given in each help line).
+#[derive(clap::Args, Debug, Clone, Default)]
+struct ClientLimitArgs {
+    /// At most this many resources subscribed at once per session; resources/subscribe beyond
+    /// it is refused [default: 100].
+    #[arg(long, value_name = "N")]
+    max_subscriptions: Option<usize>,
+    /// The longest resource URI resources/subscribe accepts, in bytes [default: 4096].
+    #[arg(long, value_name = "BYTES")]
+    max_subscription_uri_bytes: Option<usize>,
+    /// The most JSON an initialize's clientInfo and capabilities may take together, in bytes;
+    /// a larger initialize is refused [default: 16384].
+    #[arg(long, value_name = "BYTES")]
+    max_client_declaration_bytes: Option<usize>,
+}
+
+impl ClientLimitArgs {
+    /// The limits these flags describe, the library's defaults elsewhere.
+    fn limits(&self) -> ClientLimits {
+        let mut limits = ClientLimits::default();
+        let set = |field: &mut usize, value: Option<usize>| {
+            if let Some(v) = value {
+                *field = v;
+            }
+        };
+        set(&mut limits.max_subscriptions, self.max_subscriptions);
+        set(&mut limits.max_subscription_uri_bytes, self.max_subscription_uri_bytes);
+        set(
+            &mut limits.max_client_declaration_bytes,
+            self.max_client_declaration_bytes,
+        );
+        limits
+    }
 }
 
 /// The reverse proxies whose word on the client's address `mcpkit serve --http` believes
@@ -196,7 +235,7 @@ impl Args {
             serve_metrics(addr, prometheus).await?;
         }
         let Some(addr) = self.http else {
-            let server = crate::reference::server_with(globals.telemetry.clone());
+            let server = crate::reference::server_for(globals.telemetry.clone(), None, self.client_limits());
             let outcome = if globals.trace_wire {
                 server.serve(traced(stdio(), "client")).await
             } else {
@@ -225,7 +264,15 @@ impl Args {
                 Some(backends)
             }
         };
-        serve_http(addr, config, &self.auth, globals, shared).await.map(|()| 0)
+        let limits = self.client_limits();
+        serve_http(addr, config, limits, &self.auth, globals, shared)
+            .await
+            .map(|()| 0)
+    }
+
+    /// What one client may keep on its session, as the flags say.
+    pub fn client_limits(&self) -> ClientLimits {
+        self.client_limits.limits()
     }
 
     /// The HTTP endpoint's configuration these flags describe.
@@ -416,6 +463,7 @@ impl AuthArgs {
 async fn serve_http(
     addr: SocketAddr,
     config: HttpConfig,
+    limits: ClientLimits,
     auth: &AuthArgs,
     globals: &Globals,
     shared: Option<Backends>,
@@ -429,7 +477,7 @@ async fn serve_http(
     let endpoint = format!("http://{}/mcp", listener.local_addr().map_err(io)?);
     let stop = CancellationToken::new();
     let tasks = shared.as_ref().map(|b| b.tasks.clone());
-    let server = crate::reference::server_with_tasks(globals.telemetry.clone(), tasks);
+    let server = crate::reference::server_for(globals.telemetry.clone(), tasks, limits);
     let mut http = HttpServer::new(server)
         .config(config)
         .sse_legacy(true)

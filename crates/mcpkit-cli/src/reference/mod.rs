@@ -89,8 +89,18 @@ pub fn server_with_tasks(
     telemetry: mcpkit::telemetry::Telemetry,
     tasks: Option<std::sync::Arc<dyn mcpkit::server::backend::TaskStore>>,
 ) -> Server {
+    server_for(telemetry, tasks, mcpkit::server::ClientLimits::default())
+}
+
+/// [`server_with_tasks`], with `limits` on what each client may keep on its session.
+pub fn server_for(
+    telemetry: mcpkit::telemetry::Telemetry,
+    tasks: Option<std::sync::Arc<dyn mcpkit::server::backend::TaskStore>>,
+    limits: mcpkit::server::ClientLimits,
+) -> Server {
     let builder = Server::builder()
         .telemetry(telemetry)
+        .client_limits(limits)
         .name(SERVER_NAME, env!("CARGO_PKG_VERSION"))
         .instructions(INSTRUCTIONS)
         // Extras for our own tests and the CLI.
