@@ -50,7 +50,7 @@ mod oauth_serve_process;
 mod prometheus_scrapes_serve_metrics;
 mod redis_rotate_keys_keeps_states_in_flight_open;
 mod serve_allows_hosts_and_origins_separately;
-mod serve_exits_at_the_shutdown_deadline_on_sigterm;
+mod serve_closes_half_sent_requests_at_once_on_sigterm;
 mod serve_http_traces_the_wire_and_logs_at_debug;
 mod serve_limit_flags_set_the_http_config;
 mod serve_redis_instances_act_as_one_server;

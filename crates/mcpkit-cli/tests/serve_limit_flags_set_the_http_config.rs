@@ -1,13 +1,17 @@
 //! Every session and stream limit of the HTTP endpoint is a `mcpkit serve` flag setting the
 //! `HttpConfig` field of the same name: `--max-sessions`, `--max-sessions-per-client`,
 //! `--session-idle-timeout`, `--max-body-bytes`, `--streams-per-session`, `--event-log-length`,
-//! `--stream-buffer`. Without them the library's defaults stand, and each flag's help states
-//! that default. The flags are parsed as the command line does.
+//! `--stream-buffer`. What one client may keep on its session is a flag per `ClientLimits`
+//! field, set on the server, on stdio as over HTTP: `--max-subscriptions`,
+//! `--max-subscription-uri-bytes`, `--max-client-declaration-bytes`. Without them the
+//! library's defaults stand, and each flag's help states that default. The flags are parsed as
+//! the command line does.
 
 use std::time::Duration;
 
 use clap::{CommandFactory, Parser};
 use mcpkit::server::http::HttpConfig;
+use mcpkit::server::ClientLimits;
 use mcpkit_cli::cmd::serve;
 
 #[derive(Parser)]
@@ -76,6 +80,41 @@ fn without_flags_the_defaults_stand_and_the_help_names_them() {
     }
     assert_eq!(c.session_idle_timeout, d.session_idle_timeout);
     assert_eq!(d.session_idle_timeout, Duration::from_secs(30 * 60));
+}
+
+#[test]
+fn client_limit_flags_set_the_servers_client_limits_on_stdio_and_http() {
+    let flags = [
+        "--max-subscriptions",
+        "7",
+        "--max-subscription-uri-bytes",
+        "512",
+        "--max-client-declaration-bytes",
+        "2048",
+    ];
+    for transport in [&["serve"][..], &["serve", "--http", "127.0.0.1:0"][..]] {
+        let cli = Serve::try_parse_from(transport.iter().chain(&flags)).unwrap();
+        let l = cli.args.client_limits();
+        assert_eq!(l.max_subscriptions, 7);
+        assert_eq!(l.max_subscription_uri_bytes, 512);
+        assert_eq!(l.max_client_declaration_bytes, 2048);
+    }
+    let cli = Serve::try_parse_from(["serve"]).unwrap();
+    let (l, d) = (cli.args.client_limits(), ClientLimits::default());
+    assert_eq!(l, d);
+    let help = Serve::command().render_long_help().to_string();
+    for (flag, default) in [
+        ("--max-subscriptions", d.max_subscriptions),
+        ("--max-subscription-uri-bytes", d.max_subscription_uri_bytes),
+        ("--max-client-declaration-bytes", d.max_client_declaration_bytes),
+    ] {
+        let text = help
+            .split(&format!("{flag} <"))
+            .nth(1)
+            .unwrap_or_else(|| panic!("{flag} is not in the help:\n{help}"));
+        let text = text.split("\n      --").next().unwrap();
+        assert!(text.contains(&format!("[default: {default}]")), "{flag}: {text}");
+    }
 }
 
 #[test]

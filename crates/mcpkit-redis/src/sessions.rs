@@ -8,7 +8,10 @@
 //! duplicate, a client at its cap or a full index, then writes — so the checks and the insert
 //! cannot interleave with another instance's, and cost the same however many sessions there
 //! are. Each `touch` moves the member's scores with the key's TTL, so the sets count exactly the
-//! live sessions; `delete` takes the member out of both.
+//! live sessions; `delete` takes the member out of both. Scores, TTLs and the expiry of members
+//! are all on Redis's own clock (`TIME`, read in the scripts), never an instance's: a session
+//! whose key has expired never counts, in the total or for its client, however far the
+//! instances' clocks are from Redis's.
 //!
 //! Requests cost little: each instance caches the records it served, with their revision. A
 //! lookup of a cached record reads only the revision (`HMGET rev seen`), and the whole record
@@ -44,42 +47,76 @@ const CAS_ATTEMPTS: usize = 16;
 /// Cached records kept before the expired ones are swept (then all, if none had expired).
 const CACHE_BOUND: usize = 100_000;
 
-/// KEYS: session, index[, client set]. ARGV: now, max, record, expire-at, member, max per
-/// client. 1 created, 0 full, 2 duplicate, 3 the client is at its cap. A client set lives
-/// until its last member expires (its highest score).
+/// Now on Redis's own clock, in ms (a Lua expression): the clock its key TTLs run on, so a
+/// member of the session sets expires exactly when its session's key does, whatever the
+/// instances' clocks say.
+macro_rules! redis_now_ms {
+    () => {
+        "local t = redis.call('TIME')\nlocal now = string.format('%d', tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000))\n"
+    };
+}
+
+/// KEYS: session, index[, client set]. ARGV: seen (the instance's now, for the record), max,
+/// record, TTL in ms, member, max per client. 1 created, 0 full, 2 duplicate, 3 the client is
+/// at its cap. The expired members of both sets are dropped first, on Redis's clock, so an
+/// expired session never counts. A client set lives until its last member expires (its
+/// highest score).
 static CREATE: LazyLock<Script> = LazyLock::new(|| {
-    Script::new(
+    Script::new(concat!(
+        redis_now_ms!(),
         r"
-redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', ARGV[1])
+local at = string.format('%d', tonumber(now) + tonumber(ARGV[4]))
+redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', now)
 if redis.call('EXISTS', KEYS[1]) == 1 then return 2 end
 if KEYS[3] then
-  redis.call('ZREMRANGEBYSCORE', KEYS[3], '-inf', ARGV[1])
+  redis.call('ZREMRANGEBYSCORE', KEYS[3], '-inf', now)
   if redis.call('ZCARD', KEYS[3]) >= tonumber(ARGV[6]) then return 3 end
 end
 if redis.call('ZCARD', KEYS[2]) >= tonumber(ARGV[2]) then return 0 end
 redis.call('HSET', KEYS[1], 'rec', ARGV[3], 'rev', 1, 'seen', ARGV[1])
-redis.call('PEXPIREAT', KEYS[1], ARGV[4])
-redis.call('ZADD', KEYS[2], ARGV[4], ARGV[5])
+redis.call('PEXPIREAT', KEYS[1], at)
+redis.call('ZADD', KEYS[2], at, ARGV[5])
 if KEYS[3] then
-  redis.call('ZADD', KEYS[3], ARGV[4], ARGV[5])
+  redis.call('ZADD', KEYS[3], at, ARGV[5])
   redis.call('PEXPIREAT', KEYS[3], redis.call('ZRANGE', KEYS[3], -1, -1, 'WITHSCORES')[2])
 end
 return 1
-",
-    )
+"
+    ))
 });
 
-/// KEYS: session, index[, client set]. ARGV: expire-at, member, now. 1 refreshed, 0 no such
-/// session.
-const TOUCH_SOURCE: &str = r"
-if redis.call('PEXPIREAT', KEYS[1], ARGV[1]) == 0 then return 0 end
+/// KEYS: session, index[, client set]. ARGV: TTL in ms, member, seen (the instance's now). 1
+/// refreshed, 0 no such session. The key's TTL and the members' scores move together, on
+/// Redis's clock.
+const TOUCH_SOURCE: &str = concat!(
+    redis_now_ms!(),
+    r"
+local at = string.format('%d', tonumber(now) + tonumber(ARGV[1]))
+if redis.call('PEXPIREAT', KEYS[1], at) == 0 then return 0 end
 redis.call('HSET', KEYS[1], 'seen', ARGV[3])
-redis.call('ZADD', KEYS[2], 'XX', ARGV[1], ARGV[2])
-if KEYS[3] and redis.call('ZADD', KEYS[3], 'XX', 'CH', ARGV[1], ARGV[2]) == 1 then
+redis.call('ZADD', KEYS[2], 'XX', at, ARGV[2])
+if KEYS[3] and redis.call('ZADD', KEYS[3], 'XX', 'CH', at, ARGV[2]) == 1 then
   redis.call('PEXPIREAT', KEYS[3], redis.call('ZRANGE', KEYS[3], -1, -1, 'WITHSCORES')[2])
 end
 return 1
-";
+"
+);
+
+/// KEYS: index. The live members (score after Redis's now).
+static LIVE: LazyLock<Script> = LazyLock::new(|| {
+    Script::new(concat!(
+        redis_now_ms!(),
+        "return redis.call('ZRANGEBYSCORE', KEYS[1], '(' .. now, '+inf')"
+    ))
+});
+
+/// KEYS: index. How many members are live (score after Redis's now).
+static COUNT: LazyLock<Script> = LazyLock::new(|| {
+    Script::new(concat!(
+        redis_now_ms!(),
+        "return redis.call('ZCOUNT', KEYS[1], '(' .. now, '+inf')"
+    ))
+});
 
 /// KEYS: session. ARGV: expected rev, record. The new revision, or nil when the revision moved
 /// or the session is gone.
@@ -125,9 +162,13 @@ struct Shared {
     ttl_ms: AtomicU64,
 }
 
-/// When a TTL set at `now` (ms) runs out.
-fn expire_at(now: u64, ttl: Duration) -> u64 {
-    now.saturating_add(u64::try_from(ttl.as_millis()).unwrap_or(u64::MAX))
+/// The longest TTL the scripts add to Redis's now (100 years, in ms): well within the integers
+/// Lua's numbers hold exactly.
+const MAX_TTL_MS: u64 = 100 * 365 * 24 * 3600 * 1000;
+
+/// A TTL in ms, from 1 to [`MAX_TTL_MS`] (what the scripts add to Redis's now).
+fn ttl_ms(ttl: Duration) -> u64 {
+    u64::try_from(ttl.as_millis()).unwrap_or(u64::MAX).clamp(1, MAX_TTL_MS)
 }
 
 /// Handshake-era sessions in Redis, valid on every instance of the deployment. Made by
@@ -229,7 +270,7 @@ impl Shared {
             .arg(now)
             .arg(max_sessions)
             .arg(json)
-            .arg(expire_at(now, ttl))
+            .arg(ttl_ms(ttl))
             .arg(digest(&record.id))
             .arg(max_per_client);
         let mut conn = self.redis.conn.clone();
@@ -268,7 +309,7 @@ impl Shared {
                 .arg(self.client_key(client)),
             None => cmd.arg(2).arg(self.key(&record.id)).arg(&self.index),
         };
-        cmd.arg(expire_at(now, ttl)).arg(digest(&record.id)).arg(now);
+        cmd.arg(ttl_ms(ttl)).arg(digest(&record.id)).arg(now);
         cmd
     }
 
@@ -407,11 +448,9 @@ impl Shared {
 
     async fn count(&self) -> Result<usize, BackendError> {
         let mut conn = self.redis.conn.clone();
-        let n: usize = redis::cmd("ZCOUNT")
-            .arg(&self.index)
-            .arg(now_ms().saturating_add(1))
-            .arg("+inf")
-            .query_async(&mut conn)
+        let n: usize = COUNT
+            .key(&self.index)
+            .invoke_async(&mut conn)
             .await
             .map_err(|e| self.fail(&e))?;
         Ok(n)
@@ -422,11 +461,9 @@ impl Shared {
     /// The live records: the index's live members, then their records in one pipeline.
     async fn live(&self) -> Result<Vec<SessionRecord>, BackendError> {
         let mut conn = self.redis.conn.clone();
-        let members: Vec<String> = redis::cmd("ZRANGEBYSCORE")
-            .arg(&self.index)
-            .arg(now_ms().saturating_add(1))
-            .arg("+inf")
-            .query_async(&mut conn)
+        let members: Vec<String> = LIVE
+            .key(&self.index)
+            .invoke_async(&mut conn)
             .await
             .map_err(|e| self.fail(&e))?;
         if members.is_empty() {

@@ -9,6 +9,7 @@ use mcpkit::auth::resource::{IntrospectionVerifier, JwtVerifier, ProtectedResour
 use mcpkit::server::backend::memory::MemoryTaskStore;
 use mcpkit::server::backend::{Backends, TaskLimits, TaskStore};
 use mcpkit::server::http::{ForwardedHeader, HttpConfig, HttpServer, IpNet};
+use mcpkit::server::ClientLimits;
 use mcpkit::transport::stdio::stdio;
 use tokio_util::sync::CancellationToken;
 
@@ -57,6 +58,44 @@ pub struct Args {
     cluster: Box<ClusterArgs>,
     #[command(flatten)]
     proxies: Box<TrustedProxyArgs>,
+    #[command(flatten)]
+    client_limits: ClientLimitArgs,
+}
+
+/// What one client may keep on its session, on stdio and over HTTP alike (`ClientLimits`, set
+/// on the server; unset: the library's default, given in each help line).
+#[derive(clap::Args, Debug, Clone, Default)]
+struct ClientLimitArgs {
+    /// At most this many resources subscribed at once per session; resources/subscribe beyond
+    /// it is refused [default: 100].
+    #[arg(long, value_name = "N")]
+    max_subscriptions: Option<usize>,
+    /// The longest resource URI resources/subscribe accepts, in bytes [default: 4096].
+    #[arg(long, value_name = "BYTES")]
+    max_subscription_uri_bytes: Option<usize>,
+    /// The most JSON an initialize's clientInfo and capabilities may take together, in bytes;
+    /// a larger initialize is refused [default: 16384].
+    #[arg(long, value_name = "BYTES")]
+    max_client_declaration_bytes: Option<usize>,
+}
+
+impl ClientLimitArgs {
+    /// The limits these flags describe, the library's defaults elsewhere.
+    fn limits(&self) -> ClientLimits {
+        let mut limits = ClientLimits::default();
+        let set = |field: &mut usize, value: Option<usize>| {
+            if let Some(v) = value {
+                *field = v;
+            }
+        };
+        set(&mut limits.max_subscriptions, self.max_subscriptions);
+        set(&mut limits.max_subscription_uri_bytes, self.max_subscription_uri_bytes);
+        set(
+            &mut limits.max_client_declaration_bytes,
+            self.max_client_declaration_bytes,
+        );
+        limits
+    }
 }
 
 /// The reverse proxies whose word on the client's address `mcpkit serve --http` believes
@@ -156,8 +195,10 @@ struct ConnectionArgs {
     /// Default: 1024 (keep it under the open-file limit, ulimit -n).
     #[arg(long, requires = "http", value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
     max_connections: Option<u32>,
-    /// On SIGTERM or Ctrl-C, how long open connections may take to finish before they are
-    /// closed and the process exits (code 0). Default: 5s.
+    /// On SIGTERM or Ctrl-C, how long the requests being served may take to finish before
+    /// their connections are closed and the process exits (code 0); connections with no
+    /// request being served (idle, or half-way through sending one) are closed at once.
+    /// Default: 5s.
     #[arg(long, requires = "http", value_name = "DURATION", value_parser = crate::target::parse_duration)]
     shutdown_timeout: Option<Duration>,
 }
@@ -199,7 +240,7 @@ impl Args {
         let task_limits = self.task_limits();
         let Some(addr) = self.http else {
             let tasks: Arc<dyn TaskStore> = Arc::new(MemoryTaskStore::new(task_limits));
-            let server = crate::reference::server_with_tasks(globals.telemetry.clone(), Some(tasks));
+            let server = crate::reference::server_for(globals.telemetry.clone(), Some(tasks), self.client_limits());
             let outcome = if globals.trace_wire {
                 server.serve(traced(stdio(), "client")).await
             } else {
@@ -228,7 +269,8 @@ impl Args {
                 Some(backends)
             }
         };
-        serve_http(addr, config, &self.auth, globals, shared, task_limits)
+        let limits = self.client_limits();
+        serve_http(addr, config, limits, &self.auth, globals, shared, task_limits)
             .await
             .map(|()| 0)
     }
@@ -236,6 +278,11 @@ impl Args {
     /// The task store's bounds these flags describe.
     pub fn task_limits(&self) -> TaskLimits {
         self.task_limits.limits()
+    }
+
+    /// What one client may keep on its session, as the flags say.
+    pub fn client_limits(&self) -> ClientLimits {
+        self.client_limits.limits()
     }
 
     /// The HTTP endpoint's configuration these flags describe.
@@ -455,6 +502,7 @@ impl AuthArgs {
 async fn serve_http(
     addr: SocketAddr,
     config: HttpConfig,
+    limits: ClientLimits,
     auth: &AuthArgs,
     globals: &Globals,
     shared: Option<Backends>,
@@ -472,7 +520,7 @@ async fn serve_http(
         Some(b) => b.tasks.clone(),
         None => Arc::new(MemoryTaskStore::new(task_limits)),
     };
-    let server = crate::reference::server_with_tasks(globals.telemetry.clone(), Some(tasks));
+    let server = crate::reference::server_for(globals.telemetry.clone(), Some(tasks), limits);
     let mut http = HttpServer::new(server)
         .config(config)
         .sse_legacy(true)

@@ -75,22 +75,24 @@ const STEP: Duration = Duration::from_millis(50);
 
 /// The reference server: every fixture of the conformance suite's server leg.
 pub fn server() -> Server {
-    server_with(mcpkit::telemetry::Telemetry::off())
+    server_for(
+        mcpkit::telemetry::Telemetry::off(),
+        None,
+        mcpkit::server::ClientLimits::default(),
+    )
 }
 
-/// [`server`], recording its metrics with `telemetry`.
-pub fn server_with(telemetry: mcpkit::telemetry::Telemetry) -> Server {
-    server_with_tasks(telemetry, None)
-}
-
-/// [`server_with`], keeping its tasks in `tasks` (the store instances share) instead of its
-/// own memory.
-pub fn server_with_tasks(
+/// [`server`], recording its metrics with `telemetry`, keeping its tasks in `tasks` (the store
+/// instances share, or one with the operator's limits) instead of a default one, with `limits`
+/// on what each client may keep on its session.
+pub fn server_for(
     telemetry: mcpkit::telemetry::Telemetry,
     tasks: Option<std::sync::Arc<dyn mcpkit::server::backend::TaskStore>>,
+    limits: mcpkit::server::ClientLimits,
 ) -> Server {
     let builder = Server::builder()
         .telemetry(telemetry)
+        .client_limits(limits)
         .name(SERVER_NAME, env!("CARGO_PKG_VERSION"))
         .instructions(INSTRUCTIONS)
         // Extras for our own tests and the CLI.

@@ -15,6 +15,37 @@ pub struct ServerBuilder {
     pub(super) cache: CacheHints,
     pub(super) state_keys: Option<RequestStateKeys>,
     pub(super) extensions: extension::ExtensionSet,
+    pub(super) client_limits: ClientLimits,
+}
+
+/// What one client may keep on a handshake-era session (a stdio connection, an HTTP
+/// `Mcp-Session-Id`): its subscriptions and what it declares at `initialize`. Everything a
+/// session stores, in memory and in a shared session store, is bounded by these. Set with
+/// [`ServerBuilder::client_limits`]; `mcpkit serve` has a flag for each.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct ClientLimits {
+    /// At most this many resources subscribed at once per session (default 100);
+    /// `resources/subscribe` beyond it is refused with invalid request (-32600). Subscribing
+    /// again to a URI already subscribed is always accepted.
+    pub max_subscriptions: usize,
+    /// The longest URI `resources/subscribe` accepts, in bytes (default 4096); a longer one
+    /// is refused with invalid params (-32602).
+    pub max_subscription_uri_bytes: usize,
+    /// The most JSON `initialize`'s `clientInfo` and `capabilities` may take together, in bytes
+    /// as serialized (default 16384); more is refused with invalid params (-32602) and no
+    /// session is negotiated.
+    pub max_client_declaration_bytes: usize,
+}
+
+impl Default for ClientLimits {
+    fn default() -> Self {
+        ClientLimits {
+            max_subscriptions: 100,
+            max_subscription_uri_bytes: 4096,
+            max_client_declaration_bytes: 16 * 1024,
+        }
+    }
 }
 
 /// Caching hints put on cacheable stateless-era results that do not set their own
@@ -66,6 +97,7 @@ impl Default for ServerBuilder {
             cache: CacheHints::default(),
             state_keys: None,
             extensions: extension::ExtensionSet::default(),
+            client_limits: ClientLimits::default(),
         }
     }
 }
@@ -189,6 +221,13 @@ impl ServerBuilder {
         builder
     }
 
+    /// What one client may keep on its session (default [`ClientLimits::default`]: 100
+    /// subscriptions, URIs of 4 KiB, 16 KiB of `clientInfo` and capabilities).
+    pub fn client_limits(mut self, limits: ClientLimits) -> Self {
+        self.client_limits = limits;
+        self
+    }
+
     /// Finish.
     pub fn build(self) -> Server {
         let snapshot = Snapshot::build(self.catalog, self.page_size);
@@ -223,6 +262,7 @@ impl ServerBuilder {
                 switch_store: RwLock::new(None),
                 methods: methods::EraMethods::build(&self.extensions),
                 extensions: self.extensions.declared(),
+                client_limits: self.client_limits,
                 changes: tokio::sync::broadcast::channel(256).0,
                 ending: CancellationToken::new(),
             }),

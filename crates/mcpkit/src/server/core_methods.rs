@@ -266,8 +266,13 @@ async fn read_resource(mut call: Call, p: ReadResourceParams) -> HandlerResult {
     })
 }
 
+/// Whether `uri` names a resource of `snap`, or matches one of its templates.
+pub(super) fn names_resource(snap: &Snapshot, uri: &str) -> bool {
+    snap.resource_index.contains_key(uri) || snap.catalog.templates.iter().any(|t| t.matcher.matches(uri).is_some())
+}
+
 /// Spec: `server/resources` "Error Handling" (-32002 up to 2025-11-25, -32602 from 2026-07-28).
-fn resource_not_found(uri: &str, version: ProtocolVersion) -> ErrorObject {
+pub(super) fn resource_not_found(uri: &str, version: ProtocolVersion) -> ErrorObject {
     let code = if version >= ProtocolVersion::V2026_07_28 {
         ErrorCode::INVALID_PARAMS
     } else {

@@ -9,8 +9,10 @@ use mcpkit_types::schema::{
     UnsubscribeParams,
 };
 use mcpkit_types::{Era, ErrorObject, ProtocolVersion};
+use serde_json::json;
 
 use super::client_state::ClientState;
+use super::core_methods::{names_resource, resource_not_found};
 use super::methods::Call;
 use crate::engine::HandlerResult;
 use crate::server::backend::SessionUpdate;
@@ -35,6 +37,14 @@ pub(crate) fn empty() -> HandlerResult {
 /// Spec: `basic/lifecycle` "Version Negotiation": answer with the client's version when we speak
 /// it, otherwise with our latest; the client decides whether to go on.
 pub(crate) fn initialize(call: Call, p: InitializeParams) -> HandlerResult {
+    let max = call.server.inner.client_limits.max_client_declaration_bytes;
+    if !fits(&(&p.client_info, &p.capabilities), max) {
+        return Err(ErrorObject::invalid_params(format!(
+            "clientInfo and capabilities take more than {max} bytes of JSON, this server's limit \
+             (max_client_declaration_bytes)"
+        ))
+        .with_data(json!({ "limit": "max_client_declaration_bytes", "max": max })));
+    }
     let version = match p.protocol_version.parse::<ProtocolVersion>() {
         Ok(v) if v.era() == Era::Handshake => v,
         _ => ProtocolVersion::LATEST_HANDSHAKE,
@@ -53,8 +63,59 @@ pub(crate) fn initialize(call: Call, p: InitializeParams) -> HandlerResult {
     to_raw(&result)
 }
 
+/// Whether `value` serializes to at most `max` bytes of JSON (found without keeping them, and
+/// without writing past `max`).
+fn fits(value: &impl serde::Serialize, max: usize) -> bool {
+    struct Budget(usize);
+    impl std::io::Write for Budget {
+        fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+            self.0 = self
+                .0
+                .checked_sub(buf.len())
+                .ok_or_else(|| std::io::Error::other("over the limit"))?;
+            Ok(buf.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+    serde_json::to_writer(Budget(max), value).is_ok()
+}
+
+/// Spec: `server/resources` "Subscriptions", within the session's [`ClientLimits`]: the URI no
+/// longer than `max_subscription_uri_bytes`, naming a resource or matching a template
+/// (otherwise resource not found, -32002), and at most `max_subscriptions` of them.
+///
+/// [`ClientLimits`]: crate::server::ClientLimits
 pub(crate) async fn subscribe(call: Call, p: SubscribeParams) -> HandlerResult {
-    lock(&call.session.subscriptions).insert(p.uri.clone());
+    let limits = call.server.inner.client_limits;
+    let max = limits.max_subscription_uri_bytes;
+    if p.uri.len() > max {
+        return Err(ErrorObject::invalid_params(format!(
+            "The resource URI is {} bytes long, over this server's limit of {max} \
+             (max_subscription_uri_bytes)",
+            p.uri.len()
+        ))
+        .with_data(json!({ "limit": "max_subscription_uri_bytes", "max": max })));
+    }
+    if !names_resource(call.snapshot(), &p.uri) {
+        return Err(resource_not_found(&p.uri, call.session.version()));
+    }
+    {
+        let mut subscriptions = lock(&call.session.subscriptions);
+        if subscriptions.contains(&p.uri) {
+            return empty();
+        }
+        let max = limits.max_subscriptions;
+        if subscriptions.len() >= max {
+            return Err(ErrorObject::invalid_request(format!(
+                "This session is subscribed to {max} resources, this server's limit \
+                 (max_subscriptions): unsubscribe from one first"
+            ))
+            .with_data(json!({ "limit": "max_subscriptions", "max": max })));
+        }
+        subscriptions.insert(p.uri.clone());
+    }
     call.session.changed(SessionUpdate::Subscribe(p.uri));
     empty()
 }

@@ -45,7 +45,7 @@ use mcpkit_types::schema::{
 use serde::Serialize;
 use serde_json::value::RawValue;
 
-pub use builder::ServerBuilder;
+pub use builder::{ClientLimits, ServerBuilder};
 pub use completion::{from_list, Completer, CompletionInput};
 pub use context::IntoInputRequest;
 pub use context::RequestContext;
@@ -129,6 +129,8 @@ struct Inner {
     changes: tokio::sync::broadcast::Sender<Change>,
     /// Fires when the server ends its subscriptions (shutdown).
     ending: CancellationToken,
+    /// What one client may keep on its session.
+    client_limits: ClientLimits,
 }
 
 impl Server {

@@ -127,10 +127,14 @@ struct Accepted {
 }
 
 /// Serve one connection until it closes, or gracefully once `stop` fires (the accept loop
-/// aborts it at the shutdown deadline). Its slot is freed when this returns.
+/// aborts it at the shutdown deadline). At `stop`, a connection whose request is still
+/// arriving (its head or its body) is closed at once, and an idle one as soon as hyper has
+/// written what it holds: only a request whose body has arrived gets the grace period. Its
+/// slot is freed when this returns.
 async fn connection(accepted: Accepted, app: Router, limits: ConnLimits, stop: CancellationToken) {
     let Accepted { tcp, peer, _slot } = accepted;
     let phase = ConnPhase::new();
+    let phase_at_stop = phase.clone();
     let io = WatchedStream::new(tcp, phase.clone(), limits.idle_timeout, limits.header_read_timeout);
     let service = ConnService {
         app,
@@ -146,6 +150,12 @@ async fn connection(accepted: Accepted, app: Router, limits: ConnLimits, stop: C
     let outcome = tokio::select! {
         outcome = conn.as_mut() => outcome,
         () = stop.cancelled() => {
+            if phase_at_stop.mid_request() {
+                // Nothing is being served: a client half-way through its request would
+                // otherwise hold the shutdown until its read deadline.
+                tracing::debug!("connection from {peer} closed at shutdown before a whole request");
+                return;
+            }
             conn.as_mut().graceful_shutdown();
             conn.await
         }
@@ -171,9 +181,10 @@ impl hyper::service::Service<hyper::Request<Incoming>> for ConnService {
     type Future = Pin<Box<dyn Future<Output = Result<Self::Response, Infallible>> + Send>>;
 
     fn call(&self, request: hyper::Request<Incoming>) -> Self::Future {
-        self.phase.request_started();
+        let number = self.phase.request_started(!request.body().is_end_stream());
         let timeout = self.body_read_timeout;
-        let mut request: Request = request.map(|body| AxumBody::new(TimedBody::new(body, timeout)));
+        let phase = self.phase.clone();
+        let mut request: Request = request.map(|body| AxumBody::new(TimedBody::new(body, timeout, phase, number)));
         request.extensions_mut().insert(ConnectInfo(self.peer));
         let mut app = self.app.clone();
         let phase = self.phase.clone();

@@ -27,8 +27,10 @@ pub struct HttpConfig {
     /// Sessions idle this long are ended (default 30 minutes).
     pub session_idle_timeout: Duration,
     /// At most this many live sessions (default 10,000), Streamable HTTP and legacy `/sse`
-    /// together; more get 503. Checked in constant time: sessions past their idle timeout are
-    /// ended by the reaper (every quarter of the timeout, at most 30 s), not by the check.
+    /// together; more get 503. A session past its idle timeout never counts, whether or not the
+    /// reaper (every quarter of the timeout, at most 30 s) has ended it yet: at a cap, the
+    /// expired sessions are ended before a refusal. The check itself counts in constant time,
+    /// and looks at the sessions only when one may have expired since it last did.
     pub max_sessions: usize,
     /// At most this many live sessions per client (default 1,000), within `max_sessions`; more
     /// get the same 503. A client is its verified subject (or, without one, client id) when
@@ -99,10 +101,11 @@ pub struct HttpConfig {
     /// pool holding more than this many waits for the idle timeout.
     pub max_connections: usize,
     /// When [`HttpServer::shutdown`](super::HttpServer::shutdown) fires, how long
-    /// [`HttpServer::serve`](super::HttpServer::serve) lets open connections finish (default
-    /// 5 s). It stops accepting at once and ends every SSE stream; connections still open at the
-    /// deadline (a client half-way through its request, a slow handler) are closed and `serve`
-    /// returns.
+    /// [`HttpServer::serve`](super::HttpServer::serve) lets the requests being served finish
+    /// (default 5 s). It stops accepting at once and ends every SSE stream; a connection with no
+    /// request being served (idle, or a client half-way through its request's headers or body)
+    /// is closed at once. Connections still open at the deadline (a slow handler) are closed
+    /// and `serve` returns.
     pub shutdown_timeout: Duration,
     /// Where SSE events are kept for `Last-Event-ID` replay (default `None`: a
     /// [`MemoryEventStore`] bounded by `event_log_length` and `streams_per_session`).

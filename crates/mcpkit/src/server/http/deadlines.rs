@@ -46,6 +46,10 @@ struct Shared {
     /// A read that waited while the connection was busy, so without a deadline: woken when the
     /// response is done, to start the idle one.
     waiting_read: Option<Waker>,
+    /// The number of the current request (the last whose head was complete).
+    request: u64,
+    /// The current request's body is still arriving (neither complete nor given up).
+    body_pending: bool,
 }
 
 impl ConnPhase {
@@ -53,12 +57,38 @@ impl ConnPhase {
         ConnPhase(Arc::new(Mutex::new(Shared {
             phase: Phase::Idle(Instant::now()),
             waiting_read: None,
+            request: 0,
+            body_pending: false,
         })))
     }
 
-    /// A request's head is complete: no read deadline on the socket while it is served.
-    pub(super) fn request_started(&self) {
-        lock(&self.0).phase = Phase::Busy;
+    /// A request's head is complete: no read deadline on the socket while it is served. Its
+    /// number, for [`ConnPhase::body_done`]; `body_pending` when its body is still to come.
+    pub(super) fn request_started(&self, body_pending: bool) -> u64 {
+        let mut shared = lock(&self.0);
+        shared.phase = Phase::Busy;
+        shared.request = shared.request.wrapping_add(1);
+        shared.body_pending = body_pending;
+        shared.request
+    }
+
+    /// The body of request `request` arrived whole, or nobody will read the rest.
+    pub(super) fn body_done(&self, request: u64) {
+        let mut shared = lock(&self.0);
+        if shared.request == request {
+            shared.body_pending = false;
+        }
+    }
+
+    /// Whether a request is arriving and not yet being served: its head on its way, or its
+    /// body (what a graceful shutdown closes at once).
+    pub(super) fn mid_request(&self) -> bool {
+        let shared = lock(&self.0);
+        match shared.phase {
+            Phase::Head(_) => true,
+            Phase::Busy => shared.body_pending,
+            Phase::Idle(_) => false,
+        }
     }
 
     /// The response was sent (or dropped): the connection is idle from now.
@@ -231,7 +261,8 @@ impl std::fmt::Display for BodyTimedOut {
 
 impl std::error::Error for BodyTimedOut {}
 
-/// A request body that fails with [`BodyTimedOut`] when it is not complete by its deadline.
+/// A request body that fails with [`BodyTimedOut`] when it is not complete by its deadline,
+/// and tells its connection's [`ConnPhase`] when it is no longer arriving.
 #[derive(Debug)]
 pub(super) struct TimedBody {
     inner: Incoming,
@@ -239,16 +270,33 @@ pub(super) struct TimedBody {
     deadline: Instant,
     /// Made on the first wait: a body that arrived with its head never needs one.
     timer: Option<Pin<Box<Sleep>>>,
+    /// The connection and the request's number there; `None` once told.
+    arriving: Option<(ConnPhase, u64)>,
 }
 
 impl TimedBody {
-    pub(super) fn new(inner: Incoming, timeout: Duration) -> TimedBody {
+    /// The body of request `request` on the connection of `phase`.
+    pub(super) fn new(inner: Incoming, timeout: Duration, phase: ConnPhase, request: u64) -> TimedBody {
         TimedBody {
             inner,
             timeout,
             deadline: Instant::now() + timeout,
             timer: None,
+            arriving: Some((phase, request)),
         }
+    }
+
+    /// The body is complete, failed, or will not be read further.
+    fn done(&mut self) {
+        if let Some((phase, request)) = self.arriving.take() {
+            phase.body_done(request);
+        }
+    }
+}
+
+impl Drop for TimedBody {
+    fn drop(&mut self) {
+        self.done();
     }
 }
 
@@ -259,6 +307,9 @@ impl Body for TimedBody {
     fn poll_frame(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Result<Frame<Bytes>, Self::Error>>> {
         let this = self.get_mut();
         if let Poll::Ready(frame) = Pin::new(&mut this.inner).poll_frame(cx) {
+            if !matches!(frame, Some(Ok(_))) || this.inner.is_end_stream() {
+                this.done();
+            }
             return Poll::Ready(frame.map(|f| f.map_err(Into::into)));
         }
         let deadline = this.deadline;
@@ -266,7 +317,10 @@ impl Body for TimedBody {
             .timer
             .get_or_insert_with(|| Box::pin(tokio::time::sleep_until(deadline)));
         match timer.as_mut().poll(cx) {
-            Poll::Ready(()) => Poll::Ready(Some(Err(Box::new(BodyTimedOut(this.timeout))))),
+            Poll::Ready(()) => {
+                this.done();
+                Poll::Ready(Some(Err(Box::new(BodyTimedOut(this.timeout)))))
+            }
             Poll::Pending => Poll::Pending,
         }
     }

@@ -181,14 +181,15 @@ async fn initialize(state: &HttpState, headers: &HeaderMap, posted: Posted<'_>, 
         return StatusCode::ACCEPTED.into_response();
     };
     let mut response = answer(state, &session, request, None).await;
-    if response.status().is_success() {
-        state.sessions.negotiated(&session).await;
+    // `initialize` is answered at once (before its reply begins): a session it did not
+    // negotiate was refused (an error reply) and is no session at all.
+    if !response.status().is_success() || session.not_negotiated() {
+        state.sessions.remove(&session);
+        return response;
     }
+    state.sessions.negotiated(&session).await;
     if let Ok(v) = HeaderValue::from_str(&session.id) {
         response.headers_mut().insert(SESSION_ID, v);
-    }
-    if !response.status().is_success() {
-        state.sessions.remove(&session);
     }
     response
 }

@@ -262,6 +262,12 @@ impl HttpSession {
         }
     }
 
+    /// Whether the session serves a server whose `initialize` has not negotiated it (after the
+    /// answer: it was refused). A factory's session is never said to be.
+    pub(super) fn not_negotiated(&self) -> bool {
+        self.served.as_ref().is_some_and(|s| !s.is_negotiated())
+    }
+
     /// The engine's negotiation, for the session record.
     pub(super) fn negotiation(&self) -> Option<crate::server::backend::Negotiation> {
         let s = self.served.as_ref().filter(|s| s.is_negotiated())?;

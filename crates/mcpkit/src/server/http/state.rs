@@ -101,7 +101,7 @@ impl HttpState {
             max_per_client: config.max_sessions_per_client,
             ttl: config.session_idle_timeout,
         };
-        let table = SessionTable::new(config.session_idle_timeout, admission);
+        let table = SessionTable::new(config.session_idle_timeout, admission, config.clock.clone());
         HttpState {
             launcher: Launcher {
                 source,

@@ -4,9 +4,10 @@
 use crate::sync::lock;
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use super::admission::{Admission, Client, Permit, Refused};
+use super::config::Clock;
 use super::session::HttpSession;
 
 /// A live session with its place in the endpoint's session counts (given back on removal):
@@ -17,14 +18,24 @@ pub(super) struct SessionTable {
     sessions: Mutex<HashMap<Arc<str>, Entry>>,
     idle_timeout: Duration,
     admission: Arc<Admission>,
+    /// What session idleness is measured with.
+    clock: Arc<dyn Clock>,
+    /// No session can be idle past the timeout before this instant (a lower bound of the
+    /// earliest expiry: activity only moves a session's expiry later). A refused `initialize`
+    /// sweeps the table only once it has passed.
+    no_expiry_before: Mutex<Instant>,
 }
 
 impl SessionTable {
-    pub(super) fn new(idle_timeout: Duration, admission: Arc<Admission>) -> SessionTable {
+    pub(super) fn new(idle_timeout: Duration, admission: Arc<Admission>, clock: Arc<dyn Clock>) -> SessionTable {
+        // Every session is made after this, so none expires before now + the timeout.
+        let first = later(clock.now(), idle_timeout);
         SessionTable {
             sessions: Mutex::new(HashMap::new()),
             idle_timeout,
             admission,
+            clock,
+            no_expiry_before: Mutex::new(first),
         }
     }
 
@@ -36,14 +47,24 @@ impl SessionTable {
     }
 
     /// Add the session `start` makes for `client`, unless the endpoint or the client is at its
-    /// session cap. The check counts; it never looks at the sessions (idle ones are ended by
-    /// the reaper), so a full table costs every `initialize` nothing.
+    /// session cap. A session idle past the timeout never counts, whether or not the reaper has
+    /// come by: at a cap, if one may have expired since the last sweep, the expired ones are
+    /// ended and the check is made again. Otherwise the check only counts (no session is looked
+    /// at), so a full table of live sessions costs a refused `initialize` nothing, and the
+    /// sweeps a cap can cause are bounded by the sessions that expire or are used meanwhile.
     pub(super) fn insert_with(
         &self,
         client: &Client,
         start: impl FnOnce() -> Arc<HttpSession>,
     ) -> Result<Arc<HttpSession>, Refused> {
-        let permit = self.admission.admit(client)?;
+        let permit = match self.admission.admit(client) {
+            Ok(permit) => permit,
+            Err(_) if self.clock.now() > *lock(&self.no_expiry_before) => {
+                self.expire_idle();
+                self.admission.admit(client)?
+            }
+            Err(refused) => return Err(refused),
+        };
         let session = start();
         lock(&self.sessions).insert(session.id.clone(), (session.clone(), Some(permit)));
         Ok(session)
@@ -95,12 +116,27 @@ impl SessionTable {
     /// table's lock, so requests are not held up meanwhile.
     pub(super) fn expire_idle(&self) {
         let limit = self.idle_timeout;
+        // Taken before the sessions: a session added after it expires no sooner than it plus
+        // the timeout.
+        let now = self.clock.now();
         let all: Vec<Arc<HttpSession>> = lock(&self.sessions).values().map(|(s, _)| s.clone()).collect();
-        for s in all.into_iter().filter(|s| s.idle() > limit) {
-            tracing::debug!("session {} expired", s.id);
-            self.remove(&s);
+        let mut earliest = later(now, limit);
+        for s in all {
+            let idle = s.idle();
+            if idle > limit {
+                tracing::debug!("session {} expired", s.id);
+                self.remove(&s);
+            } else {
+                earliest = earliest.min(later(now, limit - idle));
+            }
         }
+        *lock(&self.no_expiry_before) = earliest;
     }
+}
+
+/// `at` + `by`, or `at` itself when that cannot be represented (a lower bound either way).
+fn later(at: Instant, by: Duration) -> Instant {
+    at.checked_add(by).unwrap_or(at)
 }
 
 /// 128 bits from the OS's CSPRNG, as 32 hex digits (visible ASCII, as the spec requires).
@@ -134,10 +170,11 @@ mod tests {
         }
     }
 
-    /// At the cap, `initialize` is refused from the counts alone: the sessions are not looked
-    /// at (not even to expire the idle ones, the reaper's job), so a full table costs nothing.
+    /// At the cap, `initialize` is refused from the counts alone while no session can have
+    /// expired (the table is not looked at); once one may have, the expired ones are ended
+    /// first, and their places taken.
     #[tokio::test]
-    async fn the_cap_check_looks_at_no_session() {
+    async fn the_cap_check_looks_at_the_sessions_only_once_one_may_have_expired() {
         let clock = Arc::new(HandClock(Instant::now(), AtomicU64::new(0)));
         let streams = Arc::new(StreamSettings {
             log: StreamLog::local(Arc::new(crate::server::backend::memory::MemoryEventStore::default())),
@@ -152,21 +189,30 @@ mod tests {
             streams,
             inspector: Default::default(),
         };
-        let table = &SessionTable::new(Duration::from_secs(60), Admission::new(2, 2));
+        let table = &SessionTable::new(Duration::from_secs(60), Admission::new(2, 2), clock.clone());
         let client = Client::default();
         let start = |n: &str| {
             let (id, launcher): (Arc<str>, _) = (n.into(), &launcher);
             move || launcher.start(id, None, None)
         };
         assert!(table.insert_with(&client, start("a")).is_ok());
+        clock.1.store(30, Ordering::SeqCst);
         assert!(table.insert_with(&client, start("b")).is_ok());
-        // Both are now idle past the timeout; only looking at them would find that out.
-        clock.1.store(120, Ordering::SeqCst);
+        // Not yet past the first one's expiry: refused without a sweep.
+        clock.1.store(60, Ordering::SeqCst);
         assert!(matches!(table.insert_with(&client, start("c")), Err(Refused::Full)));
-        assert_eq!(lock(&table.sessions).len(), 2, "the refused check expired nothing");
+        // "a" is idle past the timeout, "b" not: only "a" goes, and "c" takes its place.
+        clock.1.store(61, Ordering::SeqCst);
+        assert!(table.insert_with(&client, start("c")).is_ok());
+        assert!(lock(&table.sessions).contains_key("b"));
+        assert!(!lock(&table.sessions).contains_key("a"));
+        assert_eq!(table.admission.count(), 2);
+        // The sweep learnt that nothing expires before "b" does (at 90 s).
+        assert_eq!(*lock(&table.no_expiry_before), clock.0 + Duration::from_secs(90));
+        assert!(matches!(table.insert_with(&client, start("d")), Err(Refused::Full)));
+        clock.1.store(200, Ordering::SeqCst);
         table.expire_idle();
         assert_eq!(lock(&table.sessions).len(), 0);
         assert_eq!(table.admission.count(), 0, "expiry gave the places back");
-        assert!(table.insert_with(&client, start("c")).is_ok());
     }
 }
