@@ -28,6 +28,7 @@ mod config_accepts_vscode_servers;
 mod ctrl_c_cancels_the_call_and_ends_the_session;
 mod ctrl_c_during_call_task_cancels_the_task;
 mod event_store_size_is_a_gauge;
+mod flood_of_one_client_leaves_another_served;
 mod inspect_declares_the_client_capabilities_of_call;
 mod inspect_keeps_descriptions_whole_when_piped;
 mod install_claude_code_local_scope_writes_the_projects_entry;
