@@ -56,6 +56,7 @@ mod serve_limit_flags_set_the_http_config;
 mod serve_redis_instances_act_as_one_server;
 mod serve_trusted_proxy_flags_set_the_http_config;
 mod server_stderr_goes_where_asked;
+mod server_text_is_shown_escaped_on_a_terminal;
 mod skills_command_downloads_verified_files;
 mod stdio_both_eras;
 mod stdio_process;
