@@ -9,6 +9,7 @@ mod common;
 mod support;
 
 mod backend_outage_is_counted_by_backend;
+mod call_fails_at_once_when_the_reply_is_over_the_size_limit;
 mod call_leaves_no_temp_folder_without_binary_content;
 mod call_prints_structured_content_once;
 mod call_task_runs_over_stdio_and_http;
