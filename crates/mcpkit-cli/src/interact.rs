@@ -4,6 +4,10 @@
 //! enum field lists its options with their titles (see [`crate::choices`]).
 //! Otherwise the request is refused with a line on stderr saying why: sampling gets an error
 //! (there is no model here), elicitation is declined.
+//!
+//! Every line goes through `say` (or `prompt_line`): what the server asks is its own text,
+//! shown escaped on a terminal (see [`crate::terminal`]), so a hidden sequence cannot disguise
+//! a question, or the URL it asks the user to open.
 
 use std::io::{BufRead as _, IsTerminal as _, Write as _};
 use std::sync::Arc;
@@ -33,9 +37,7 @@ pub fn install(builder: ClientBuilder, ask: bool, bar: indicatif::ProgressBar) -
             let (gate, bar) = (g1.clone(), b1.clone());
             async move {
                 if !ask {
-                    eprintln!(
-                        "mcpkit call: the server asked for an LLM completion (sampling); refused because stdin is not a terminal"
-                    );
+                    say("mcpkit call: the server asked for an LLM completion (sampling); refused because stdin is not a terminal");
                     return Err(ErrorObject::new(
                         ErrorCode(-1),
                         "sampling refused: mcpkit is not running interactively",
@@ -53,10 +55,10 @@ pub fn install(builder: ClientBuilder, ask: bool, bar: indicatif::ProgressBar) -
             let (gate, bar) = (gate.clone(), bar.clone());
             async move {
                 if !ask {
-                    eprintln!(
+                    say(&format!(
                         "mcpkit call: the server asked for user input (elicitation: {}); declined because stdin is not a terminal",
                         crate::target::one_line(p.message())
-                    );
+                    ));
                     return Ok(ElicitResult::decline());
                 }
                 let _turn = gate.lock().await;
@@ -72,7 +74,14 @@ async fn blocking<T: Send + 'static>(f: impl FnOnce() -> T + Send + 'static) -> 
     tokio::task::spawn_blocking(f).await.ok()
 }
 
+/// One line on stderr: server text, shown escaped on a terminal.
+fn say(line: &str) {
+    eprintln!("{}", crate::terminal::err(line));
+}
+
+/// Ask `question` (server text, shown as `say` shows it) on stderr; the answer from stdin.
 fn prompt_line(question: &str) -> Option<String> {
+    let question = crate::terminal::err(question);
     let mut err = std::io::stderr().lock();
     let _ = write!(err, "{question}");
     let _ = err.flush();
@@ -85,23 +94,26 @@ fn prompt_line(question: &str) -> Option<String> {
 }
 
 fn ask_sampling(p: &CreateMessageParams) -> Option<String> {
-    eprintln!("\nThe server asks for an LLM completion (max {} tokens).", p.max_tokens);
+    say(&format!(
+        "\nThe server asks for an LLM completion (max {} tokens).",
+        p.max_tokens
+    ));
     if let Some(s) = &p.system_prompt {
-        eprintln!("  system: {s}");
+        say(&format!("  system: {s}"));
     }
     for m in &p.messages {
         let role = serde_json::to_value(m.role).ok();
         let role = role.as_ref().and_then(Value::as_str).unwrap_or("?").to_owned();
         for block in m.content.as_slice() {
             match block {
-                SamplingContent::Text(t) => eprintln!("  {role}: {}", t.text),
-                other => eprintln!(
+                SamplingContent::Text(t) => say(&format!("  {role}: {}", t.text)),
+                other => say(&format!(
                     "  {role}: [{}]",
                     serde_json::to_value(other)
                         .ok()
                         .and_then(|v| v.get("type").and_then(Value::as_str).map(str::to_owned))
                         .unwrap_or_default()
-                ),
+                )),
             }
         }
     }
@@ -112,7 +124,10 @@ fn ask_sampling(p: &CreateMessageParams) -> Option<String> {
 fn ask_elicitation(p: &ElicitParams) -> ElicitResult {
     match p {
         ElicitParams::Url(u) => {
-            eprintln!("\nThe server asks you to open a URL: {}\n  {}", u.message, u.url);
+            say(&format!(
+                "\nThe server asks you to open a URL: {}\n  {}",
+                u.message, u.url
+            ));
             match prompt_line("Open it, then press Enter to accept (d = decline, c = cancel): ").as_deref() {
                 Some("d") => ElicitResult::decline(),
                 Some("c") | None => cancel(),
@@ -120,7 +135,7 @@ fn ask_elicitation(p: &ElicitParams) -> ElicitResult {
             }
         }
         ElicitParams::Form(f) => {
-            eprintln!("\nThe server asks: {}", f.message);
+            say(&format!("\nThe server asks: {}", f.message));
             match prompt_line("Answer (a), decline (d) or cancel (c)? [a] ").as_deref() {
                 Some("d") => return ElicitResult::decline(),
                 Some("c") | None => return cancel(),
@@ -138,9 +153,9 @@ fn ask_elicitation(p: &ElicitParams) -> ElicitResult {
             for (name, prop) in props {
                 let choices = choices_of(prop);
                 if let Some(c) = &choices {
-                    eprintln!("  {name}:");
+                    say(&format!("  {name}:"));
                     for option in c.listing() {
-                        eprintln!("{option}");
+                        say(&option);
                     }
                 }
                 let question = field_question(name, prop, required.contains(&name.as_str()), choices.as_ref());
@@ -156,7 +171,7 @@ fn ask_elicitation(p: &ElicitParams) -> ElicitResult {
                         if !required.contains(&name.as_str()) {
                             break;
                         }
-                        eprintln!("  {name} is required");
+                        say(&format!("  {name} is required"));
                         continue;
                     }
                     let answer = match &choices {
@@ -168,7 +183,7 @@ fn ask_elicitation(p: &ElicitParams) -> ElicitResult {
                             content.insert(name.clone(), v);
                             break;
                         }
-                        Err(e) => eprintln!("  {e}"),
+                        Err(e) => say(&format!("  {e}")),
                     }
                 }
             }

@@ -2,7 +2,8 @@
 //! subcommands ([`cmd`], one module each), how a command finds and connects to its server
 //! ([`target`]), `key=value` arguments ([`args`]), result printing ([`render`]), answering the
 //! server's sampling and elicitation requests ([`interact`], with the choices of enum fields in
-//! [`choices`]), `--trace-wire` ([`trace`]), the MCP hosts' configuration files that `install`
+//! [`choices`]), server text shown on a terminal with its control characters escaped
+//! ([`terminal`]), `--trace-wire` ([`trace`]), the MCP hosts' configuration files that `install`
 //! edits ([`hosts`]), and the reference server that `mcpkit serve` runs and the tests use
 //! ([`reference`](mod@reference)), and logs, spans and
 //! metrics ([`telemetry`]).
@@ -17,4 +18,5 @@ pub mod reference;
 pub mod render;
 pub mod target;
 pub mod telemetry;
+pub mod terminal;
 pub mod trace;

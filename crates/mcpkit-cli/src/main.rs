@@ -34,6 +34,10 @@ struct Cli {
     /// service (default mcpkit).
     #[arg(long, global = true, value_name = "URL")]
     otlp_endpoint: Option<String>,
+    /// Print what the server sends as sent. Without it, control characters in the server's
+    /// text (escape sequences, C1 controls, bidi overrides) are shown escaped on a terminal.
+    #[arg(long, global = true)]
+    raw: bool,
     #[command(subcommand)]
     command: Command,
 }
@@ -78,6 +82,7 @@ impl Cli {
                 trace_wire: s.trace_wire,
                 log_format: s.log_format,
                 otlp_endpoint: s.otlp_endpoint,
+                raw: false,
                 command: Command::Serve(s.args),
             };
         }
@@ -186,6 +191,7 @@ impl Command {
 
 fn main() -> ExitCode {
     let cli = Cli::from_args();
+    mcpkit_cli::terminal::set_raw(cli.raw);
     let telemetry = mcpkit_cli::telemetry::init(&TelemetryOptions {
         verbose: cli.verbose,
         log_format: cli.log_format,
@@ -224,7 +230,8 @@ fn main() -> ExitCode {
     match outcome {
         Ok(code) => ExitCode::from(code),
         Err(f) => {
-            eprintln!("mcpkit {name}: {}", f.message);
+            // Failures carry the server's error messages.
+            eprintln!("mcpkit {name}: {}", mcpkit_cli::terminal::err(&f.message));
             ExitCode::from(f.code)
         }
     }

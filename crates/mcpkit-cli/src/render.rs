@@ -1,6 +1,7 @@
 //! Results printed readably, shared by `call`, `read` and `prompt`.
 //!
-//! Text is printed as it is; images, audio and binary resources are saved to files (in `--out
+//! Text is printed as it is (on a terminal, its control characters escaped: see
+//! [`crate::terminal`]); images, audio and binary resources are saved to files (in `--out
 //! DIR`, or a fresh temporary directory) and summarised; `structuredContent` is printed as
 //! pretty JSON.
 
@@ -174,5 +175,11 @@ fn text_only_serializes(content: &[ContentBlock], structured: &serde_json::Value
 
 /// Print `value` as pretty JSON on stdout (the `--json` output of every command).
 pub fn print_json<T: serde::Serialize>(value: &T) {
-    println!("{}", serde_json::to_string_pretty(value).unwrap_or_default());
+    let text = serde_json::to_string_pretty(value).unwrap_or_default();
+    println!("{}", crate::terminal::json(&text));
+}
+
+/// Print server text (a rendered result) on stdout, escaped on a terminal.
+pub fn print_text(text: &str) {
+    print!("{}", crate::terminal::out(text));
 }

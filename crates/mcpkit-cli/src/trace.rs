@@ -56,5 +56,11 @@ fn timestamp() -> String {
 fn print_frame(arrow: &str, peer: &str, frame: &[u8]) {
     let text = String::from_utf8_lossy(frame);
     let mut err = io::stderr().lock();
-    let _ = writeln!(err, "{} {arrow} {peer} {}", timestamp(), text.trim_end());
+    // A frame is the peer's bytes: shown escaped on a terminal.
+    let _ = writeln!(
+        err,
+        "{} {arrow} {peer} {}",
+        timestamp(),
+        crate::terminal::err(text.trim_end())
+    );
 }

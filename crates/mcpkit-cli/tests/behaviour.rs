@@ -9,6 +9,7 @@ mod common;
 mod support;
 
 mod backend_outage_is_counted_by_backend;
+mod call_fails_at_once_when_the_reply_is_over_the_size_limit;
 mod call_leaves_no_temp_folder_without_binary_content;
 mod call_prints_structured_content_once;
 mod call_task_runs_over_stdio_and_http;
@@ -58,6 +59,7 @@ mod serve_redis_instances_act_as_one_server;
 mod serve_task_limit_flags_set_the_task_store;
 mod serve_trusted_proxy_flags_set_the_http_config;
 mod server_stderr_goes_where_asked;
+mod server_text_is_shown_escaped_on_a_terminal;
 mod skills_command_downloads_verified_files;
 mod stdio_both_eras;
 mod stdio_process;

@@ -11,8 +11,9 @@ use std::sync::{Arc, Mutex};
 use super::interrupt::{connect_or_interrupt, run_stop_then_close, Interrupt, INTERRUPTED};
 use super::Globals;
 use crate::args::json_object;
-use crate::render::{print_json, render_result, Saver};
+use crate::render::{print_json, print_text, render_result, Saver};
 use crate::target::{one_line, Failure, TargetArgs};
+use crate::terminal;
 
 /// Call a tool: `mcpkit call echo message=hi`. Values are typed by the tool's input schema
 /// and checked before the call. Exit code 0 on success, 1 when the tool reports an error
@@ -82,11 +83,12 @@ impl Args {
                 .take()?;
             let client = client.clone();
             Some(async move {
+                let shown = terminal::err(&id);
                 match client.cancel_task(&id).await {
-                    Ok(()) => eprintln!("mcpkit call: task {id} cancelled (tasks/cancel)"),
+                    Ok(()) => eprintln!("mcpkit call: task {shown} cancelled (tasks/cancel)"),
                     Err(e) => eprintln!(
-                        "mcpkit call: task {id} could not be cancelled: {}",
-                        one_line(&e.to_string())
+                        "mcpkit call: task {shown} could not be cancelled: {}",
+                        terminal::err(&one_line(&e.to_string()))
                     ),
                 }
             })
@@ -129,6 +131,9 @@ impl Args {
         let progress = tokio::spawn(async move {
             let mut shown = false;
             while let Some(p) = prx.recv().await {
+                // The bar is drawn only on a terminal: the message is shown escaped (and the
+                // note that says so, if it comes now, before the bar is drawn).
+                let message = p.message.map(|m| terminal::err(&m).into_owned());
                 if !shown && super::stderr_is_terminal() {
                     progress_bar.set_draw_target(indicatif::ProgressDrawTarget::stderr());
                     shown = true;
@@ -137,7 +142,7 @@ impl Args {
                     progress_bar.set_length(total.max(0.0) as u64);
                 }
                 progress_bar.set_position(p.progress.max(0.0) as u64);
-                if let Some(m) = p.message {
+                if let Some(m) = message {
                     progress_bar.set_message(m);
                 }
             }
@@ -161,7 +166,7 @@ impl Args {
             print_json(&result);
         } else {
             let mut saver = Saver::new(self.out.clone(), &tool.name);
-            print!("{}", render_result(&result, &mut saver));
+            print_text(&render_result(&result, &mut saver));
         }
         if result.is_error == Some(true) {
             eprintln!("mcpkit call: {what} reported an error (isError)");
@@ -200,7 +205,7 @@ async fn call_as_task(
         other => return Err(mcpkit::Error::InvalidResponse(format!("unexpected answer {other:?}"))),
     };
     let id = handle.task.task_id.clone();
-    eprintln!("mcpkit call: task {id} ({:?})", handle.task.status);
+    eprintln!("mcpkit call: task {} ({:?})", terminal::err(&id), handle.task.status);
     running.set(Some(id.clone()));
     let bar = bar.clone();
     let mut shown = false;
@@ -218,7 +223,7 @@ async fn call_as_task(
                 bar.set_position(p.progress.max(0.0) as u64);
             }
             if let Some(m) = &task.task.task.status_message {
-                bar.set_message(m.clone());
+                bar.set_message(terminal::err(m).into_owned());
             }
         })
         .await;
@@ -240,10 +245,11 @@ fn forward_logs(client: &Client) -> tokio::task::JoinHandle<()> {
                     Value::String(s) => s.clone(),
                     other => other.to_string(),
                 };
-                match &m.logger {
-                    Some(l) => eprintln!("[server {level} {l}] {text}"),
-                    None => eprintln!("[server {level}] {text}"),
-                }
+                let line = match &m.logger {
+                    Some(l) => format!("[server {level} {l}] {text}"),
+                    None => format!("[server {level}] {text}"),
+                };
+                eprintln!("{}", terminal::err(&line));
             }
         }
     })

@@ -66,7 +66,7 @@ impl Args {
             return Ok(0);
         }
         for v in &result.completion.values {
-            println!("{v}");
+            println!("{}", crate::terminal::out(v));
         }
         let c = &result.completion;
         if c.has_more == Some(true) || c.total.is_some_and(|t| t > c.values.len() as u64) {

@@ -12,6 +12,7 @@ use serde_json::{json, Value};
 use super::Globals;
 use crate::render::print_json;
 use crate::target::{Failure, TargetArgs};
+use crate::terminal::{self, Shown};
 
 /// Connect to a server and print what it offers: server info, negotiated revision,
 /// capabilities, declared extensions, tools, resources, templates, prompts and skills.
@@ -45,7 +46,7 @@ impl Args {
         if self.json {
             print_json(&report.to_json());
         } else {
-            print!("{}", report.render(table_width()));
+            print!("{}", report.render(table_width(), terminal::stdout()));
         }
         Ok(0)
     }
@@ -126,9 +127,11 @@ impl Report {
         v
     }
 
-    /// The human-readable report.
-    pub fn render(&self, width: usize) -> String {
+    /// The human-readable report; `shown` says how the server's text is shown (escaped on a
+    /// terminal).
+    pub fn render(&self, width: usize, shown: Shown) -> String {
         let mut out = String::new();
+        let t = |s: &str| shown.text(s).into_owned();
         let info = &self.init.server_info;
         let era = match self
             .init
@@ -140,17 +143,17 @@ impl Report {
             Ok(Era::Stateless) => "stateless era",
             Err(_) => "unknown revision",
         };
-        let _ = writeln!(out, "Server     {} {}", info.name, info.version);
-        if let Some(t) = &info.title {
-            let _ = writeln!(out, "Title      {t}");
+        let _ = writeln!(out, "Server     {} {}", t(&info.name), t(&info.version));
+        if let Some(title) = &info.title {
+            let _ = writeln!(out, "Title      {}", t(title));
         }
-        let _ = writeln!(out, "Protocol   {} ({era})", self.init.protocol_version);
+        let _ = writeln!(out, "Protocol   {} ({era})", t(&self.init.protocol_version));
         let _ = writeln!(out, "Capabilities {}", capability_summary(&self.init.capabilities));
         if let Some(extensions) = self.init.capabilities.extensions.as_ref().filter(|e| !e.is_empty()) {
-            let _ = writeln!(out, "Extensions {}", extension_summary(extensions));
+            let _ = writeln!(out, "Extensions {}", t(&extension_summary(extensions)));
         }
         if let Some(i) = &self.init.instructions {
-            let _ = writeln!(out, "Instructions {i}");
+            let _ = writeln!(out, "Instructions {}", t(i));
         }
 
         section(&mut out, "Tools", self.tools.len());
@@ -171,7 +174,13 @@ impl Report {
                 ]
             })
             .collect();
-        table(&mut out, &["NAME", "ARGUMENTS", "HINTS", "DESCRIPTION"], &rows, width);
+        table(
+            &mut out,
+            &["NAME", "ARGUMENTS", "HINTS", "DESCRIPTION"],
+            &rows,
+            width,
+            shown,
+        );
 
         section(&mut out, "Resources", self.resources.len());
         let rows: Vec<Vec<String>> = self
@@ -186,7 +195,7 @@ impl Report {
                 ]
             })
             .collect();
-        table(&mut out, &["URI", "NAME", "MIME", "DESCRIPTION"], &rows, width);
+        table(&mut out, &["URI", "NAME", "MIME", "DESCRIPTION"], &rows, width, shown);
 
         section(&mut out, "Resource templates", self.templates.len());
         let rows: Vec<Vec<String>> = self
@@ -201,7 +210,13 @@ impl Report {
                 ]
             })
             .collect();
-        table(&mut out, &["URI TEMPLATE", "NAME", "MIME", "DESCRIPTION"], &rows, width);
+        table(
+            &mut out,
+            &["URI TEMPLATE", "NAME", "MIME", "DESCRIPTION"],
+            &rows,
+            width,
+            shown,
+        );
 
         section(&mut out, "Prompts", self.prompts.len());
         let rows: Vec<Vec<String>> = self
@@ -224,12 +239,12 @@ impl Report {
                 vec![p.name.clone(), args, p.description.clone().unwrap_or_default()]
             })
             .collect();
-        table(&mut out, &["NAME", "ARGUMENTS", "DESCRIPTION"], &rows, width);
+        table(&mut out, &["NAME", "ARGUMENTS", "DESCRIPTION"], &rows, width, shown);
 
         if let Some(skills) = &self.skills {
             section(&mut out, "Skills", skills.len());
             let rows: Vec<Vec<String>> = skills.iter().map(skill_row).collect();
-            table(&mut out, &["URI", "NAME", "FILES", "DESCRIPTION"], &rows, width);
+            table(&mut out, &["URI", "NAME", "FILES", "DESCRIPTION"], &rows, width, shown);
         }
         out
     }
@@ -400,8 +415,9 @@ const MAX_COLUMN: usize = 48;
 /// The fewest characters of the last column kept when the table is wider than the screen.
 const MIN_DESCRIPTION: usize = 40;
 
-/// A plain aligned table; the last column is cut to fit `width`.
-fn table(out: &mut String, header: &[&str], rows: &[Vec<String>], width: usize) {
+/// A plain aligned table; the last column is cut to fit `width`. Cells are server text, shown
+/// as `shown` says (escaped before they are measured, so the columns stay aligned).
+fn table(out: &mut String, header: &[&str], rows: &[Vec<String>], width: usize, shown: Shown) {
     if rows.is_empty() {
         let _ = writeln!(out, "  (none)");
         return;
@@ -409,22 +425,30 @@ fn table(out: &mut String, header: &[&str], rows: &[Vec<String>], width: usize) 
     let cols = header.len();
     // Columns are capped only when fitting a width; unlimited output keeps every cell whole.
     let cap = if width == usize::MAX { usize::MAX } else { MAX_COLUMN };
+    // Each cell on one line, and shown as `shown` says, before it is measured.
+    let rows: Vec<Vec<String>> = rows
+        .iter()
+        .map(|row| {
+            row.iter()
+                .map(|cell| shown.text(&one_line(cell)).into_owned())
+                .collect()
+        })
+        .collect();
     let mut widths: Vec<usize> = header.iter().map(|h| h.chars().count()).collect();
-    for row in rows {
+    for row in &rows {
         for (i, cell) in row.iter().enumerate().take(cols) {
-            widths[i] = widths[i].max(one_line(cell).chars().count().min(cap));
+            widths[i] = widths[i].max(cell.chars().count().min(cap));
         }
     }
     let mut line = |cells: Vec<String>| {
         let mut s = String::from("  ");
         for (i, cell) in cells.iter().enumerate() {
-            let cell = one_line(cell);
             if i + 1 == cols {
                 // Never cut a description below a readable length; a long line beats a stub.
                 let room = width.saturating_sub(s.chars().count()).max(MIN_DESCRIPTION);
-                s.push_str(&truncate(&cell, room));
+                s.push_str(&truncate(cell, room));
             } else {
-                let cell = truncate(&cell, widths[i]);
+                let cell = truncate(cell, widths[i]);
                 let _ = write!(s, "{cell:<w$}  ", w = widths[i]);
             }
         }
@@ -432,7 +456,7 @@ fn table(out: &mut String, header: &[&str], rows: &[Vec<String>], width: usize) 
     };
     line(header.iter().map(|h| (*h).to_owned()).collect());
     for row in rows {
-        line(row.clone());
+        line(row);
     }
 }
 

@@ -6,7 +6,7 @@ use std::fmt::Write as _;
 use mcpkit::Client;
 
 use super::{with_client, Globals};
-use crate::render::{print_json, render_block, Saver};
+use crate::render::{print_json, print_text, render_block, Saver};
 use crate::target::{one_line, Failure, TargetArgs};
 
 /// Get a prompt: `mcpkit prompt test_prompt_with_arguments arg1=a arg2=b`.
@@ -92,7 +92,7 @@ impl Args {
             let _ = writeln!(out, "[{role}]");
             render_block(&mut out, &m.content, &mut saver);
         }
-        print!("{out}");
+        print_text(&out);
         Ok(0)
     }
 }

@@ -3,7 +3,7 @@
 use mcpkit::Client;
 
 use super::{with_client, Globals};
-use crate::render::{print_json, render_contents, Saver};
+use crate::render::{print_json, print_text, render_contents, Saver};
 use crate::target::{one_line, Failure, TargetArgs};
 
 /// Read a resource: `mcpkit read test://static-text`.
@@ -43,7 +43,7 @@ impl Args {
         for c in &result.contents {
             render_contents(&mut out, c, &mut saver);
         }
-        print!("{out}");
+        print_text(&out);
         Ok(0)
     }
 }

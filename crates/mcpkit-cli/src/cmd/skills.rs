@@ -63,7 +63,7 @@ impl Args {
                     print_json(&skills);
                 } else {
                     for s in &skills {
-                        println!("{}", list_line(s));
+                        println!("{}", crate::terminal::out(&list_line(s)));
                     }
                 }
                 Ok(0)
@@ -146,7 +146,7 @@ async fn download(client: &Client, entry: &Skill, out: &Path, json: bool) -> Res
         }
         std::fs::write(&path, bytes).map_err(|e| Failure::usage(format!("writing {}: {e}", path.display())))?;
         if !json {
-            println!("verified  {uri}  ->  {}", path.display());
+            println!("verified  {}  ->  {}", crate::terminal::out(uri), path.display());
         }
     }
     if json {

@@ -149,7 +149,11 @@ async fn connect_traced<T: Transport>(builder: ClientBuilder, t: T, trace: bool)
 /// redirect on the loopback `port`.
 fn oauth_client(url: &str, port: u16) -> Result<std::sync::Arc<mcpkit::auth::OAuthClient>, Failure> {
     let authorizer = mcpkit::auth::LoopbackAuthorizer::new(|url| {
-        eprintln!("Open this URL in a browser to authorize mcpkit:\n  {url}");
+        // The URL is the authorization server's: shown escaped on a terminal.
+        eprintln!(
+            "Open this URL in a browser to authorize mcpkit:\n  {}",
+            crate::terminal::err(url.as_str())
+        );
         Ok(())
     });
     mcpkit::auth::OAuthClient::builder(url)

@@ -6,6 +6,8 @@ use std::process::{Child, Command, Stdio};
 
 pub(crate) mod hosts;
 pub(crate) mod peers;
+#[cfg(unix)]
+pub(crate) mod terminal;
 
 /// `mcpkit serve --http 127.0.0.1:0`, killed on drop; yields its base URL.
 pub(crate) struct HttpServer {

@@ -34,6 +34,7 @@ mod caller;
 #[cfg(any(feature = "http-server", feature = "http-client"))]
 pub(crate) mod channel;
 pub mod child;
+mod discarded;
 #[cfg(feature = "http-client")]
 pub mod http_client;
 pub mod inspect;
@@ -47,7 +48,9 @@ pub use caller::{AuthInfo, VerifiedCaller};
 pub enum Frame {
     /// One JSON text.
     Message(Vec<u8>),
-    /// A frame longer than the configured limit was discarded; the reader goes on.
+    /// A frame longer than the configured limit was discarded; the reader goes on. (A stream
+    /// transport gives a discarded answer to one of our requests whose id it could read as an
+    /// error answer to that request instead, a [`Frame::Message`].)
     Oversized(usize),
 }
 

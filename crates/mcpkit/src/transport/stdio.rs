@@ -9,6 +9,7 @@ use std::task::{Context, Poll};
 
 use tokio::io::{AsyncBufRead, AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader, BufWriter};
 
+use super::discarded::{self, Ends};
 use super::{Frame, FrameReader, FrameWriter, Transport, DEFAULT_MAX_FRAME};
 
 /// A newline-delimited transport over any reader and writer.
@@ -273,6 +274,8 @@ pub struct LineReader<R> {
     inner: R,
     max_frame: usize,
     buf: Vec<u8>,
+    /// The ends of the line being discarded, for the id of the request it answered.
+    discarded: Ends,
 }
 
 /// Writing half of a [`LineTransport`].
@@ -297,6 +300,7 @@ where
                 inner: self.reader,
                 max_frame: self.max_frame,
                 buf: Vec::new(),
+                discarded: Ends::default(),
             },
             LineWriter { inner: self.writer },
         )
@@ -319,6 +323,11 @@ impl<R: AsyncBufRead + Send + Unpin + 'static> FrameReader for LineReader<R> {
                     None => (available, None),
                 };
                 if oversized > 0 || self.buf.len() + chunk.len() > self.max_frame {
+                    if oversized == 0 {
+                        self.discarded.clear();
+                        self.discarded.push(&self.buf);
+                    }
+                    self.discarded.push(chunk);
                     oversized += self.buf.len() + chunk.len();
                     self.buf.clear();
                 } else {
@@ -331,7 +340,16 @@ impl<R: AsyncBufRead + Send + Unpin + 'static> FrameReader for LineReader<R> {
                 }
             };
             if oversized > 0 {
-                return Ok(Some(Frame::Oversized(oversized)));
+                // The answer to one of our requests fails that request now, rather than leave it
+                // waiting for an answer that came (see `discarded`); any other frame is dropped.
+                let reply = self
+                    .discarded
+                    .answered()
+                    .and_then(|id| discarded::error_reply(&id, oversized, self.max_frame));
+                return Ok(Some(match reply {
+                    Some(reply) => Frame::Message(reply),
+                    None => Frame::Oversized(oversized),
+                }));
             }
             if self.buf.last() == Some(&b'\r') {
                 self.buf.pop();
@@ -389,5 +407,20 @@ mod tests {
         assert!(matches!(&f[1], Frame::Message(m) if m == b"{\"b\":2}"));
         assert!(matches!(&f[2], Frame::Oversized(16)));
         assert!(matches!(&f[3], Frame::Message(m) if m == b"{\"c\":3}"));
+    }
+
+    #[tokio::test]
+    async fn an_oversized_answer_fails_its_request() {
+        let input = b"{\"jsonrpc\":\"2.0\",\"id\":4,\"result\":{\"text\":\"0123456789\"}}\n{\"c\":3}\n";
+        let f = frames(input, 20).await;
+        assert_eq!(f.len(), 2);
+        let Frame::Message(reply) = &f[0] else {
+            panic!("not an error answer: {:?}", f[0]);
+        };
+        assert_eq!(
+            String::from_utf8_lossy(reply),
+            r#"{"jsonrpc":"2.0","id":4,"error":{"code":-32603,"message":"the response (55 bytes) exceeds the 20-byte message limit"}}"#
+        );
+        assert!(matches!(&f[1], Frame::Message(m) if m == b"{\"c\":3}"));
     }
 }

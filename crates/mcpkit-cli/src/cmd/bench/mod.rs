@@ -113,8 +113,10 @@ impl Args {
         }
         if let Some(e) = first_error {
             eprintln!(
-                "mcpkit bench: {} of {} calls failed; the first: {e}",
-                report.errors, report.requests
+                "mcpkit bench: {} of {} calls failed; the first: {}",
+                report.errors,
+                report.requests,
+                crate::terminal::err(&e.to_string())
             );
         }
         Ok(0)

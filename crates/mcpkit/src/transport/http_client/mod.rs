@@ -369,13 +369,7 @@ impl Inner {
         if frame.len() > self.max_frame {
             let n = frame.len();
             match answers {
-                Some(id) => self.fail_request(
-                    Some(id),
-                    &format!(
-                        "the response ({n} bytes) exceeds the {}-byte message limit",
-                        self.max_frame
-                    ),
-                ),
+                Some(id) => self.fail_request(Some(id), &super::discarded::too_large(n, self.max_frame)),
                 None => {
                     let _ = self.tx.send(Inbound::Frame(Frame::Oversized(n), Default::default()));
                 }
