@@ -60,6 +60,18 @@ impl Ends {
     }
 }
 
+/// The request `frame` answered, read from its ends as a stream transport keeps them when it
+/// discards the frame in chunks of `chunk` bytes. For the fuzz targets in `fuzz/` only
+/// (cargo-fuzz builds with `--cfg fuzzing`): not part of the API, and not in any other build.
+#[cfg(fuzzing)]
+pub fn oversized_reply_id_for_fuzzing(frame: &[u8], chunk: usize) -> Option<RequestId> {
+    let mut ends = Ends::default();
+    for piece in frame.chunks(chunk.max(1)) {
+        ends.push(piece);
+    }
+    ends.answered()
+}
+
 /// An error answer to `id`: its reply of `size` bytes was over the `limit`.
 pub(crate) fn error_reply(id: &RequestId, size: usize, limit: usize) -> Option<Vec<u8>> {
     let error = ErrorObject::internal(too_large(size, limit));

@@ -35,6 +35,8 @@ mod caller;
 pub(crate) mod channel;
 pub mod child;
 mod discarded;
+#[cfg(fuzzing)]
+pub use discarded::oversized_reply_id_for_fuzzing;
 #[cfg(feature = "http-client")]
 pub mod http_client;
 pub mod inspect;
