@@ -6,6 +6,7 @@
 
 mod common;
 
+mod a_catalogue_item_registered_twice_or_misnamed_is_refused_at_build;
 mod a_client_rejects_skill_content_that_fails_verification;
 mod a_skill_md_without_frontmatter_is_refused;
 mod a_skill_uri_outside_its_skill_is_invalid_params;

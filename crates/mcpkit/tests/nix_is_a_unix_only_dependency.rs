@@ -33,7 +33,10 @@ fn nix_is_a_unix_only_dependency_of_mcpkit_and_the_cli() {
         let tables = nix_tables(manifest);
         assert!(!tables.is_empty(), "{name}: no nix dependency found (update this test)");
         for table in tables {
-            assert!(UNIX_ONLY.contains(&table.as_str()), "{name}: nix is declared under {table}");
+            assert!(
+                UNIX_ONLY.contains(&table.as_str()),
+                "{name}: nix is declared under {table}"
+            );
         }
     }
 }

@@ -16,6 +16,7 @@ pub struct ServerBuilder {
     pub(super) state_keys: Option<RequestStateKeys>,
     pub(super) extensions: extension::ExtensionSet,
     pub(super) client_limits: ClientLimits,
+    pub(super) registrations: registrations::Registrations,
 }
 
 /// What one client may keep on a handshake-era session (a stdio connection, an HTTP
@@ -98,6 +99,7 @@ impl Default for ServerBuilder {
             state_keys: None,
             extensions: extension::ExtensionSet::default(),
             client_limits: ClientLimits::default(),
+            registrations: registrations::Registrations::default(),
         }
     }
 }
@@ -120,8 +122,12 @@ impl ServerBuilder {
         self
     }
 
-    /// Register a tool.
+    /// Register a tool. Its name must be unique and follow the spec's rules (checked by
+    /// [`ServerBuilder::try_build`]).
+    #[track_caller]
     pub fn tool(mut self, tool: ToolDef) -> Self {
+        let at = std::panic::Location::caller();
+        self.registrations.add(registrations::Kind::Tool, &tool.tool.name, at);
         self.catalog.tools.push(tool);
         self
     }
@@ -133,19 +139,31 @@ impl ServerBuilder {
     }
 
     /// Register a resource.
+    #[track_caller]
     pub fn resource(mut self, resource: ResourceDef) -> Self {
+        let at = std::panic::Location::caller();
+        self.registrations
+            .add(registrations::Kind::Resource, &resource.resource.uri, at);
         self.catalog.resources.push(resource);
         self
     }
 
     /// Register a resource template.
+    #[track_caller]
     pub fn resource_template(mut self, template: ResourceTemplateDef) -> Self {
+        let at = std::panic::Location::caller();
+        self.registrations
+            .add(registrations::Kind::Template, &template.template.uri_template, at);
         self.catalog.templates.push(template);
         self
     }
 
     /// Register a prompt.
+    #[track_caller]
     pub fn prompt(mut self, prompt: PromptDef) -> Self {
+        let at = std::panic::Location::caller();
+        self.registrations
+            .add(registrations::Kind::Prompt, &prompt.prompt.name, at);
         self.catalog.prompts.push(prompt);
         self
     }
@@ -229,7 +247,29 @@ impl ServerBuilder {
     }
 
     /// Finish.
+    ///
+    /// # Panics
+    ///
+    /// When the catalogue breaks a rule [`ServerBuilder::try_build`] checks (an item registered
+    /// twice, a tool name outside the spec's rules): a mistake in the program, reported with
+    /// where it was made, before the server serves anyone. Use `try_build` to handle it.
+    #[track_caller]
     pub fn build(self) -> Server {
+        match self.try_build() {
+            Ok(server) => server,
+            Err(e) => panic!("mcpkit: cannot build the server: {e}"),
+        }
+    }
+
+    /// Finish, or say which catalogue rule is broken: every tool, prompt, resource (by URI) and
+    /// resource template (by URI template) registered once, and every tool name 1 to 128 of
+    /// `A-Z a-z 0-9 _ - .` (spec: "Tool Names").
+    pub fn try_build(self) -> Result<Server, BuildError> {
+        self.registrations.check()?;
+        Ok(self.finish())
+    }
+
+    fn finish(self) -> Server {
         let snapshot = Snapshot::build(self.catalog, self.page_size);
         let info_json = serde_json::value::to_raw_value(&self.info).unwrap_or_default();
         Server {

@@ -31,6 +31,7 @@ pub mod uri_template;
 
 mod builder;
 mod catalog;
+mod registrations;
 
 use std::any::{Any, TypeId};
 use std::collections::HashMap;
@@ -52,6 +53,7 @@ pub use context::RequestContext;
 pub(crate) use context::{ProgressObserver, ProgressSink};
 pub use extract::{object_schema, schema_object, Args, FromRequest, HandlerRequest, RawArgs, Rejection, State, Uri};
 pub use prompt::{IntoPromptResult, PromptDef, PromptHandler, PromptRequest};
+pub use registrations::BuildError;
 pub use resource::{IntoResourceResult, ResourceDef, ResourceHandler, ResourceRequest, ResourceTemplateDef};
 pub use stateless::CacheHint;
 pub use stateless::{RequestStateKeys, StateError};

@@ -31,6 +31,7 @@ pub trait ToolBox {
 impl ServerBuilder {
     /// Register a group of tools, prompts and resources: a value of a `#[mcpkit::tools]` impl,
     /// or any [`ToolBox`].
+    #[track_caller]
     pub fn tools(self, group: impl ToolBox) -> Self {
         group.register(self)
     }
