@@ -105,6 +105,16 @@ async fn a_tool_switched_on_through_a_is_listed_and_callable_on_b_and_told_once(
         ["echo", "switch", "dynamic"],
         "B lists the switched tool"
     );
+    // The session's owner (A) forwards the change to B's GET stream over the bus: once it is
+    // there, that PUBLISH is done and the count below is the list's alone.
+    let mut told = within("the list_changed on B's GET stream", async {
+        let mut told = Vec::new();
+        while !told.contains(&LIST_CHANGED.to_owned()) {
+            told.extend(stream.methods_within(Duration::from_millis(50)).await);
+        }
+        told
+    })
+    .await;
     redis.reset_stats();
     let listed = post_stateless(&http, &b, "tools/list", None, json!({})).await;
     assert_eq!(
@@ -121,7 +131,7 @@ async fn a_tool_switched_on_through_a_is_listed_and_callable_on_b_and_told_once(
     assert_eq!(called["result"]["content"][0]["text"], "dynamic called", "{called}");
 
     // Told exactly once, on B's GET stream (not once per instance).
-    let told = stream.methods_within(Duration::from_millis(1500)).await;
+    told.extend(stream.methods_within(Duration::from_millis(1500)).await);
     assert_eq!(told, [LIST_CHANGED], "one list_changed for the session");
 
     // The hot path stays free: a 2026-07-28 tools/call costs no Redis command.
