@@ -14,15 +14,6 @@ use common::http::*;
 use mcpkit::server::http::HttpConfig;
 use reqwest::StatusCode;
 
-/// An `initialize` from `peer`: the session id, or the refusal's status and body.
-async fn initialize_from(mcp: &Mcp, peer: &str) -> Result<String, (StatusCode, serde_json::Value)> {
-    let r = send(mcp.post(None, initialize_body(7)).sent_from(peer)).await;
-    match header(&r, "mcp-session-id") {
-        Some(session) if r.status() == StatusCode::OK => Ok(session),
-        _ => Err((r.status(), json_body(r).await)),
-    }
-}
-
 const IDLE: Duration = Duration::from_secs(30 * 60);
 
 #[tokio::test]
@@ -38,24 +29,26 @@ async fn a_client_whose_sessions_expired_gets_a_new_one_at_once() {
         },
     );
     for port in 0..3 {
-        initialize_from(&mcp, &format!("10.0.0.1:{}", 4000 + port))
+        mcp.initialize_from(&format!("10.0.0.1:{}", 4000 + port))
             .await
             .expect("a session within the cap");
     }
-    let (status, body) = initialize_from(&mcp, "10.0.0.1:4100")
+    let (status, body) = mcp
+        .initialize_from("10.0.0.1:4100")
         .await
         .expect_err("the client is at its cap");
     assert_eq!(status, StatusCode::SERVICE_UNAVAILABLE, "{body}");
     assert_eq!(body["error"]["message"], "Too many sessions for this client", "{body}");
 
     clock.advance(IDLE + Duration::from_secs(60));
-    let fresh = initialize_from(&mcp, "10.0.0.1:4101")
+    let fresh = mcp
+        .initialize_from("10.0.0.1:4101")
         .await
         .expect("expired sessions do not count against the client's cap");
     mcp.assert_serves(&fresh, "the client's old sessions expired").await;
     // Its whole share is back, not just one place.
     for port in 0..2 {
-        initialize_from(&mcp, &format!("10.0.0.1:{}", 4200 + port))
+        mcp.initialize_from(&format!("10.0.0.1:{}", 4200 + port))
             .await
             .expect("the rest of the client's share");
     }
@@ -75,9 +68,10 @@ async fn expired_sessions_do_not_fill_the_endpoint() {
     );
     let mut old = Vec::new();
     for client in 1..=3 {
-        old.push(initialize_from(&mcp, &format!("10.0.0.{client}:4000")).await.unwrap());
+        old.push(mcp.initialize_from(&format!("10.0.0.{client}:4000")).await.unwrap());
     }
-    let (status, body) = initialize_from(&mcp, "10.0.0.9:4000")
+    let (status, body) = mcp
+        .initialize_from("10.0.0.9:4000")
         .await
         .expect_err("the endpoint is full");
     assert_eq!(status, StatusCode::SERVICE_UNAVAILABLE, "{body}");
@@ -88,12 +82,13 @@ async fn expired_sessions_do_not_fill_the_endpoint() {
     mcp.assert_serves(&old[0], "half the idle timeout").await;
     clock.advance(IDLE / 2 + Duration::from_secs(60));
     for client in 10..12 {
-        initialize_from(&mcp, &format!("10.0.0.{client}:4000"))
+        mcp.initialize_from(&format!("10.0.0.{client}:4000"))
             .await
             .expect("the expired sessions' places are free");
     }
     // The session in use still counts.
-    let (status, body) = initialize_from(&mcp, "10.0.0.20:4000")
+    let (status, body) = mcp
+        .initialize_from("10.0.0.20:4000")
         .await
         .expect_err("the live session still counts");
     assert_eq!(status, StatusCode::SERVICE_UNAVAILABLE, "{body}");

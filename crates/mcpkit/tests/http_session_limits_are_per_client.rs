@@ -14,15 +14,6 @@ use mcpkit::server::http::HttpConfig;
 use reqwest::{Method, StatusCode};
 use serde_json::json;
 
-/// An `initialize` from `peer`: the session id, or the refusal's status and body.
-async fn initialize_from(mcp: &Mcp, peer: &str) -> Result<String, (StatusCode, serde_json::Value)> {
-    let r = send(mcp.post(None, initialize_body(7)).sent_from(peer)).await;
-    match header(&r, "mcp-session-id") {
-        Some(session) if r.status() == StatusCode::OK => Ok(session),
-        _ => Err((r.status(), json_body(r).await)),
-    }
-}
-
 fn assert_too_many(refusal: Result<String, (StatusCode, serde_json::Value)>, what: &str) {
     let (status, body) = refusal.expect_err(what);
     assert_eq!(status, StatusCode::SERVICE_UNAVAILABLE, "{what}: {body}");
@@ -38,20 +29,19 @@ async fn a_client_at_its_cap_is_refused_while_another_still_gets_a_session() {
             ..config()
         },
     );
-    let a1 = initialize_from(&mcp, "10.0.0.1:4000").await.unwrap();
+    let a1 = mcp.initialize_from("10.0.0.1:4000").await.unwrap();
     // Another port of the same address is the same client.
-    let _a2 = initialize_from(&mcp, "10.0.0.1:4001").await.unwrap();
-    assert_too_many(initialize_from(&mcp, "10.0.0.1:4002").await, "a third from 10.0.0.1");
-    let b = initialize_from(&mcp, "10.0.0.2:4000")
+    let _a2 = mcp.initialize_from("10.0.0.1:4001").await.unwrap();
+    assert_too_many(mcp.initialize_from("10.0.0.1:4002").await, "a third from 10.0.0.1");
+    let b = mcp
+        .initialize_from("10.0.0.2:4000")
         .await
         .expect("another client gets a session");
     mcp.assert_serves(&b, "the first client's refusal").await;
     mcp.assert_serves(&a1, "its own refusal").await;
     // Ending one gives the client its place back.
     assert_eq!(send(mcp.delete(&a1)).await.status(), StatusCode::OK);
-    initialize_from(&mcp, "10.0.0.1:4003")
-        .await
-        .expect("room after a DELETE");
+    mcp.initialize_from("10.0.0.1:4003").await.expect("room after a DELETE");
 }
 
 #[tokio::test]
@@ -75,21 +65,21 @@ async fn legacy_sse_sessions_count_against_the_same_caps() {
     assert_eq!(legacy.status(), StatusCode::OK);
     let legacy = SseReader::new(legacy);
     // The client's one session is the legacy one: no Streamable HTTP session, no second stream.
-    assert_too_many(initialize_from(&mcp, "10.0.0.1:5001").await, "initialize beside /sse");
+    assert_too_many(mcp.initialize_from("10.0.0.1:5001").await, "initialize beside /sse");
     assert_eq!(
         open_sse("10.0.0.1:5002").await.status(),
         StatusCode::SERVICE_UNAVAILABLE
     );
     // The endpoint's cap counts both transports: one legacy + one streamable session fill it.
-    let _b = initialize_from(&mcp, "10.0.0.2:5000").await.unwrap();
-    assert_too_many(initialize_from(&mcp, "10.0.0.3:5000").await, "the endpoint is full");
+    let _b = mcp.initialize_from("10.0.0.2:5000").await.unwrap();
+    assert_too_many(mcp.initialize_from("10.0.0.3:5000").await, "the endpoint is full");
     assert_eq!(
         open_sse("10.0.0.3:5001").await.status(),
         StatusCode::SERVICE_UNAVAILABLE
     );
     // Closing the legacy stream ends its session and frees its place.
     drop(legacy);
-    initialize_from(&mcp, "10.0.0.1:5003")
+    mcp.initialize_from("10.0.0.1:5003")
         .await
         .expect("room after the /sse stream closed");
 }

@@ -356,6 +356,16 @@ impl Mcp {
         session
     }
 
+    /// An `initialize` from `peer` (through the router: the `ConnectInfo` address): the session
+    /// id, or the refusal's status and body.
+    pub async fn initialize_from(&self, peer: &str) -> Result<String, (StatusCode, Value)> {
+        let r = send(self.post(None, initialize_body(7)).sent_from(peer)).await;
+        match header(&r, "mcp-session-id") {
+            Some(session) if r.status() == StatusCode::OK => Ok(session),
+            _ => Err((r.status(), json_body(r).await)),
+        }
+    }
+
     /// A request answered with plain JSON: the status and the body.
     pub async fn call(&self, session: Option<&str>, body: String) -> (StatusCode, Value) {
         let r = send(self.post(session, body)).await;
