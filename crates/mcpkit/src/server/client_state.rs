@@ -27,8 +27,9 @@ pub(crate) struct SessionlessRequest;
 
 /// What a request's client counts as for per-client quotas beyond sessions (a task's
 /// [`crate::server::backend::TaskRecord::client`]): its verified caller's principal, else its
-/// address. Attached by the HTTP front end to each request of a server that keeps such
-/// quotas ([`crate::server::Server::counts_clients`]); absent on stdio.
+/// address. Attached by the HTTP front end, on a server that keeps such quotas
+/// ([`crate::server::Server::counts_clients`]), to each request that can make a task: one whose
+/// body names the Tasks extension, or on a session whose client declared it. Absent on stdio.
 #[derive(Debug, Clone)]
 pub(crate) struct QuotaKey(pub(crate) String);
 
@@ -127,6 +128,14 @@ impl ClientState {
             .get()
             .and_then(|n| n.client.capabilities.as_deref().cloned())
             .unwrap_or_default()
+    }
+
+    /// Whether the client declared extension `id` in its capabilities (by reference: no copy).
+    pub(crate) fn declares_extension(&self, id: &str) -> bool {
+        self.negotiated
+            .get()
+            .and_then(|n| n.client.capabilities.as_deref())
+            .is_some_and(|c| c.extension(id).is_some())
     }
 
     pub(crate) fn client_info(&self) -> Option<Implementation> {

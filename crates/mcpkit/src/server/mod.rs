@@ -279,8 +279,8 @@ impl Server {
     }
 
     /// Whether this server keeps per-client quotas beyond sessions (the Tasks extension's
-    /// per-client task limits): the HTTP front end then names each request's client
-    /// ([`client_state::QuotaKey`]), and only then, as that costs every request an allocation.
+    /// per-client task limits): the HTTP front end then names the client of each request that
+    /// can make a task ([`client_state::QuotaKey`]), and only then.
     pub(crate) fn counts_clients(&self) -> bool {
         [Era::Handshake, Era::Stateless].into_iter().any(|era| {
             self.inner

@@ -7,6 +7,7 @@ use std::sync::Arc;
 use axum::body::Body;
 use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
+use mcpkit_types::ext::tasks;
 use mcpkit_types::headers::SESSION_ID;
 use mcpkit_types::jsonrpc::{self, FrameError, MessageRef};
 use mcpkit_types::method::{Initialize, Method};
@@ -23,6 +24,7 @@ use super::state::HttpState;
 use super::stateless;
 use super::streams::Event;
 use super::table::new_session_id;
+use crate::server::client_state::QuotaKey;
 use crate::server::Preset;
 use crate::transport::Extensions;
 
@@ -92,6 +94,12 @@ pub(super) async fn post(
         }
         Err(FrameError::Ignore(_)) => return StatusCode::ACCEPTED.into_response(),
     };
+    let named = state.counts_clients && names_tasks(frame);
+    let extensions = if named {
+        with_quota_key(extensions, client)
+    } else {
+        extensions
+    };
     if stateless::is_stateless_era(headers) {
         if let Some(backend) = &state.stateless {
             let MessageRef::Request(request) = message else {
@@ -110,7 +118,7 @@ pub(super) async fn post(
         Err(r) => return r,
     };
 
-    let posted = Posted {
+    let mut posted = Posted {
         frame,
         message,
         request_id,
@@ -127,6 +135,9 @@ pub(super) async fn post(
         Ok(s) => s,
         Err(r) => return r,
     };
+    if state.counts_clients && !named && session.client_declares(tasks::ID) {
+        posted.extensions = with_quota_key(posted.extensions, client);
+    }
     let response = match posted.request_id {
         Some(id) => {
             let request = Delivery {
@@ -147,6 +158,22 @@ pub(super) async fn post(
     };
     state.sessions.flush(&session).await;
     response
+}
+
+/// Whether a body names the Tasks extension: only a request that does (the stateless era and
+/// sessionless requests declare it in `_meta`), or that comes on a session whose client
+/// declared it, can make a task.
+fn names_tasks(frame: &[u8]) -> bool {
+    memchr::memmem::find(frame, tasks::ID.as_bytes()).is_some()
+}
+
+/// `extensions` naming `client` for per-client task quotas. A format and a map entry: paid
+/// only by requests that can make a task (see [`names_tasks`]), on servers that keep tasks.
+fn with_quota_key(mut extensions: Extensions, client: &Client) -> Extensions {
+    if let Some(key) = client.shared_key() {
+        extensions.insert(QuotaKey(key));
+    }
+    extensions
 }
 
 /// Spec: a missing `MCP-Protocol-Version` means 2025-03-26; an unsupported one is a 400.

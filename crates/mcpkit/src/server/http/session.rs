@@ -227,6 +227,11 @@ impl HttpSession {
         lock(&self.streams).requests.contains_key(id)
     }
 
+    /// Whether the session's client declared extension `id` (false for a factory's session).
+    pub(super) fn client_declares(&self, id: &str) -> bool {
+        self.served.as_ref().is_some_and(|s| s.declares_extension(id))
+    }
+
     /// A change of the record made on another instance.
     pub(super) fn apply(&self, change: &SessionUpdate) {
         if let Some(s) = &self.served {

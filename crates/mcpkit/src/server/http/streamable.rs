@@ -17,7 +17,6 @@ use super::post::post;
 use super::reply::{extensions_of, header_str, host_not_allowed, method_not_allowed, origin_not_allowed};
 use super::security::{self, Refusal};
 use super::state::{Endpoint, HttpState};
-use crate::server::client_state::QuotaKey;
 
 /// The endpoint serving `path`. Inside a tokio runtime it also starts the idle-session reaper,
 /// which ends when the router is dropped.
@@ -71,9 +70,6 @@ async fn respond(state: &HttpState, parts: &Parts, body: Body) -> Response {
             if let Some(caller) = &client.caller {
                 // Where the engine looks for it (`requestState` is sealed for it).
                 extensions.insert(caller.clone());
-            }
-            if let Some(key) = client.shared_key().filter(|_| state.counts_clients) {
-                extensions.insert(QuotaKey(key));
             }
             post(state, &parts.headers, body, extensions, &client).await
         }
