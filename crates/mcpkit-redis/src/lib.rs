@@ -11,6 +11,7 @@
 //! | key ring ([`RedisKeyRing`]) | one key, made with `SET NX`, rotated by [`rotate_key_ring`]; cached per instance |
 //! | tasks ([`RedisTaskStore`]) | hash per task with TTL, owner-checked; two sorted sets hold the bound |
 //! | switches ([`RedisSwitchStore`]) | one hash: a field per switchable item set, and the version; set by one script |
+//! | rate limits ([`RedisRateStore`]) | a key per bucket holding when its next token is due, TTL until full; taken by one script |
 //!
 //! ```no_run
 //! # async fn run(server: mcpkit::Server) -> Result<(), Box<dyn std::error::Error>> {
@@ -36,6 +37,7 @@ mod events;
 mod keyring;
 mod keys;
 mod ordered;
+mod rates;
 mod sessions;
 mod subscriber;
 mod switches;
@@ -48,6 +50,7 @@ pub use connection::Redis;
 pub use error::Error;
 pub use events::RedisEventStore;
 pub use keyring::{rotate_key_ring, RedisKeyRing, RELOAD};
+pub use rates::RedisRateStore;
 pub use sessions::RedisSessionStore;
 pub use switches::RedisSwitchStore;
 pub use tasks::{RedisTaskStore, TOMBSTONE};

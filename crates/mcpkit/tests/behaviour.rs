@@ -4,14 +4,13 @@
 // every module of this binary.
 #![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
 
-mod common;
-
 mod a_catalogue_item_registered_twice_or_misnamed_is_refused_at_build;
 mod a_client_rejects_skill_content_that_fails_verification;
 mod a_skill_md_without_frontmatter_is_refused;
 mod a_skill_uri_outside_its_skill_is_invalid_params;
 mod a_task_wait_settles_on_notifications_without_polling;
 mod cancelled_request_gets_no_response;
+mod common;
 mod concurrency_limit;
 mod definitions_carry_their_meta_in_both_eras;
 mod directory_read_lists_direct_children;
@@ -33,6 +32,7 @@ mod http_connection_limit_holds_under_slowloris;
 mod http_factory_backend_ends_a_cancelled_requests_stream;
 mod http_host_and_origin_allowlists_are_separate;
 mod http_load_and_session_limit;
+mod http_rate_limits_answer_429_with_retry_after_and_recover;
 mod http_replies_are_json_unless_the_handler_streams;
 mod http_session_lifecycle;
 mod http_session_limits_are_per_client;
@@ -46,6 +46,7 @@ mod instances_sharing_backends_refuse_bad_input_and_survive_an_outage;
 mod invalid_tool_arguments_are_tool_errors;
 mod macro_and_explicit_servers_list_the_same_catalogue;
 mod malformed_frames_get_correct_errors;
+mod middleware_layers_see_each_request_and_can_answer_or_change_it;
 mod nix_is_a_unix_only_dependency;
 mod notifications_keep_order;
 mod oauth_bad_metadata_is_refused;
@@ -73,6 +74,7 @@ mod task_outlives_the_request_that_started_it;
 mod task_status_notifications_reach_their_caller;
 mod tasks_are_counted_per_client_and_never_evict_anothers;
 mod tasks_bad_input_gets_named_errors;
+mod tool_timeout_concurrency_and_response_limits_hold_in_both_eras;
 mod unknown_resource_is_resource_not_found;
 mod uri_templates_with_broken_percent_escapes_are_rejected;
 mod version_negotiation;

@@ -79,18 +79,23 @@ pub fn server() -> Server {
         mcpkit::telemetry::Telemetry::off(),
         None,
         mcpkit::server::ClientLimits::default(),
+        &[],
     )
 }
 
 /// [`server`], recording its metrics with `telemetry`, keeping its tasks in `tasks` (the store
 /// instances share, or one with the operator's limits) instead of a default one, with `limits`
-/// on what each client may keep on its session.
+/// on what each client may keep on its session, and `layers` of middleware around its methods.
 pub fn server_for(
     telemetry: mcpkit::telemetry::Telemetry,
     tasks: Option<std::sync::Arc<dyn mcpkit::server::backend::TaskStore>>,
     limits: mcpkit::server::ClientLimits,
+    layers: &[std::sync::Arc<dyn mcpkit::server::middleware::Middleware>],
 ) -> Server {
-    let builder = Server::builder()
+    let builder = layers
+        .iter()
+        .fold(Server::builder(), |b, layer| b.middleware(layer.clone()));
+    let builder = builder
         .telemetry(telemetry)
         .client_limits(limits)
         .name(SERVER_NAME, env!("CARGO_PKG_VERSION"))

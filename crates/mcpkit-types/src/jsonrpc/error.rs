@@ -32,6 +32,10 @@ impl ErrorCode {
     pub const REQUEST_CANCELLED: ErrorCode = ErrorCode(-32800);
     /// The request timed out (local use, as in other SDKs).
     pub const REQUEST_TIMEOUT: ErrorCode = ErrorCode(-32001);
+    /// Too many requests: a rate or concurrency limit of the server refused this one; `data`
+    /// carries `retryAfterMs`. mcpkit's code, in the range JSON-RPC leaves to servers; over
+    /// HTTP it comes with status 429 and `Retry-After`.
+    pub const RATE_LIMITED: ErrorCode = ErrorCode(-32029);
 }
 
 impl fmt::Display for ErrorCode {

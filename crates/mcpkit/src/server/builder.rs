@@ -17,6 +17,7 @@ pub struct ServerBuilder {
     pub(super) extensions: extension::ExtensionSet,
     pub(super) client_limits: ClientLimits,
     pub(super) registrations: registrations::Registrations,
+    pub(super) middleware: middleware::Stack,
 }
 
 /// What one client may keep on a handshake-era session (a stdio connection, an HTTP
@@ -100,6 +101,7 @@ impl Default for ServerBuilder {
             extensions: extension::ExtensionSet::default(),
             client_limits: ClientLimits::default(),
             registrations: registrations::Registrations::default(),
+            middleware: middleware::Stack::default(),
         }
     }
 }
@@ -239,6 +241,13 @@ impl ServerBuilder {
         builder
     }
 
+    /// Add a layer of middleware around every request method (see [`middleware`]): layers run
+    /// in the order added, the first outermost.
+    pub fn middleware(mut self, layer: impl middleware::Middleware) -> Self {
+        self.middleware.push(Arc::new(layer));
+        self
+    }
+
     /// What one client may keep on its session (default [`ClientLimits::default`]: 100
     /// subscriptions, URIs of 4 KiB, 16 KiB of `clientInfo` and capabilities).
     pub fn client_limits(mut self, limits: ClientLimits) -> Self {
@@ -300,7 +309,9 @@ impl ServerBuilder {
                 })),
                 relay: RwLock::new(None),
                 switch_store: RwLock::new(None),
-                methods: methods::EraMethods::build(&self.extensions),
+                methods: methods::EraMethods::build(&self.extensions, &self.middleware),
+                names_every_client: self.middleware.counts_clients(),
+                has_middleware: !self.middleware.is_empty(),
                 extensions: self.extensions.declared(),
                 client_limits: self.client_limits,
                 changes: tokio::sync::broadcast::channel(256).0,

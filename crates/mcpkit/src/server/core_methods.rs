@@ -18,11 +18,12 @@ use mcpkit_types::{Era, ErrorCode, ErrorObject, ProtocolVersion};
 use serde_json::json;
 use serde_json::value::RawValue;
 
+use super::call::{finish_for, Call};
 use super::completion::CompletionInput;
 use super::context::RequestContext;
 use super::handshake;
 use super::listen;
-use super::methods::{finish_for, Call, Methods};
+use super::methods::Methods;
 use super::page_of;
 use super::prompt::PromptRequest;
 use super::resource::ResourceRequest;

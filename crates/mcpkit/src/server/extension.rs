@@ -167,7 +167,7 @@ mod tests {
     // through `Methods::wrap`; the tables run with no transport (`Server::call_as`).
 
     use super::*;
-    use crate::server::methods::Call;
+    use crate::server::Call;
     use crate::wire::to_raw;
     use mcpkit_types::method::{ListTools, Method};
     use mcpkit_types::schema::{ListToolsResult, PaginatedParams, RequestParams};

@@ -11,9 +11,9 @@ use mcpkit_types::schema::{
 use mcpkit_types::{Era, ErrorObject, ProtocolVersion};
 use serde_json::json;
 
+use super::call::Call;
 use super::client_state::ClientState;
 use super::core_methods::{names_resource, resource_not_found};
-use super::methods::Call;
 use crate::engine::HandlerResult;
 use crate::server::backend::SessionUpdate;
 use crate::sync::lock;

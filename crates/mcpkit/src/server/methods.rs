@@ -7,23 +7,19 @@
 use std::collections::HashMap;
 use std::future::{ready, Future};
 use std::hash::{BuildHasherDefault, Hasher};
-use std::sync::{Arc, OnceLock};
+use std::sync::Arc;
 
 use mcpkit_types::method::{Method, NotificationMethod};
-use mcpkit_types::schema::{ProtocolMembersSkipped, RequestMeta};
-use mcpkit_types::{Era, ErrorObject, RequestId};
-use serde::de::DeserializeOwned;
+use mcpkit_types::{Era, ErrorObject};
 use serde_json::value::RawValue;
-use tokio_util::sync::CancellationToken;
 
+use super::call::Call;
 use super::client_state::ClientState;
-use super::context::RequestContext;
 use super::extension::ExtensionSet;
-use super::stateless::{self, CacheHint, InputState};
-use super::{core_methods, handshake, Server, Snapshot};
+use super::middleware::Stack;
+use super::stateless;
+use super::{core_methods, handshake, Server};
 use crate::engine::{BoxFuture, HandlerResult, IncomingRequest, Peer, Role};
-use crate::transport::Extensions;
-use crate::wire::params;
 
 /// One table entry for a request: decodes the params, runs the handler, returns the serialized
 /// result. The future it returns is the only allocation per request, as the engine polls it
@@ -56,143 +52,6 @@ impl Hasher for NameHasher {
 }
 
 type Table<E> = HashMap<&'static str, E, BuildHasherDefault<NameHasher>>;
-
-/// One incoming message as a table entry receives it: the request (or notification) and the
-/// server, session and connection serving it. A notification has no id (`-1`) and no
-/// cancellation of its own.
-pub(crate) struct Call {
-    pub(crate) server: Server,
-    pub(crate) session: Arc<ClientState>,
-    pub(crate) peer: Peer,
-    pub(crate) era: Era,
-    pub(crate) method: String,
-    pub(crate) id: RequestId,
-    /// The raw params, until the entry decodes them.
-    pub(crate) params: Option<Box<RawValue>>,
-    pub(crate) cancel: CancellationToken,
-    pub(crate) extensions: Extensions,
-    /// The catalogue as this request sees it, taken at its first use.
-    snapshot: OnceLock<Arc<Snapshot>>,
-}
-
-impl Call {
-    /// A request served in `era` on `session`.
-    pub(crate) fn request(
-        server: Server,
-        session: Arc<ClientState>,
-        peer: Peer,
-        req: IncomingRequest,
-        era: Era,
-    ) -> Call {
-        Call {
-            server,
-            session,
-            peer,
-            era,
-            method: req.method,
-            id: req.id,
-            params: req.params,
-            cancel: req.cancel,
-            extensions: req.extensions,
-            snapshot: OnceLock::new(),
-        }
-    }
-
-    /// A notification received in `era` on `session`.
-    pub(crate) fn notification(
-        server: Server,
-        session: Arc<ClientState>,
-        peer: Peer,
-        method: String,
-        params: Option<Box<RawValue>>,
-        era: Era,
-    ) -> Call {
-        Call {
-            server,
-            session,
-            peer,
-            era,
-            method,
-            id: RequestId::Number(-1),
-            params,
-            cancel: CancellationToken::default(),
-            extensions: Extensions::default(),
-            snapshot: OnceLock::new(),
-        }
-    }
-
-    /// The catalogue as this request sees it (the same one however often it is asked).
-    pub(crate) fn snapshot(&self) -> &Arc<Snapshot> {
-        self.snapshot.get_or_init(|| self.server.snapshot())
-    }
-
-    /// Forget the catalogue taken so far: the request sees the server's current one.
-    pub(crate) fn renew_snapshot(&mut self) {
-        self.snapshot = OnceLock::new();
-    }
-
-    /// The catalogue, owned, for a handler that gives the call away.
-    pub(crate) fn take_snapshot(&mut self) -> Arc<Snapshot> {
-        self.snapshot.take().unwrap_or_else(|| self.server.snapshot())
-    }
-
-    /// Whether the tools capability is declared.
-    pub(crate) fn offers_tools(&self) -> bool {
-        self.server.offers_tools(self.snapshot())
-    }
-
-    /// Whether the resources capability is declared.
-    pub(crate) fn offers_resources(&self) -> bool {
-        self.snapshot().offers_resources()
-    }
-
-    /// Whether the prompts capability is declared.
-    pub(crate) fn offers_prompts(&self) -> bool {
-        self.snapshot().offers_prompts()
-    }
-
-    /// Decode the params into the method's type; absent params read as `{}`. A stateless-era
-    /// request's `_meta` protocol members are its session (read and validated before dispatch),
-    /// so its [`RequestMeta`] keeps only the other members.
-    fn decode<P: DeserializeOwned>(&mut self) -> Result<P, ErrorObject> {
-        let _skipped = (self.era == Era::Stateless).then(ProtocolMembersSkipped::start);
-        params(self.params.take().as_deref())
-    }
-
-    /// The handler's context, on this call's session and connection.
-    pub(crate) fn into_context(
-        self,
-        method: &'static str,
-        meta: Option<RequestMeta>,
-        input: Option<Arc<InputState>>,
-    ) -> RequestContext {
-        RequestContext {
-            peer: self.peer,
-            session: self.session,
-            server: self.server,
-            id: self.id,
-            meta,
-            cancel: self.cancel,
-            method,
-            input,
-            extensions: self.extensions,
-        }
-    }
-
-    /// Complete a result for this call's era: on the stateless wire `resultType`, the server's
-    /// identity and caching hints; in the handshake era the result as it is.
-    pub(crate) fn finish(&self, raw: Box<RawValue>, cache: Option<CacheHint>) -> HandlerResult {
-        finish_for(self.era, &self.server, raw, cache)
-    }
-}
-
-/// [`Call::finish`] for code that no longer holds the call.
-pub(crate) fn finish_for(era: Era, server: &Server, raw: Box<RawValue>, cache: Option<CacheHint>) -> HandlerResult {
-    match era {
-        Era::Handshake => Ok(raw),
-        Era::Stateless => stateless::finish(&raw, &server.inner.info_json, cache),
-    }
-}
 
 /// One era's method table.
 #[derive(Default)]
@@ -281,10 +140,6 @@ impl Methods {
 
     /// Wrap every request entry (telemetry, extensions that decorate results): `layer` gets
     /// each method name and its entry and returns the entry to use instead.
-    #[allow(
-        dead_code,
-        reason = "the hook for telemetry and the extensions that decorate results"
-    )]
     pub(crate) fn wrap(&mut self, layer: impl Fn(&'static str, RequestEntry) -> RequestEntry) -> &mut Self {
         self.requests = std::mem::take(&mut self.requests)
             .into_iter()
@@ -326,12 +181,15 @@ pub(crate) struct EraMethods {
 impl EraMethods {
     /// The tables of a server: the catalogue in both eras, the handshake's own methods in one,
     /// `server/discover` and `subscriptions/listen` in the other; then what each extension
-    /// registers (after the core entries, so that it can wrap them).
-    pub(crate) fn build(extensions: &ExtensionSet) -> EraMethods {
+    /// registers (after the core entries, so that it can wrap them); then the middleware around
+    /// all of them.
+    pub(crate) fn build(extensions: &ExtensionSet, middleware: &Stack) -> EraMethods {
         let mut handshake = core_methods::handshake();
         let mut stateless = core_methods::stateless();
         extensions.register(Era::Handshake, &mut handshake);
         extensions.register(Era::Stateless, &mut stateless);
+        middleware.wrap(&mut handshake);
+        middleware.wrap(&mut stateless);
         EraMethods { handshake, stateless }
     }
 

@@ -19,6 +19,7 @@ pub mod http;
 mod listen;
 mod live_sessions;
 mod methods;
+pub mod middleware;
 mod prompt;
 #[cfg(feature = "http-server")]
 mod relay;
@@ -30,6 +31,7 @@ mod toolbox;
 pub mod uri_template;
 
 mod builder;
+mod call;
 mod catalog;
 mod registrations;
 
@@ -47,6 +49,7 @@ use serde::Serialize;
 use serde_json::value::RawValue;
 
 pub use builder::{ClientLimits, ServerBuilder};
+pub use call::Call;
 pub use completion::{from_list, Completer, CompletionInput};
 pub use context::IntoInputRequest;
 pub use context::RequestContext;
@@ -133,6 +136,10 @@ struct Inner {
     ending: CancellationToken,
     /// What one client may keep on its session.
     client_limits: ClientLimits,
+    /// A layer counts per client: the HTTP front end names the client of every request.
+    names_every_client: bool,
+    /// Any layer of middleware is installed.
+    has_middleware: bool,
 }
 
 impl Server {
@@ -288,6 +295,19 @@ impl Server {
                 .of(era)
                 .is_some_and(|declared| declared.contains_key(mcpkit_types::ext::tasks::ID))
         })
+    }
+
+    /// Whether a layer of middleware counts per client ([`middleware::Middleware::counts_clients`]):
+    /// the HTTP front end then names the client of every request, not only those that can
+    /// make a task.
+    pub(crate) fn names_every_client(&self) -> bool {
+        self.inner.names_every_client
+    }
+
+    /// Whether any layer of middleware is installed (a refusal by a limit may then need HTTP
+    /// 429).
+    pub(crate) fn has_middleware(&self) -> bool {
+        self.inner.has_middleware
     }
 
     pub(crate) fn snapshot(&self) -> Arc<Snapshot> {

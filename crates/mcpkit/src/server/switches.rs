@@ -15,8 +15,8 @@ use std::collections::HashSet;
 use std::sync::Arc;
 
 use super::backend::{BackendError, SwitchStore, Switches};
+use super::call::Call;
 use super::listen::Change;
-use super::methods::Call;
 use super::{Catalog, PromptDef, Server, Snapshot, ToolDef};
 
 /// Why a switch could not be set or read.

@@ -1,6 +1,6 @@
 //! Backends: where the state that makes N instances one server lives (the "Scale-out" design).
 //!
-//! Six small traits, each with an in-memory implementation (the default, one process) that
+//! Seven small traits, each with an in-memory implementation (the default, one process) that
 //! other crates implement over a shared database (`mcpkit-redis`):
 //!
 //! | trait | holds |
@@ -11,8 +11,10 @@
 //! | [`KeyRing`] | the keys that seal `requestState` |
 //! | [`SwitchStore`] | which switchable catalogue items are on, with a version bumped per change |
 //! | [`TaskStore`] | the Tasks extension's tasks, with their owner and expiry |
+//! | [`RateStore`] | the rate-limit layer's token buckets ([`crate::server::middleware::RateLimit`]) |
 //!
-//! [`Backends`] bundles one of each with the name of this instance.
+//! [`Backends`] bundles one of each with the name of this instance; the [`RateStore`] is handed
+//! to the layer that counts in it.
 //!
 //! # The contract every implementation keeps
 //!
@@ -38,6 +40,7 @@ mod bus;
 mod events;
 mod keys;
 pub mod memory;
+mod rates;
 mod sessions;
 mod switches;
 pub(crate) mod tasks;
@@ -49,6 +52,7 @@ use std::sync::Arc;
 pub use bus::{Address, Bus, Subscription};
 pub use events::{valid_stream_name, EventId, EventStore};
 pub use keys::{KeyRing, SealingKey};
+pub use rates::{gcra, Bucket, Rate, RateStore, Taken};
 pub use sessions::{Admitted, Negotiation, SessionLimits, SessionRecord, SessionStore, SessionUpdate};
 pub use switches::{SwitchStore, Switched, Switches};
 

@@ -15,8 +15,8 @@ use mcpkit_types::{ProtocolVersion, RequestId};
 
 use super::admission::Client;
 use super::reply::{
-    accepts, bad_request, header_str, internal_error, not_acceptable, parse_error, read_capped, session_ended,
-    unsupported_media_type, PROTOCOL_VERSION_HEADER,
+    accepts, bad_request, header_str, internal_error, json_reply, not_acceptable, parse_error, read_capped,
+    session_ended, unsupported_media_type, PROTOCOL_VERSION_HEADER,
 };
 use super::session::{CloseOnDrop, HttpSession};
 use super::sse::SseReply;
@@ -94,7 +94,7 @@ pub(super) async fn post(
         }
         Err(FrameError::Ignore(_)) => return StatusCode::ACCEPTED.into_response(),
     };
-    let named = state.counts_clients && names_tasks(frame);
+    let named = state.names_every_client || (state.counts_clients && names_tasks(frame));
     let extensions = if named {
         with_quota_key(extensions, client)
     } else {
@@ -286,7 +286,7 @@ async fn answer(
     if let Some(prime) = primed {
         return reply(vec![prime], rx, session_guard);
     }
-    let json = |ev: Event| ([(header::CONTENT_TYPE, "application/json")], ev.data).into_response();
+    let json = |ev: Event| json_reply(ev.data, state.layered);
     // Plain JSON when the reply comes first and soon; otherwise SSE, so a slow handler's
     // client gets headers (and a resumable stream) without waiting for the result.
     let mut first = None;

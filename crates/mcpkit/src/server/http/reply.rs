@@ -106,6 +106,46 @@ pub(super) fn unavailable(message: &str, id: Option<&RequestId>) -> Response {
     rpc_error(StatusCode::SERVICE_UNAVAILABLE, ErrorCode::INTERNAL_ERROR, message, id)
 }
 
+/// A request's JSON reply: 200, or, when middleware may refuse requests (`layered`) and this
+/// reply is such a refusal ([`ErrorCode::RATE_LIMITED`]), 429 with `Retry-After`. Servers
+/// without middleware never look at the reply.
+pub(super) fn json_reply(frame: Bytes, layered: bool) -> Response {
+    let retry = if layered { retry_after(&frame) } else { None };
+    let mut r = ([(header::CONTENT_TYPE, "application/json")], frame).into_response();
+    if let Some(seconds) = retry {
+        *r.status_mut() = StatusCode::TOO_MANY_REQUESTS;
+        r.headers_mut().insert(header::RETRY_AFTER, seconds);
+    }
+    r
+}
+
+/// The `Retry-After` of a reply refused by a limit ([`ErrorCode::RATE_LIMITED`], its
+/// `data.retryAfterMs` rounded up to seconds, at least 1); `None` for any other reply.
+pub(super) fn retry_after(frame: &[u8]) -> Option<HeaderValue> {
+    #[derive(serde::Deserialize)]
+    struct Reply {
+        error: Option<Refusal>,
+    }
+    #[derive(serde::Deserialize)]
+    struct Refusal {
+        code: ErrorCode,
+        data: Option<serde_json::Value>,
+    }
+    // Only a reply naming the code is read (a search, then one parse).
+    memchr::memmem::find(frame, b"-32029")?;
+    let error = serde_json::from_slice::<Reply>(frame).ok()?.error?;
+    if error.code != ErrorCode::RATE_LIMITED {
+        return None;
+    }
+    let ms = error
+        .data
+        .as_ref()
+        .and_then(|d| d.get("retryAfterMs"))
+        .and_then(serde_json::Value::as_u64)
+        .unwrap_or(1000);
+    HeaderValue::from_str(&ms.div_ceil(1000).max(1).to_string()).ok()
+}
+
 /// 405, with the methods the endpoint does allow.
 pub(super) fn method_not_allowed(allow: &'static str) -> Response {
     let mut r = rpc_error(

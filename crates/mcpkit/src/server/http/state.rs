@@ -29,8 +29,12 @@ pub(super) struct HttpState {
     pub(super) stateless: Option<StatelessServer>,
     /// Shown every message read and written ([`super::HttpServer::inspect`]).
     pub(super) inspector: Inspector,
-    /// Whether each request names its client to the server (`Server::counts_clients`).
+    /// Whether each request that can make a task names its client (`Server::counts_clients`).
     pub(super) counts_clients: bool,
+    /// Whether every request names its client (a layer counts per client).
+    pub(super) names_every_client: bool,
+    /// Whether middleware may refuse a request with a limit (HTTP 429 then).
+    pub(super) layered: bool,
 }
 
 /// The server behind stateless-era requests, and its handler table for them.
@@ -62,6 +66,8 @@ impl HttpState {
             scale_out,
         } = endpoint;
         let counts_clients = matches!(&source, SessionSource::Server(s) if s.counts_clients());
+        let names_every_client = matches!(&source, SessionSource::Server(s) if s.names_every_client());
+        let layered = matches!(&source, SessionSource::Server(s) if s.has_middleware());
         let stateless = match &source {
             SessionSource::Server(s) => Some(StatelessServer {
                 server: s.clone(),
@@ -115,6 +121,8 @@ impl HttpState {
             stateless,
             inspector,
             counts_clients,
+            names_every_client,
+            layered,
         }
     }
 

@@ -4,6 +4,7 @@
 mod bus;
 mod events;
 mod keys;
+mod rates;
 mod sessions;
 mod switches;
 mod tasks;
@@ -11,6 +12,7 @@ mod tasks;
 pub use bus::MemoryBus;
 pub use events::MemoryEventStore;
 pub use keys::MemoryKeyRing;
+pub use rates::MemoryRateStore;
 pub use sessions::MemorySessionStore;
 pub use switches::MemorySwitchStore;
 pub use tasks::MemoryTaskStore;

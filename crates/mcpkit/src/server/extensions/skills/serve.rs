@@ -13,7 +13,7 @@ use serde_json::json;
 
 use super::load::Loaded;
 use crate::engine::HandlerResult;
-use crate::server::methods::Call;
+use crate::server::Call;
 use crate::server::{cursor_for, page_of};
 use crate::wire::to_raw;
 

@@ -21,8 +21,10 @@ use crate::engine::{BoxFuture, HandlerResult};
 use crate::server::backend::tasks::{
     now_ms, Applied, Lookup, TaskChange, TaskOwner, TaskRecord, TaskRequest, TaskStoreError,
 };
+use crate::server::call::finish_for;
 use crate::server::handshake;
-use crate::server::methods::{finish_for, Call, Methods, RequestEntry};
+use crate::server::methods::{Methods, RequestEntry};
+use crate::server::Call;
 use crate::wire::{member_str, params, to_raw};
 
 /// Add the extension to one era's table.

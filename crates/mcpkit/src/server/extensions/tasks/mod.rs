@@ -39,7 +39,7 @@ use crate::server::backend::tasks::TaskOwner;
 use crate::server::backend::TaskStore;
 
 use super::{Extension, MethodTable};
-use crate::server::methods::Call;
+use crate::server::Call;
 
 /// `_meta` key of `tasks/get` results carrying the task's latest progress.
 pub const META_PROGRESS: &str = "dev.mcpkit/progress";

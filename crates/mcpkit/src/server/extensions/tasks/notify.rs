@@ -29,7 +29,8 @@ use crate::engine::{BoxFuture, HandlerResult};
 use crate::server::backend::tasks::{Lookup, TaskOwner, TaskRecord};
 use crate::server::client_state::SessionlessRequest;
 use crate::server::listen::{FeedSlot, ListenFeed};
-use crate::server::methods::{Call, RequestEntry};
+use crate::server::methods::RequestEntry;
+use crate::server::Call;
 use crate::wire::params;
 
 /// How many changes a slow listener may fall behind before it re-reads the store.

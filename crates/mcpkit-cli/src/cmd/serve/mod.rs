@@ -14,6 +14,8 @@ use mcpkit::transport::stdio::stdio;
 use tokio_util::sync::CancellationToken;
 
 use super::{shutdown_signal, Globals};
+
+mod layers;
 use crate::target::Failure;
 use crate::trace::{printer, traced};
 
@@ -60,6 +62,8 @@ pub struct Args {
     proxies: Box<TrustedProxyArgs>,
     #[command(flatten)]
     client_limits: ClientLimitArgs,
+    #[command(flatten)]
+    layers: Box<layers::LayerArgs>,
 }
 
 /// What one client may keep on its session, on stdio and over HTTP alike (`ClientLimits`, set
@@ -240,7 +244,9 @@ impl Args {
         let task_limits = self.task_limits();
         let Some(addr) = self.http else {
             let tasks: Arc<dyn TaskStore> = Arc::new(MemoryTaskStore::new(task_limits));
-            let server = crate::reference::server_for(globals.telemetry.clone(), Some(tasks), self.client_limits());
+            let layers = self.layers.layers(None);
+            let server =
+                crate::reference::server_for(globals.telemetry.clone(), Some(tasks), self.client_limits(), &layers);
             let outcome = if globals.trace_wire {
                 server.serve(traced(stdio(), "client")).await
             } else {
@@ -256,9 +262,17 @@ impl Args {
             });
         };
         let config = self.http_config();
+        let mut rates = None;
         let shared = match self.cluster.resolve()? {
             None => None,
             Some((url, prefix, id)) => {
+                if self.layers.limits_rates() {
+                    let redis = mcpkit_redis::Redis::connect(&url, &prefix).await.map_err(|e| Failure {
+                        code: 1,
+                        message: format!("--redis {url}: {e}"),
+                    })?;
+                    rates = Some(Arc::new(redis.rate_store()) as Arc<dyn mcpkit::server::backend::RateStore>);
+                }
                 let backends = mcpkit_redis::RedisBackends::connect_with(&url, &prefix, &id, task_limits)
                     .await
                     .map_err(|e| Failure {
@@ -269,8 +283,10 @@ impl Args {
                 Some(backends)
             }
         };
-        let limits = self.client_limits();
-        serve_http(addr, config, limits, &self.auth, globals, shared, task_limits)
+        let (limits, layers) = (self.client_limits(), self.layers.layers(rates));
+        let telemetry = globals.telemetry.clone();
+        let server = move |tasks| crate::reference::server_for(telemetry, Some(tasks), limits, &layers);
+        serve_http(addr, config, server, &self.auth, globals, shared, task_limits)
             .await
             .map(|()| 0)
     }
@@ -502,7 +518,7 @@ impl AuthArgs {
 async fn serve_http(
     addr: SocketAddr,
     config: HttpConfig,
-    limits: ClientLimits,
+    server: impl FnOnce(Arc<dyn TaskStore>) -> mcpkit::Server,
     auth: &AuthArgs,
     globals: &Globals,
     shared: Option<Backends>,
@@ -520,8 +536,7 @@ async fn serve_http(
         Some(b) => b.tasks.clone(),
         None => Arc::new(MemoryTaskStore::new(task_limits)),
     };
-    let server = crate::reference::server_for(globals.telemetry.clone(), Some(tasks), limits);
-    let mut http = HttpServer::new(server)
+    let mut http = HttpServer::new(server(tasks))
         .config(config)
         .sse_legacy(true)
         .shutdown(stop.clone());
