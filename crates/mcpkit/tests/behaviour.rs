@@ -4,13 +4,14 @@
 // every module of this binary.
 #![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
 
+mod common;
+
 mod a_catalogue_item_registered_twice_or_misnamed_is_refused_at_build;
 mod a_client_rejects_skill_content_that_fails_verification;
 mod a_skill_md_without_frontmatter_is_refused;
 mod a_skill_uri_outside_its_skill_is_invalid_params;
 mod a_task_wait_settles_on_notifications_without_polling;
 mod cancelled_request_gets_no_response;
-mod common;
 mod concurrency_limit;
 mod definitions_carry_their_meta_in_both_eras;
 mod directory_read_lists_direct_children;

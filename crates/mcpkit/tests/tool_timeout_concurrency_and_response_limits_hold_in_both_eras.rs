@@ -2,7 +2,8 @@
 //! the handler (its cancellation token fires) and answers -32001 naming the tool;
 //! `ToolConcurrency` refuses a call beyond the limit with -32029 (or queues it for a while when
 //! asked) and frees the place when a call ends; `ResponseLimit` turns an oversized tool result
-//! into a tool error and any other oversized result into an internal error.
+//! into a tool error and an oversized prompt into an internal error, and leaves the server's
+//! own results (lists) alone.
 #![cfg(feature = "server")]
 
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -10,9 +11,9 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use mcpkit::server::middleware::{ResponseLimit, ToolConcurrency, ToolTimeout};
-use mcpkit::server::{CancellationToken, ToolDef};
-use mcpkit::types::method::{CallTool, ListTools};
-use mcpkit::types::schema::{CallToolParams, PaginatedParams};
+use mcpkit::server::{CancellationToken, PromptDef, ToolDef};
+use mcpkit::types::method::{CallTool, GetPrompt, ListTools};
+use mcpkit::types::schema::{CallToolParams, GetPromptParams, PaginatedParams};
 use mcpkit::types::{ErrorCode, ProtocolVersion};
 use mcpkit::Server;
 use serde_json::json;
@@ -129,14 +130,23 @@ async fn an_oversized_result_is_a_tool_error_or_an_internal_error() {
                 .is_error,
             Some(true)
         );
+        // A prompt over the limit is an internal error; the server's own results are not limited.
         let tight = Server::builder()
+            .prompt(PromptDef::new("long", || async { "y".repeat(2_000) }))
+            .tool(ToolDef::new("small", || async { "ok" }))
+            .middleware(ResponseLimit::new(1_000))
+            .build();
+        let get: GetPromptParams = serde_json::from_value(json!({ "name": "long" })).unwrap();
+        let e = tight.call_as::<GetPrompt>(version, get).await.unwrap_err();
+        assert_eq!(e.code, ErrorCode::INTERNAL_ERROR);
+        let tiny = Server::builder()
             .tool(ToolDef::new("small", || async { "ok" }))
             .middleware(ResponseLimit::new(10))
             .build();
-        let e = tight
+        let page = tiny
             .call_as::<ListTools>(version, PaginatedParams::default())
             .await
-            .unwrap_err();
-        assert_eq!(e.code, ErrorCode::INTERNAL_ERROR);
+            .unwrap();
+        assert_eq!(page.tools.len(), 1);
     }
 }

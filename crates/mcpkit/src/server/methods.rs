@@ -14,7 +14,7 @@ use mcpkit_types::{Era, ErrorObject};
 use serde_json::value::RawValue;
 
 use super::call::Call;
-use super::client_state::ClientState;
+use super::client_state::{ClientState, QuotaKey};
 use super::extension::ExtensionSet;
 use super::middleware::Stack;
 use super::stateless;
@@ -235,6 +235,13 @@ impl ServerService {
             Err(e) => return Box::pin(ready(Err(e))),
         };
         let session = Arc::new(ClientState::for_request(m.version, m.client, m.log_level));
+        // Each stateless request has a session of its own: a layer counting per client counts
+        // the connection's (stdio) unless the transport named the client (HTTP).
+        let mut req = req;
+        if self.server.names_every_client() && req.extensions.get::<QuotaKey>().is_none() {
+            req.extensions
+                .insert(QuotaKey(format!("session:{}", self.session.scope())));
+        }
         let call = Call::request(self.server.clone(), session, peer, req, Era::Stateless);
         self.server.inner.methods.stateless.handle(call)
     }

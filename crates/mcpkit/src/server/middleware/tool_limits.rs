@@ -5,7 +5,7 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use mcpkit_types::method::CallTool;
+use mcpkit_types::method::{CallTool, GetPrompt, ReadResource};
 use mcpkit_types::{ErrorCode, ErrorObject};
 use serde_json::json;
 use tokio::sync::Semaphore;
@@ -183,9 +183,11 @@ impl Middleware for ToolConcurrency {
     }
 }
 
-/// Refuses results larger than `max_bytes` (as serialized): a `tools/call` result becomes a
-/// tool error saying how large it was (the model can ask for less), any other result a JSON-RPC
-/// internal error. Protects clients and context windows from a tool that returns too much.
+/// Refuses content larger than `max_bytes` (the result as serialized): a `tools/call` result
+/// becomes a tool error saying how large it was (the model can ask for less), a `prompts/get`
+/// or `resources/read` result a JSON-RPC internal error. Protects clients and context windows
+/// from a tool or resource that returns too much; the server's own results (lists,
+/// `initialize`, `server/discover`) are not limited.
 #[derive(Debug, Clone, Copy)]
 pub struct ResponseLimit {
     max_bytes: usize,
@@ -201,6 +203,9 @@ impl ResponseLimit {
 impl Middleware for ResponseLimit {
     fn handle(&self, call: Call, next: Next) -> BoxFuture<HandlerResult> {
         let max = self.max_bytes;
+        if !(call.is::<CallTool>() || call.is::<GetPrompt>() || call.is::<ReadResource>()) {
+            return next.run(call);
+        }
         Box::pin(async move {
             // What the error needs, kept before the call is handed on.
             let (era, version, tool) = (call.era(), call.protocol_version(), call.is::<CallTool>());
