@@ -276,6 +276,17 @@ impl Call {
         self.finish(to_raw(result)?, None)
     }
 
+    /// Answer with a list-like `result` (one page of entries), completed for the era with the
+    /// caching hints the server gives its list results ([`super::ServerBuilder::list_cache_hint`]).
+    pub fn reply_list<T: Serialize>(&self, result: &T) -> HandlerResult {
+        self.finish(to_raw(result)?, Some(self.server.inner.cache.lists))
+    }
+
+    /// Items per list page ([`super::ServerBuilder::page_size`]).
+    pub fn page_size(&self) -> usize {
+        self.server.inner.page_size.max(1)
+    }
+
     /// Answer a `tools/call` with a tool error (`isError: true`, `message` as its text): the
     /// model sees it and can adjust, where a JSON-RPC error would end the call. For any other
     /// method it is a JSON-RPC internal error with `message`.

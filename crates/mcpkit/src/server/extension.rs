@@ -5,16 +5,22 @@
 
 use std::sync::Arc;
 
+use std::future::Future;
+
 use mcpkit_types::ext;
+use mcpkit_types::method::{Method, NotificationMethod};
 use mcpkit_types::schema::JsonObject;
 use mcpkit_types::Era;
 
 use super::methods::Methods;
-use super::{RequestContext, ServerBuilder};
+use super::middleware::Middleware;
+use super::{Call, RequestContext, ServerBuilder};
+use crate::engine::HandlerResult;
 
-/// An extension a server can serve. The official ones are in this module; an implementation
-/// of your own can declare an extension whose behaviour it provides through tools and
-/// resources ([`Extension::extend`]).
+/// An extension a server can serve. The official ones (Tasks, Skills) are built on this API
+/// alone; one of your own declares its settings, adds tools, resources and middleware
+/// ([`Extension::extend`]), and registers methods of its own or wraps core ones in either era's
+/// table ([`Extension::register`], [`MethodTable`]).
 pub trait Extension: Send + Sync + 'static {
     /// The identifier, `prefix/name` (for example `io.modelcontextprotocol/skills`); one that is
     /// not valid ([`mcpkit_types::ext::is_valid_id`]) is not served.
@@ -49,7 +55,7 @@ pub trait Extension: Send + Sync + 'static {
 /// One era's method table, as an extension registers into it.
 pub struct MethodTable<'a> {
     pub(crate) era: Era,
-    pub(crate) router: &'a mut Methods,
+    router: &'a mut Methods,
 }
 
 impl std::fmt::Debug for MethodTable<'_> {
@@ -64,6 +70,42 @@ impl MethodTable<'_> {
     /// The era this table serves.
     pub fn era(&self) -> Era {
         self.era
+    }
+
+    /// Serve request `M` (a method of the extension's own, with a [`Method`] descriptor it
+    /// defines, or a core one it replaces) with `handler`, given the [`Call`] and the params
+    /// decoded as `M::Params`. The era's admission applies first (a handshake-era session must
+    /// be initialized); answer with [`Call::reply`], which completes the result for the era.
+    pub fn request<M, F, Fut>(&mut self, handler: F) -> &mut Self
+    where
+        M: Method,
+        F: Fn(Call, M::Params) -> Fut + Clone + Send + Sync + 'static,
+        Fut: Future<Output = HandlerResult> + Send + 'static,
+    {
+        self.router.request::<M, F, Fut>(handler);
+        self
+    }
+
+    /// Handle notification `N` (one whose params do not decode is dropped).
+    pub fn notification<N, F, Fut>(&mut self, handler: F) -> &mut Self
+    where
+        N: NotificationMethod,
+        F: Fn(Call, N::Params) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = ()> + Send + 'static,
+    {
+        self.router.notification::<N, F, Fut>(handler);
+        self
+    }
+
+    /// Put `layer` around request `M` alone (registered so far: core methods, and those of
+    /// extensions added before this one), to decide before it or decorate its result; a
+    /// method the table does not hold is left alone. Layers for every method go on the
+    /// builder ([`ServerBuilder::middleware`]), which an extension reaches in
+    /// [`Extension::extend`].
+    pub fn wrap<M: Method>(&mut self, layer: impl Middleware) -> &mut Self {
+        self.router
+            .wrap_one(M::NAME, |entry| super::middleware::around(entry, layer));
+        self
     }
 }
 
@@ -158,97 +200,5 @@ impl RequestContext {
             Some(ours) => ext::negotiated(ours, self.client_capabilities().extension(id)),
             None => false,
         }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    // An extension registers its own method into each era's table and decorates a core result
-    // through `Methods::wrap`; the tables run with no transport (`Server::call_as`).
-
-    use super::*;
-    use crate::server::Call;
-    use crate::wire::to_raw;
-    use mcpkit_types::method::{ListTools, Method};
-    use mcpkit_types::schema::{ListToolsResult, PaginatedParams, RequestParams};
-    use mcpkit_types::ProtocolVersion;
-    use serde_json::{json, Value};
-
-    /// `example/echo-era`: answers with the era whose table served it.
-    struct EchoEra;
-
-    impl Method for EchoEra {
-        const NAME: &'static str = "example/echoEra";
-        type Params = RequestParams;
-        type Result = Value;
-    }
-
-    struct Example;
-
-    impl Extension for Example {
-        fn id(&self) -> &str {
-            "com.example/echo"
-        }
-
-        fn register(&self, table: &mut MethodTable<'_>) {
-            table.router.request::<EchoEra, _, _>(|call: Call, _| async move {
-                let era = format!("{:?}", call.era);
-                call.finish(to_raw(&json!({ "era": era }))?, None)
-            });
-            // Decorate `tools/list`: mark each page as seen by the extension.
-            table.router.wrap(|name, entry| {
-                if name != ListTools::NAME {
-                    return entry;
-                }
-                Box::new(move |call| {
-                    let answer = entry(call);
-                    Box::pin(async move {
-                        let mut page: Value = serde_json::from_str(answer.await?.get())
-                            .map_err(|e| mcpkit_types::ErrorObject::internal(e.to_string()))?;
-                        page["_meta"] = json!({ "com.example/echo": true });
-                        to_raw(&page)
-                    })
-                })
-            });
-        }
-    }
-
-    fn server() -> crate::Server {
-        crate::Server::builder().enable_tools().extension(Example).build()
-    }
-
-    #[tokio::test]
-    async fn an_extension_method_is_served_in_each_era() {
-        let s = server();
-        let handshake = s.call::<EchoEra>(RequestParams::default()).await.unwrap();
-        assert_eq!(handshake, json!({ "era": "Handshake" }));
-        let stateless = s
-            .call_as::<EchoEra>(ProtocolVersion::V2026_07_28, RequestParams::default())
-            .await
-            .unwrap();
-        assert_eq!(stateless["era"], "Stateless");
-        assert_eq!(stateless["resultType"], "complete");
-    }
-
-    #[tokio::test]
-    async fn an_extension_decorates_a_core_result() {
-        let page: ListToolsResult = server().call::<ListTools>(PaginatedParams::default()).await.unwrap();
-        assert_eq!(
-            page.meta.and_then(|m| m.get("com.example/echo").cloned()),
-            Some(json!(true))
-        );
-        // Without the extension the page is as before.
-        let plain = crate::Server::builder().enable_tools().build();
-        let page: ListToolsResult = plain.call::<ListTools>(PaginatedParams::default()).await.unwrap();
-        assert!(page.meta.is_none());
-    }
-
-    #[test]
-    fn the_declaration_is_computed_per_era() {
-        let s = server();
-        assert_eq!(
-            serde_json::to_value(s.capabilities().extensions).unwrap(),
-            json!({ "com.example/echo": {} })
-        );
     }
 }

@@ -148,6 +148,14 @@ impl Methods {
         self
     }
 
+    /// Wrap the entry of `name` alone, if the table holds it.
+    pub(crate) fn wrap_one(&mut self, name: &str, layer: impl FnOnce(RequestEntry) -> RequestEntry) -> &mut Self {
+        if let Some((name, entry)) = self.requests.remove_entry(name) {
+            self.requests.insert(name, layer(entry));
+        }
+        self
+    }
+
     /// Answer one request. A method this table does not hold is not found (after the era's
     /// admission check, so an uninitialized session hears that first).
     pub(crate) fn handle(&self, call: Call) -> BoxFuture<HandlerResult> {

@@ -139,6 +139,21 @@ where
     }
 }
 
+/// `entry` with `layer` around it (what [`super::extensions::MethodTable::wrap`] puts in a
+/// table).
+pub(crate) fn around(entry: RequestEntry, layer: impl Middleware) -> RequestEntry {
+    let layers: Arc<[Arc<dyn Middleware>]> = Arc::new([Arc::new(layer) as Arc<dyn Middleware>]);
+    let entry = Arc::new(entry);
+    Box::new(move |call: Call| {
+        Next {
+            layers: layers.clone(),
+            index: 0,
+            entry: entry.clone(),
+        }
+        .run(call)
+    })
+}
+
 /// The layers of one server, in the order they were added.
 #[derive(Clone, Default)]
 pub(crate) struct Stack {

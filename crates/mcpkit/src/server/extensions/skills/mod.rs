@@ -32,17 +32,18 @@ use std::sync::{Arc, OnceLock};
 
 use base64::Engine as _;
 use mcpkit_types::ext::skills::{self as wire, GetSkill, ListSkills, ReadDirectory, SCHEME};
-use mcpkit_types::method::{Method, ReadResource};
+use mcpkit_types::method::ReadResource;
 use mcpkit_types::schema::JsonObject;
-use serde::Deserialize;
+use mcpkit_types::{ErrorCode, ErrorObject};
 
 use load::Loaded;
 pub use load::{SkillDef, SkillError};
 use serve::Catalogue;
 
 use super::{Extension, MethodTable};
-use crate::server::methods::RequestEntry;
-use crate::server::{ResourceDef, ServerBuilder};
+use crate::engine::HandlerResult;
+use crate::server::middleware::{self, Next};
+use crate::server::{Call, ResourceDef, ServerBuilder};
 
 /// The skills a server serves: add them, then hand this to
 /// [`ServerBuilder::extension`](crate::ServerBuilder::extension).
@@ -150,58 +151,34 @@ impl Extension for Skills {
 
     fn register(&self, table: &mut MethodTable<'_>) {
         let c = self.catalogue();
-        let list = c.clone();
+        let (list, get) = (c.clone(), c.clone());
         table
-            .router
-            .request::<ListSkills, _, _>(move |call, p| std::future::ready(list.list(&call, p)));
-        let get = c.clone();
-        table
-            .router
+            .request::<ListSkills, _, _>(move |call, p| std::future::ready(list.list(&call, p)))
             .request::<GetSkill, _, _>(move |call, p| std::future::ready(get.get(&call, p)));
         if self.directory_read {
             let dirs = c.clone();
-            table
-                .router
-                .request::<ReadDirectory, _, _>(move |call, p| std::future::ready(dirs.read_directory(&call, p)));
+            table.request::<ReadDirectory, _, _>(move |call, p| std::future::ready(dirs.read_directory(&call, p)));
         }
-        table.router.wrap(move |name, entry| {
-            if name == ReadResource::NAME {
-                refuse_unserved_skill_uris(c.clone(), entry)
-            } else {
-                entry
-            }
-        });
+        table.wrap::<ReadResource>(middleware::from_fn(move |call: Call, next: Next| {
+            refuse_unserved_skill_uris(c.clone(), call, next)
+        }));
     }
 }
 
 /// `resources/read` of a `skill://` URI that no skill (nor another resource or template of the
 /// server) serves: -32602 naming the problem (a URI that leaves its skill, a file its skill does
-/// not have, no such skill), in both eras.
-fn refuse_unserved_skill_uris(c: Arc<Catalogue>, entry: RequestEntry) -> RequestEntry {
-    #[derive(Deserialize)]
-    struct UriOnly {
-        uri: Option<String>,
+/// not have, no such skill) instead of the core's "Resource not found", in both eras.
+async fn refuse_unserved_skill_uris(c: Arc<Catalogue>, call: Call, next: Next) -> HandlerResult {
+    let uri = call.target().filter(|u| u.starts_with(SCHEME)).map(str::to_owned);
+    let read = next.run(call).await;
+    match (read, uri) {
+        (Err(e), Some(uri)) if is_not_found(&e, &uri) && !c.serves_file(&uri) => Err(c.not_served(&uri, "a file")),
+        (read, _) => read,
     }
-    Box::new(move |call| {
-        let uri = call
-            .params
-            .as_deref()
-            .and_then(|p| serde_json::from_str::<UriOnly>(p.get()).ok())
-            .and_then(|p| p.uri);
-        let served_elsewhere = |uri: &str| {
-            let snap = call.snapshot();
-            snap.resource_index.contains_key(uri)
-                || snap.catalog.templates.iter().any(|t| t.matcher.matches(uri).is_some())
-        };
-        match uri {
-            Some(uri) if uri.starts_with(SCHEME) && !c.serves_file(&uri) && !served_elsewhere(&uri) => {
-                let error = c.not_served(&uri, "a file");
-                Box::pin(async move {
-                    crate::server::handshake::admit(&call.session, ReadResource::NAME)?;
-                    Err(error)
-                })
-            }
-            _ => entry(call),
-        }
-    })
+}
+
+/// The core's "Resource not found" for `uri` (-32002, or -32602 from 2026-07-28; `data.uri`).
+fn is_not_found(e: &ErrorObject, uri: &str) -> bool {
+    matches!(e.code, ErrorCode::RESOURCE_NOT_FOUND | ErrorCode::INVALID_PARAMS)
+        && e.data.as_ref().and_then(|d| d.get("uri")).and_then(|u| u.as_str()) == Some(uri)
 }

@@ -15,7 +15,6 @@ use super::load::Loaded;
 use crate::engine::HandlerResult;
 use crate::server::Call;
 use crate::server::{cursor_for, page_of};
-use crate::wire::to_raw;
 
 /// The skills of one server, with every lookup the methods need, built once.
 #[derive(Debug, Default)]
@@ -139,7 +138,7 @@ impl Catalogue {
             next_cursor,
             ..Default::default()
         };
-        call.finish(to_raw(&result)?, Some(call.server.inner.cache.lists))
+        call.reply_list(&result)
     }
 
     /// `skills/get`: the entry of the skill whose `SKILL.md` is at `uri`.
@@ -154,7 +153,7 @@ impl Catalogue {
             cache_scope: None,
             meta: None,
         };
-        call.finish(to_raw(&result)?, Some(call.server.inner.cache.lists))
+        call.reply_list(&result)
     }
 
     /// `resources/directory/read`: the direct children of a directory resource.
@@ -174,7 +173,7 @@ impl Catalogue {
             ..Default::default()
         };
         // Caching hints as on the list methods: hosts treat the listing like `resources/list`.
-        call.finish(to_raw(&result)?, Some(call.server.inner.cache.lists))
+        call.reply_list(&result)
     }
 }
 
@@ -186,7 +185,7 @@ fn page(
     cursor: Option<&str>,
     len: usize,
 ) -> Result<(std::ops::Range<usize>, Option<String>), ErrorObject> {
-    let size = call.server.inner.page_size.max(1);
+    let size = call.page_size();
     let page = match cursor {
         None => 0,
         Some(c) => page_of(c)

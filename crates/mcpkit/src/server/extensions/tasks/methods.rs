@@ -22,22 +22,30 @@ use crate::server::backend::tasks::{
     now_ms, Applied, Lookup, TaskChange, TaskOwner, TaskRecord, TaskRequest, TaskStoreError,
 };
 use crate::server::call::finish_for;
+use crate::server::extensions::MethodTable;
 use crate::server::handshake;
-use crate::server::methods::{Methods, RequestEntry};
+use crate::server::middleware::{Middleware, Next};
 use crate::server::Call;
 use crate::wire::{member_str, params, to_raw};
 
-/// Add the extension to one era's table.
-pub(crate) fn register(r: &mut Methods, runtime: &Arc<Runtime>) {
-    let (g, u, c, t) = (runtime.clone(), runtime.clone(), runtime.clone(), runtime.clone());
-    r.request::<GetTask, _, _>(move |call, p| get(call, p, g.clone()))
+/// Add the extension to one era's table, through the public extension API.
+pub(crate) fn register(table: &mut MethodTable<'_>, runtime: &Arc<Runtime>) {
+    let (g, u, c) = (runtime.clone(), runtime.clone(), runtime.clone());
+    table
+        .request::<GetTask, _, _>(move |call, p| get(call, p, g.clone()))
         .request::<UpdateTask, _, _>(move |call, p| update(call, p, u.clone()))
         .request::<CancelTask, _, _>(move |call, p| cancel(call, p, c.clone()))
-        .wrap(move |name, entry| match name {
-            CallTool::NAME => call_tool(entry, t.clone()),
-            SubscriptionsListen::NAME => super::notify::listen(entry, t.clone()),
-            _ => entry,
-        });
+        .wrap::<CallTool>(TaskCalls(runtime.clone()))
+        .wrap::<SubscriptionsListen>(super::notify::TaskListens(runtime.clone()));
+}
+
+/// The layer around `tools/call` (see [`call_tool`]).
+struct TaskCalls(Arc<Runtime>);
+
+impl Middleware for TaskCalls {
+    fn handle(&self, call: Call, next: Next) -> BoxFuture<HandlerResult> {
+        call_tool(call, next, &self.0)
+    }
 }
 
 /// SEP-2663 "Capability Negotiation" and SEP-2575 "Missing Required Capabilities": -32021
@@ -173,14 +181,14 @@ fn parts_of(call: &Call) -> Parts {
 /// `tools/call` with the extension: a task-capable tool called by a client that declared the
 /// extension becomes a task; a task-required tool called by one that did not is refused
 /// (-32021); everything else is the plain `tools/call`.
-fn call_tool(plain: RequestEntry, tasks: Arc<Runtime>) -> RequestEntry {
-    Box::new(move |call: Call| -> BoxFuture<HandlerResult> {
+fn call_tool(call: Call, plain: Next, tasks: &Arc<Runtime>) -> BoxFuture<HandlerResult> {
+    {
         if handshake::admit(&call.session, CallTool::NAME).is_err() {
-            return plain(call);
+            return plain.run(call);
         }
         // Read up to the name only: the plain call decodes the params once more anyway.
         let Some(name) = member_str(call.params.as_deref(), "name") else {
-            return plain(call);
+            return plain.run(call);
         };
         let snap = call.snapshot();
         let def = snap.tool_index.get(name.as_ref()).map(|&i| &snap.catalog.tools[i]);
@@ -190,7 +198,7 @@ fn call_tool(plain: RequestEntry, tasks: Arc<Runtime>) -> RequestEntry {
             Some(TaskSupport::Optional | TaskSupport::Required) if negotiated(&call) => {
                 drop((name, snap));
                 if at_detach {
-                    at_detach_call(call, &plain, tasks.clone())
+                    at_detach_call(call, plain, tasks.clone())
                 } else {
                     Box::pin(create(call, tasks.clone()))
                 }
@@ -200,20 +208,20 @@ fn call_tool(plain: RequestEntry, tasks: Arc<Runtime>) -> RequestEntry {
             ))))),
             _ => {
                 drop((name, snap));
-                plain(call)
+                plain.run(call)
             }
         }
-    })
+    }
 }
 
 /// A call of a tool that becomes a task when its handler detaches: the plain `tools/call` runs
 /// (input rounds and all) until then; at that point the task is made and its handle is the
 /// answer, and the rest of the plain call runs as the task.
-fn at_detach_call(mut call: Call, plain: &RequestEntry, tasks: Arc<Runtime>) -> BoxFuture<HandlerResult> {
+fn at_detach_call(mut call: Call, plain: Next, tasks: Arc<Runtime>) -> BoxFuture<HandlerResult> {
     let record = params::<CallToolParams>(call.params.as_deref()).and_then(|p| new_record(&call, &tasks, &p));
     let record = match record {
         Ok(r) => r,
-        Err(_) => return plain(call),
+        Err(_) => return plain.run(call),
     };
     // The parts the task keeps are taken before the signal and the progress link go in: they
     // must not keep the link alive after the handler is done.
@@ -222,7 +230,7 @@ fn at_detach_call(mut call: Call, plain: &RequestEntry, tasks: Arc<Runtime>) -> 
     let (link, progress) = runner::link();
     call.extensions.insert(detach);
     call.extensions.insert(link);
-    let mut rest = plain(call);
+    let mut rest = plain.run(call);
     Box::pin(async move {
         tokio::select! {
             biased;

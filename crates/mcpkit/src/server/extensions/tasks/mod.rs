@@ -128,7 +128,7 @@ impl Extension for Tasks {
     }
 
     fn register(&self, table: &mut MethodTable<'_>) {
-        methods::register(table.router, &self.runtime);
+        methods::register(table, &self.runtime);
     }
 }
 

@@ -29,7 +29,7 @@ use crate::engine::{BoxFuture, HandlerResult};
 use crate::server::backend::tasks::{Lookup, TaskOwner, TaskRecord};
 use crate::server::client_state::SessionlessRequest;
 use crate::server::listen::{FeedSlot, ListenFeed};
-use crate::server::methods::RequestEntry;
+use crate::server::middleware::{Middleware, Next};
 use crate::server::Call;
 use crate::wire::params;
 
@@ -105,15 +105,22 @@ struct TaskIdsOnly {
 /// `subscriptions/listen` with the extension: the task ids a request names are honoured for
 /// their owner and fed to the stream; a request naming tasks without declaring the extension is
 /// refused (-32021, SEP-2663 "Task Status Notifications").
-pub(crate) fn listen(plain: RequestEntry, tasks: Arc<Runtime>) -> RequestEntry {
-    let plain = Arc::new(plain);
-    Box::new(move |mut call: Call| -> BoxFuture<HandlerResult> {
+pub(crate) struct TaskListens(pub(crate) Arc<Runtime>);
+
+impl Middleware for TaskListens {
+    fn handle(&self, call: Call, next: Next) -> BoxFuture<HandlerResult> {
+        listen(call, next, &self.0)
+    }
+}
+
+fn listen(mut call: Call, plain: Next, tasks: &Arc<Runtime>) -> BoxFuture<HandlerResult> {
+    {
         let asked = params::<TaskIdsOnly>(call.params.as_deref())
             .ok()
             .and_then(|p| p.notifications.task_ids)
             .filter(|ids| !ids.is_empty());
         let Some(asked) = asked else {
-            return plain(call);
+            return plain.run(call);
         };
         let meta = params::<SubscriptionsListenParams>(call.params.as_deref())
             .ok()
@@ -122,7 +129,7 @@ pub(crate) fn listen(plain: RequestEntry, tasks: Arc<Runtime>) -> RequestEntry {
             let what = format!("{} with taskIds", SubscriptionsListen::NAME);
             return Box::pin(std::future::ready(Err(super::methods::not_negotiated(&what))));
         }
-        let (tasks, plain) = (tasks.clone(), plain.clone());
+        let tasks = tasks.clone();
         Box::pin(async move {
             let owner = owner_of(&call);
             // Subscribe before reading the tasks, so that no change after the read is missed.
@@ -139,9 +146,9 @@ pub(crate) fn listen(plain: RequestEntry, tasks: Arc<Runtime>) -> RequestEntry {
             if !first.is_empty() {
                 tokio::spawn(feed(tasks, owner, first, events, tx));
             }
-            plain(call).await
+            plain.run(call).await
         })
-    })
+    }
 }
 
 /// The tasks of `asked` that `owner` may watch (each once), with their state now.
