@@ -54,9 +54,22 @@ impl Kind {
                 "open_world",
                 "icon",
                 "meta",
+                "scopes",
+                "tags",
+                "hidden",
             ],
-            Kind::Prompt => &["name", "title", "description", "meta"],
-            Kind::Resource => &["uri", "name", "title", "description", "mime_type", "meta"],
+            Kind::Prompt => &["name", "title", "description", "meta", "scopes", "tags", "hidden"],
+            Kind::Resource => &[
+                "uri",
+                "name",
+                "title",
+                "description",
+                "mime_type",
+                "meta",
+                "scopes",
+                "tags",
+                "hidden",
+            ],
         }
     }
 }
@@ -108,6 +121,12 @@ pub(crate) struct ItemAttrs {
     /// `meta = {"key": …}` (a JSON object, as `serde_json::json!` reads it) or `meta = EXPR`
     /// (an expression of type `mcpkit::types::schema::Meta`).
     pub(crate) meta: Option<Expr>,
+    /// `scopes = ["a", "b"]`: what `require_scopes` gets.
+    pub(crate) scopes: Option<Expr>,
+    /// `tags = ["a", "b"]`: what `tags` gets.
+    pub(crate) tags: Option<Expr>,
+    /// `hidden`: hidden until a session shows it.
+    pub(crate) hidden: Option<LitBool>,
 }
 
 impl ItemAttrs {
@@ -150,6 +169,9 @@ impl ItemAttrs {
                     syn::Error::new(key.span(), "`meta` needs a value: write `meta = {\"key\": \"value\"}`")
                 })?)
             }
+            "scopes" => self.scopes = Some(list(key, value)?),
+            "tags" => self.tags = Some(list(key, value)?),
+            "hidden" => self.hidden = Some(flag(key, value)?),
             "read_only" => self.read_only = Some(flag(key, value)?),
             "destructive" => self.destructive = Some(flag(key, value)?),
             "idempotent" => self.idempotent = Some(flag(key, value)?),
@@ -207,6 +229,27 @@ fn string(key: &Ident, value: Option<Expr>) -> syn::Result<LitStr> {
         None => Err(syn::Error::new(
             key.span(),
             format!("`{key}` needs a value: write `{key} = \"...\"`"),
+        )),
+    }
+}
+
+/// A list of strings: `key = ["a", "b"]`.
+fn list(key: &Ident, value: Option<Expr>) -> syn::Result<Expr> {
+    match value {
+        Some(Expr::Array(a))
+            if a.elems
+                .iter()
+                .all(|e| matches!(e, Expr::Lit(syn::ExprLit { lit: Lit::Str(_), .. }))) =>
+        {
+            Ok(Expr::Array(a))
+        }
+        Some(other) => Err(syn::Error::new(
+            other.span(),
+            format!("`{key}` is a list of strings: write `{key} = [\"a\", \"b\"]`"),
+        )),
+        None => Err(syn::Error::new(
+            key.span(),
+            format!("`{key}` needs a value: write `{key} = [\"a\", \"b\"]`"),
         )),
     }
 }

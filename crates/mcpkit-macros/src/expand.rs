@@ -11,7 +11,7 @@ use proc_macro2::{Span, TokenStream};
 use quote::{format_ident, quote, quote_spanned};
 use syn::ext::IdentExt;
 use syn::spanned::Spanned;
-use syn::{Expr, Ident, Lit, Type};
+use syn::{Expr, Ident, Lit, LitBool, Type};
 
 use crate::attrs::{ItemAttrs, Kind};
 use crate::signature::{Handler, Param};
@@ -306,6 +306,15 @@ impl Item {
             )))),
             Some(expr) => out.push(quote!(.meta(#expr))),
             None => {}
+        }
+        if let Some(scopes) = &a.scopes {
+            out.push(quote!(.require_scopes(#scopes)));
+        }
+        if let Some(tags) = &a.tags {
+            out.push(quote!(.tags(#tags)));
+        }
+        if a.hidden.as_ref().is_some_and(LitBool::value) {
+            out.push(quote!(.hidden()));
         }
         out
     }

@@ -101,6 +101,59 @@ async fn authorize_refresh_step_up(mode: ConnectMode) {
     within("close", client.close()).await.unwrap();
 }
 
+/// A tool that requires a scope (`require_scopes`, not a method scope): the client does not
+/// see it at first; calling it by name gets 403 with the item's step-up challenge, the client
+/// asks for the union of the scopes, and the retried call is served — in both eras.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn client_steps_up_for_a_tool_requiring_a_scope() {
+    for mode in [
+        ConnectMode::Handshake,
+        ConnectMode::Pinned(ProtocolVersion::V2026_07_28),
+    ] {
+        let (mcp_listener, base) = listen().await;
+        let resource = format!("{base}/mcp");
+        let auth = start_auth_server(&resource).await;
+        let server = Server::builder()
+            .tool(ToolDef::new("read", || async { "read" }))
+            .tool(ToolDef::new("write", || async { "written" }).require_scopes(["mcp:write"]))
+            .build();
+        let verifier = JwtVerifier::new(&auth.issuer, &format!("{}/jwks", auth.issuer), &resource).unwrap();
+        let app = ProtectedResource::new(&resource, [auth.issuer.clone()], Arc::new(verifier))
+            .unwrap()
+            .scopes_supported(["mcp:read", "mcp:write"])
+            .required_scopes(["mcp:read"]);
+        spawn(mcp_listener, HttpServer::new(server).layer(app).router());
+        let oauth = OAuthClient::builder(&resource)
+            .redirect_uri("http://127.0.0.1:9/callback")
+            .authorizer(Arc::new(HeadlessAuthorizer::new().unwrap()))
+            .build()
+            .unwrap();
+        let transport = HttpClientTransport::builder(&resource)
+            .auth(Arc::new(oauth.clone()))
+            .build()
+            .unwrap();
+        let client = within("connect", Client::builder().mode(mode).connect(transport))
+            .await
+            .unwrap();
+        let names = |tools: Vec<mcpkit::types::schema::Tool>| tools.into_iter().map(|t| t.name).collect::<Vec<_>>();
+        let tools = within("tools/list", client.list_all_tools()).await.unwrap();
+        assert_eq!(names(tools), ["read"], "{mode:?}");
+        let result = within("tools/call", client.call_tool("write", json!({})))
+            .await
+            .unwrap();
+        assert_eq!(result.content.as_slice()[0].as_text(), Some("written"), "{mode:?}");
+        let scopes = auth.seen.lock().unwrap().authorize_scopes.clone();
+        assert_eq!(
+            scopes.last().cloned().flatten().as_deref(),
+            Some("mcp:read mcp:write"),
+            "{mode:?}: step-up asks for the union: {scopes:?}"
+        );
+        let tools = within("tools/list", client.list_all_tools()).await.unwrap();
+        assert_eq!(names(tools), ["read", "write"], "{mode:?}");
+        within("close", client.close()).await.unwrap();
+    }
+}
+
 /// An app behind the layer that reports what reached it.
 async fn echo(headers: HeaderMap, Extension(info): Extension<AuthInfo>) -> String {
     json!({

@@ -36,6 +36,10 @@ impl ErrorCode {
     /// carries `retryAfterMs`. mcpkit's code, in the range JSON-RPC leaves to servers; over
     /// HTTP it comes with status 429 and `Retry-After`.
     pub const RATE_LIMITED: ErrorCode = ErrorCode(-32029);
+    /// The caller's token lacks scopes an item requires; `data.requiredScopes` names them.
+    /// mcpkit's code; over HTTP it comes with status 403 and, behind an OAuth resource layer,
+    /// the step-up `WWW-Authenticate` challenge.
+    pub const INSUFFICIENT_SCOPE: ErrorCode = ErrorCode(-32003);
 }
 
 impl fmt::Display for ErrorCode {

@@ -18,6 +18,7 @@ pub struct ServerBuilder {
     pub(super) client_limits: ClientLimits,
     pub(super) registrations: registrations::Registrations,
     pub(super) middleware: middleware::Stack,
+    pub(super) authorize: Option<access::Hook>,
 }
 
 /// What one client may keep on a handshake-era session (a stdio connection, an HTTP
@@ -102,6 +103,7 @@ impl Default for ServerBuilder {
             client_limits: ClientLimits::default(),
             registrations: registrations::Registrations::default(),
             middleware: middleware::Stack::default(),
+            authorize: None,
         }
     }
 }
@@ -279,6 +281,7 @@ impl ServerBuilder {
     }
 
     fn finish(self) -> Server {
+        let requires_scopes = self.catalog.requires_scopes();
         let snapshot = Snapshot::build(self.catalog, self.page_size);
         let info_json = serde_json::value::to_raw_value(&self.info).unwrap_or_default();
         Server {
@@ -311,7 +314,10 @@ impl ServerBuilder {
                 switch_store: RwLock::new(None),
                 methods: methods::EraMethods::build(&self.extensions, &self.middleware),
                 names_every_client: self.middleware.counts_clients(),
-                has_middleware: !self.middleware.is_empty(),
+                may_refuse: std::sync::atomic::AtomicBool::new(
+                    !self.middleware.is_empty() || self.authorize.is_some() || requires_scopes,
+                ),
+                authorize: self.authorize,
                 extensions: self.extensions.declared(),
                 client_limits: self.client_limits,
                 changes: tokio::sync::broadcast::channel(256).0,

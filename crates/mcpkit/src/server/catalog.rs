@@ -14,6 +14,25 @@ pub(crate) struct Catalog {
     pub(crate) switches: backend::Switches,
 }
 
+impl Catalog {
+    /// Whether any item requires scopes (a request may then be refused with 403).
+    pub(crate) fn requires_scopes(&self) -> bool {
+        self.tools.iter().any(|t| !t.guard.scopes.is_empty())
+            || self.prompts.iter().any(|p| !p.guard.scopes.is_empty())
+            || self.resources.iter().any(|r| !r.guard.scopes.is_empty())
+            || self.templates.iter().any(|t| !t.guard.scopes.is_empty())
+    }
+
+    /// Whether any item is guarded (scopes, or hidden until shown): lists are then filtered
+    /// per request.
+    fn guarded(&self) -> bool {
+        self.tools.iter().any(|t| !t.guard.is_open())
+            || self.prompts.iter().any(|p| !p.guard.is_open())
+            || self.resources.iter().any(|r| !r.guard.is_open())
+            || self.templates.iter().any(|t| !t.guard.is_open())
+    }
+}
+
 /// An immutable view of the catalogue with its lookup maps and pre-serialized list pages.
 ///
 /// The maps and pages ([`Derived`], reached through `Deref`) are built on first use, once per
@@ -50,6 +69,11 @@ pub(crate) struct Derived {
     pub(crate) switchable: bool,
     /// The switchable items that are off, by switch key (`tool:NAME`, `prompt:NAME`).
     pub(crate) switched_off: std::collections::HashSet<String>,
+    /// The tools and prompts listed (not switched off), by index in the catalogue, in order.
+    pub(crate) live_tools: Vec<usize>,
+    pub(crate) live_prompts: Vec<usize>,
+    /// Whether any item is guarded ([`Catalog::guarded`]).
+    pub(crate) guarded: bool,
 }
 
 fn pages<T: Clone, R: Serialize>(
@@ -129,6 +153,9 @@ impl Derived {
             tool_index: live.tools.iter().map(|(i, t)| (t.tool.name.clone(), *i)).collect(),
             resource_index: index(catalog.resources.iter().map(|r| r.resource.uri.as_str()).collect()),
             prompt_index: live.prompts.iter().map(|(i, p)| (p.prompt.name.clone(), *i)).collect(),
+            live_tools: live.tools.iter().map(|(i, _)| *i).collect(),
+            live_prompts: live.prompts.iter().map(|(i, _)| *i).collect(),
+            guarded: catalog.guarded(),
             switchable: live.switchable,
             switched_off: live.switched_off,
             tool_pages: pages(&tools, page_size, |tools, next_cursor| ListToolsResult {

@@ -55,6 +55,8 @@ pub(crate) struct ClientState {
     observer: OnceLock<Observer>,
     /// Its place in the server's live sessions, given back when the session is dropped.
     pub(crate) slot: OnceLock<super::live_sessions::Slot>,
+    /// What this session showed or hid (boxed: most sessions never change it).
+    pub(crate) visibility: OnceLock<Box<super::access::Visibility>>,
 }
 
 /// What `initialize` (or a stateless request's `_meta`) settled.

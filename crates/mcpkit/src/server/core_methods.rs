@@ -18,6 +18,7 @@ use mcpkit_types::{Era, ErrorCode, ErrorObject, ProtocolVersion};
 use serde_json::json;
 use serde_json::value::RawValue;
 
+use super::access::{self, Item, List};
 use super::call::{finish_for, Call};
 use super::completion::CompletionInput;
 use super::context::RequestContext;
@@ -63,17 +64,17 @@ pub(crate) fn stateless() -> Methods {
 fn catalogue(r: &mut Methods) {
     r.request_if::<ListTools, _, _>(Call::offers_tools, |mut call: Call, p| async move {
         call.catch_up_switches().await;
-        list(&call, |s| &s.tool_pages, p)
+        list(&call, List::Tools, p)
     })
     .request_if::<ListResources, _, _>(Call::offers_resources, |call, p| async move {
-        list(&call, |s| &s.resource_pages, p)
+        list(&call, List::Resources, p)
     })
     .request_if::<ListResourceTemplates, _, _>(Call::offers_resources, |call, p| async move {
-        list(&call, |s| &s.template_pages, p)
+        list(&call, List::Templates, p)
     })
     .request_if::<ListPrompts, _, _>(Call::offers_prompts, |mut call: Call, p| async move {
         call.catch_up_switches().await;
-        list(&call, |s| &s.prompt_pages, p)
+        list(&call, List::Prompts, p)
     })
     .request::<CallTool, _, _>(call_tool)
     .request::<ReadResource, _, _>(read_resource)
@@ -81,9 +82,13 @@ fn catalogue(r: &mut Methods) {
     .request::<Complete, _, _>(|call, p| async move { call.finish(complete(call.snapshot(), p)?, None) });
 }
 
-/// One page of a pre-serialized list.
-fn list(call: &Call, pages: fn(&Snapshot) -> &[Box<RawValue>], p: PaginatedParams) -> HandlerResult {
-    let pages = pages(call.snapshot());
+/// One page of a pre-serialized list, or, on a server whose items are not all open to every
+/// request, of the items this request may use.
+fn list(call: &Call, list: List, p: PaginatedParams) -> HandlerResult {
+    if call.filters_items() {
+        return access::visible_page(call, list, p.cursor.as_deref());
+    }
+    let pages = list.pages(call.snapshot());
     let index = match p.cursor.as_deref() {
         None => 0,
         Some(c) => page_of(c)
@@ -207,9 +212,11 @@ async fn call_tool(mut call: Call, p: CallToolParams) -> HandlerResult {
     {
         snap = call.server.snapshot();
     }
+    let unknown = || ErrorObject::invalid_params(format!("Unknown tool: {}", p.name));
     let Some(def) = snap.tool_index.get(&p.name).map(|&i| &snap.catalog.tools[i]) else {
-        return Err(ErrorObject::invalid_params(format!("Unknown tool: {}", p.name)));
+        return Err(unknown());
     };
+    call.check_access(Item::Tool(&def.tool), &def.guard, unknown)?;
     let version = call.session.version();
     if let Some(invalid) = def.check_arguments(p.arguments.as_deref()) {
         let raw = to_raw(&invalid.for_version(version))?;
@@ -240,18 +247,27 @@ async fn read_resource(mut call: Call, p: ReadResourceParams) -> HandlerResult {
     let version = call.session.version();
     let reads = call.server.inner.cache.reads;
     let uri = p.uri.clone();
-    let digest = || digest_of(&[ReadResource::NAME, &uri], None);
-    let (cx, round) = call.begin::<ReadResource>(p.meta, p.request_state.as_deref(), p.input_responses, &digest)?;
-    let (read, variables) = if let Some(def) = snap.resource_index.get(&p.uri).map(|&i| &snap.catalog.resources[i]) {
-        (&def.read, BTreeMap::new())
+    let found = if let Some(def) = snap.resource_index.get(&p.uri).map(|&i| &snap.catalog.resources[i]) {
+        call.check_access(Item::Resource(&def.resource), &def.guard, || {
+            resource_not_found(&uri, version)
+        })?;
+        Some((&def.read, BTreeMap::new()))
     } else if let Some((t, variables)) = snap
         .catalog
         .templates
         .iter()
         .find_map(|t| t.matcher.matches(&p.uri).map(|v| (t, v)))
     {
-        (&t.read, variables)
+        call.check_access(Item::Template(&t.template), &t.guard, || {
+            resource_not_found(&uri, version)
+        })?;
+        Some((&t.read, variables))
     } else {
+        None
+    };
+    let digest = || digest_of(&[ReadResource::NAME, &uri], None);
+    let (cx, round) = call.begin::<ReadResource>(p.meta, p.request_state.as_deref(), p.input_responses, &digest)?;
+    let Some((read, variables)) = found else {
         return Err(resource_not_found(&p.uri, version));
     };
     let request = ResourceRequest {
@@ -290,9 +306,11 @@ async fn get_prompt(mut call: Call, p: GetPromptParams) -> HandlerResult {
     {
         snap = call.server.snapshot();
     }
+    let unknown = || ErrorObject::invalid_params(format!("Unknown prompt: {}", p.name));
     let Some(def) = snap.prompt_index.get(&p.name).map(|&i| &snap.catalog.prompts[i]) else {
-        return Err(ErrorObject::invalid_params(format!("Unknown prompt: {}", p.name)));
+        return Err(unknown());
     };
+    call.check_access(Item::Prompt(&def.prompt), &def.guard, unknown)?;
     let arguments = p.arguments.unwrap_or_default();
     if let Some(missing) = def.missing_required(&arguments) {
         return Err(ErrorObject::invalid_params(format!(

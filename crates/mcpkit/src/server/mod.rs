@@ -30,6 +30,7 @@ mod tool;
 mod toolbox;
 pub mod uri_template;
 
+mod access;
 mod builder;
 mod call;
 mod catalog;
@@ -48,6 +49,7 @@ use mcpkit_types::schema::{
 use serde::Serialize;
 use serde_json::value::RawValue;
 
+pub use access::{Item, Select};
 pub use builder::{ClientLimits, ServerBuilder};
 pub use call::Call;
 pub use completion::{from_list, Completer, CompletionInput};
@@ -138,8 +140,11 @@ struct Inner {
     client_limits: ClientLimits,
     /// A layer counts per client: the HTTP front end names the client of every request.
     names_every_client: bool,
-    /// Any layer of middleware is installed.
-    has_middleware: bool,
+    /// Who sees and uses each item beyond scopes ([`ServerBuilder::authorize`]).
+    authorize: Option<access::Hook>,
+    /// Whether a request may be refused by a layer or for want of scopes (HTTP then maps the
+    /// refusal to 429 or 403): set at build, and when an item requiring scopes is added.
+    may_refuse: std::sync::atomic::AtomicBool,
 }
 
 impl Server {
@@ -304,10 +309,10 @@ impl Server {
         self.inner.names_every_client
     }
 
-    /// Whether any layer of middleware is installed (a refusal by a limit may then need HTTP
-    /// 429).
-    pub(crate) fn has_middleware(&self) -> bool {
-        self.inner.has_middleware
+    /// Whether a request may be refused by a layer (HTTP 429) or for want of scopes (403):
+    /// only then does the HTTP front end look at a reply's error.
+    pub(crate) fn may_refuse(&self) -> bool {
+        self.inner.may_refuse.load(std::sync::atomic::Ordering::Relaxed)
     }
 
     pub(crate) fn snapshot(&self) -> Arc<Snapshot> {
@@ -326,6 +331,9 @@ impl Server {
         let mut guard = crate::sync::write(&self.inner.catalog);
         let mut catalog = guard.catalog.clone();
         change(&mut catalog);
+        if catalog.requires_scopes() {
+            self.inner.may_refuse.store(true, std::sync::atomic::Ordering::Relaxed);
+        }
         *guard = Arc::new(Snapshot::build(catalog, self.inner.page_size));
     }
 

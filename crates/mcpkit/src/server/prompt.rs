@@ -170,6 +170,8 @@ pub struct PromptDef {
     /// Switchable at run time ([`Server::set_prompt_enabled`](super::Server::set_prompt_enabled)):
     /// whether it is on until switched (`None`: always on).
     pub(crate) switch: Option<bool>,
+    /// Who sees and gets it (scopes, tags, hidden).
+    pub(crate) guard: super::access::Guard,
 }
 
 impl std::fmt::Debug for PromptDef {
@@ -214,6 +216,7 @@ impl PromptDef {
             get: Arc::new(move |r| handler.call(r)),
             completions: BTreeMap::new(),
             switch: None,
+            guard: Default::default(),
         }
     }
 

@@ -152,6 +152,8 @@ fn erase<H: ResourceHandler<T>, T>(handler: H) -> ErasedRead {
 pub struct ResourceDef {
     pub(crate) resource: Resource,
     pub(crate) read: ErasedRead,
+    /// Who sees and reads it (scopes, tags, hidden).
+    pub(crate) guard: super::access::Guard,
 }
 
 impl std::fmt::Debug for ResourceDef {
@@ -168,6 +170,7 @@ impl ResourceDef {
         ResourceDef {
             resource: Resource::new(uri, name),
             read: erase(handler),
+            guard: Default::default(),
         }
     }
 
@@ -230,6 +233,8 @@ pub struct ResourceTemplateDef {
     pub(crate) matcher: UriTemplate,
     pub(crate) read: ErasedRead,
     pub(crate) completions: BTreeMap<String, CompletionFn>,
+    /// Who sees and reads it (scopes, tags, hidden).
+    pub(crate) guard: super::access::Guard,
 }
 
 impl std::fmt::Debug for ResourceTemplateDef {
@@ -253,6 +258,7 @@ impl ResourceTemplateDef {
             template: ResourceTemplate::new(uri_template, name),
             read: erase(handler),
             completions: BTreeMap::new(),
+            guard: Default::default(),
         })
     }
 

@@ -220,6 +220,8 @@ pub struct ToolDef {
     /// Switchable at run time ([`Server::set_tool_enabled`](super::Server::set_tool_enabled)):
     /// whether it is on until switched (`None`: always on).
     pub(crate) switch: Option<bool>,
+    /// Who sees and calls it (scopes, tags, hidden).
+    pub(crate) guard: super::access::Guard,
 }
 
 impl std::fmt::Debug for ToolDef {
@@ -242,6 +244,7 @@ impl ToolDef {
             validator: None,
             task_at_detach: false,
             switch: None,
+            guard: Default::default(),
         }
     }
 

@@ -63,6 +63,17 @@ impl VerifiedCaller {
     }
 }
 
+/// The scopes a request lacked: put on the HTTP response (its extensions) by the MCP endpoint
+/// when it refuses a use of an item for want of them (403, JSON-RPC error -32003), so that the
+/// authorization layer in front (`auth::resource::ProtectedResource`) adds the step-up
+/// `WWW-Authenticate` challenge naming them; it knows the resource metadata, the endpoint
+/// does not.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ScopeRefusal {
+    /// The scopes the item requires.
+    pub scopes: Vec<String>,
+}
+
 /// Who a verified token speaks for: what the OAuth resource layer
 /// (`auth::resource::ProtectedResource`) hands the application, as an HTTP request extension
 /// and in the handler's [`super::Extensions`] (`RequestContext::auth`). The bearer token itself

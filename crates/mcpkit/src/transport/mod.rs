@@ -43,7 +43,7 @@ pub mod inspect;
 pub mod memory;
 pub mod stdio;
 
-pub use caller::{AuthInfo, VerifiedCaller};
+pub use caller::{AuthInfo, ScopeRefusal, VerifiedCaller};
 
 /// One unit read from a transport.
 #[derive(Debug)]

@@ -19,13 +19,16 @@ pub const ISSUER: &str = "https://issuer.test";
 pub const RESOURCE: &str = "http://127.0.0.1:8000/mcp";
 
 /// Accepts `user-NAME` as user NAME's token from client `app`, `user-NAME@CLIENT` from CLIENT,
-/// and `client-NAME` as client NAME's own token (no user); every token is `ISSUER`'s.
+/// and `client-NAME` as client NAME's own token (no user); every token is `ISSUER`'s. A suffix
+/// `#A,B` grants scopes A and B (none otherwise).
 pub struct UserTokens;
 
 impl TokenVerifier for UserTokens {
     fn verify<'a>(&'a self, token: &'a str) -> AuthFuture<'a, Result<AuthInfo, VerifyError>> {
         Box::pin(async move {
             let mut info = AuthInfo::default();
+            let (token, scopes) = token.split_once('#').unwrap_or((token, ""));
+            info.scopes = scopes.split(',').filter(|s| !s.is_empty()).map(str::to_owned).collect();
             info.issuer = Some(ISSUER.to_owned());
             if let Some(client) = token.strip_prefix("client-") {
                 // A client acting for no user (client credentials): no subject.

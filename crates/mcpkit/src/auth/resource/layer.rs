@@ -179,10 +179,38 @@ where
                 return Ok(serve_metadata(request.method(), metadata));
             }
             match admit(&rs, request).await {
-                Ok(request) => inner.call(request).await,
+                Ok(request) => {
+                    let mut response = inner.call(request).await?;
+                    step_up(&rs, &mut response);
+                    Ok(response)
+                }
                 Err(refused) => Ok(refused),
             }
         })
+    }
+}
+
+/// A response refusing an item for want of scopes ([`ScopeRefusal`], 403 from the MCP endpoint)
+/// gets the step-up challenge: `insufficient_scope`, naming the scopes every request needs and
+/// the item's, so the client can ask for them and retry. Its body (the JSON-RPC error, id kept)
+/// stays.
+fn step_up(rs: &ProtectedResource, response: &mut Response) {
+    let Some(refusal) = response.extensions_mut().remove::<ScopeRefusal>() else {
+        return;
+    };
+    let mut needed = rs.required.clone();
+    for s in refusal.scopes {
+        if !needed.contains(&s) {
+            needed.push(s);
+        }
+    }
+    let challenge = rs.challenge(
+        StatusCode::FORBIDDEN,
+        Some(("insufficient_scope", "the token lacks a scope this item needs")),
+        &needed,
+    );
+    if let Some(v) = challenge.headers().get(header::WWW_AUTHENTICATE) {
+        response.headers_mut().insert(header::WWW_AUTHENTICATE, v.clone());
     }
 }
 

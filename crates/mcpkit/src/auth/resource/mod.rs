@@ -61,7 +61,7 @@ use crate::auth::AuthError;
 use crate::server::http::{read_capped, BodyError};
 use crate::transport::http_client::read_response;
 use crate::transport::http_client::AuthFuture;
-use crate::transport::{AuthInfo, Extensions, VerifiedCaller};
+use crate::transport::{AuthInfo, Extensions, ScopeRefusal, VerifiedCaller};
 
 mod introspection;
 mod jwt;

@@ -286,7 +286,8 @@ async fn answer(
     if let Some(prime) = primed {
         return reply(vec![prime], rx, session_guard);
     }
-    let json = |ev: Event| json_reply(ev.data, state.layered);
+    let may_refuse = state.may_refuse();
+    let json = |ev: Event| json_reply(ev.data, may_refuse);
     // Plain JSON when the reply comes first and soon; otherwise SSE, so a slow handler's
     // client gets headers (and a resumable stream) without waiting for the result.
     let mut first = None;

@@ -11,7 +11,7 @@ use mcpkit_types::jsonrpc::OutgoingError;
 use mcpkit_types::{ErrorCode, ErrorObject, RequestId};
 
 use super::deadlines::BodyTimedOut;
-use crate::transport::Extensions;
+use crate::transport::{Extensions, ScopeRefusal};
 
 /// A JSON-RPC error as an HTTP response (the id only when the request's id was read). Every
 /// refusal of the endpoint is one of the named constructors below.
@@ -106,44 +106,74 @@ pub(super) fn unavailable(message: &str, id: Option<&RequestId>) -> Response {
     rpc_error(StatusCode::SERVICE_UNAVAILABLE, ErrorCode::INTERNAL_ERROR, message, id)
 }
 
-/// A request's JSON reply: 200, or, when middleware may refuse requests (`layered`) and this
-/// reply is such a refusal ([`ErrorCode::RATE_LIMITED`]), 429 with `Retry-After`. Servers
-/// without middleware never look at the reply.
-pub(super) fn json_reply(frame: Bytes, layered: bool) -> Response {
-    let retry = if layered { retry_after(&frame) } else { None };
+/// A request's JSON reply: 200, or, when the server may refuse requests (`may_refuse`: it has
+/// middleware, or items requiring scopes) and this reply is such a refusal, 429 with
+/// `Retry-After` ([`ErrorCode::RATE_LIMITED`]) or 403 with a [`ScopeRefusal`] for the
+/// authorization layer ([`ErrorCode::INSUFFICIENT_SCOPE`]). Other servers never look at the
+/// reply.
+pub(super) fn json_reply(frame: Bytes, may_refuse: bool) -> Response {
+    let refusal = if may_refuse { Refusal::of(&frame) } else { None };
     let mut r = ([(header::CONTENT_TYPE, "application/json")], frame).into_response();
-    if let Some(seconds) = retry {
-        *r.status_mut() = StatusCode::TOO_MANY_REQUESTS;
-        r.headers_mut().insert(header::RETRY_AFTER, seconds);
+    if let Some(refusal) = refusal {
+        refusal.apply(&mut r);
     }
     r
 }
 
-/// The `Retry-After` of a reply refused by a limit ([`ErrorCode::RATE_LIMITED`], its
-/// `data.retryAfterMs` rounded up to seconds, at least 1); `None` for any other reply.
-pub(super) fn retry_after(frame: &[u8]) -> Option<HeaderValue> {
-    #[derive(serde::Deserialize)]
-    struct Reply {
-        error: Option<Refusal>,
+/// A reply that refuses its request for a reason HTTP has a status for.
+pub(super) enum Refusal {
+    /// 429, with `Retry-After` in seconds.
+    TooMany(HeaderValue),
+    /// 403, for want of these scopes.
+    Forbidden(ScopeRefusal),
+}
+
+impl Refusal {
+    /// The refusal `frame` (a JSON-RPC reply) is, if it is one: a search for the codes, then
+    /// one parse.
+    pub(super) fn of(frame: &[u8]) -> Option<Refusal> {
+        #[derive(serde::Deserialize)]
+        struct Reply {
+            error: Option<Error>,
+        }
+        #[derive(serde::Deserialize)]
+        struct Error {
+            code: ErrorCode,
+            data: Option<serde_json::Value>,
+        }
+        memchr::memmem::find(frame, b"-32029").or_else(|| memchr::memmem::find(frame, b"-32003"))?;
+        let error = serde_json::from_slice::<Reply>(frame).ok()?.error?;
+        let data = |key: &str| error.data.as_ref().and_then(|d| d.get(key)).cloned();
+        match error.code {
+            ErrorCode::RATE_LIMITED => {
+                let ms = data("retryAfterMs").and_then(|v| v.as_u64()).unwrap_or(1000);
+                HeaderValue::from_str(&ms.div_ceil(1000).max(1).to_string())
+                    .ok()
+                    .map(Refusal::TooMany)
+            }
+            ErrorCode::INSUFFICIENT_SCOPE => {
+                let scopes = data("requiredScopes")
+                    .and_then(|v| serde_json::from_value(v).ok())
+                    .unwrap_or_default();
+                Some(Refusal::Forbidden(ScopeRefusal { scopes }))
+            }
+            _ => None,
+        }
     }
-    #[derive(serde::Deserialize)]
-    struct Refusal {
-        code: ErrorCode,
-        data: Option<serde_json::Value>,
+
+    /// Set the status (and header, or extension) on `response`.
+    pub(super) fn apply(self, response: &mut Response) {
+        match self {
+            Refusal::TooMany(seconds) => {
+                *response.status_mut() = StatusCode::TOO_MANY_REQUESTS;
+                response.headers_mut().insert(header::RETRY_AFTER, seconds);
+            }
+            Refusal::Forbidden(scopes) => {
+                *response.status_mut() = StatusCode::FORBIDDEN;
+                response.extensions_mut().insert(scopes);
+            }
+        }
     }
-    // Only a reply naming the code is read (a search, then one parse).
-    memchr::memmem::find(frame, b"-32029")?;
-    let error = serde_json::from_slice::<Reply>(frame).ok()?.error?;
-    if error.code != ErrorCode::RATE_LIMITED {
-        return None;
-    }
-    let ms = error
-        .data
-        .as_ref()
-        .and_then(|d| d.get("retryAfterMs"))
-        .and_then(serde_json::Value::as_u64)
-        .unwrap_or(1000);
-    HeaderValue::from_str(&ms.div_ceil(1000).max(1).to_string()).ok()
 }
 
 /// 405, with the methods the endpoint does allow.

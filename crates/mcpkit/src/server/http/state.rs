@@ -33,8 +33,6 @@ pub(super) struct HttpState {
     pub(super) counts_clients: bool,
     /// Whether every request names its client (a layer counts per client).
     pub(super) names_every_client: bool,
-    /// Whether middleware may refuse a request with a limit (HTTP 429 then).
-    pub(super) layered: bool,
 }
 
 /// The server behind stateless-era requests, and its handler table for them.
@@ -56,6 +54,12 @@ pub(super) struct Endpoint {
 }
 
 impl HttpState {
+    /// Whether the server may refuse a request with a status of its own (429, 403): only then
+    /// is a reply's error looked at.
+    pub(super) fn may_refuse(&self) -> bool {
+        self.stateless.as_ref().is_some_and(|s| s.server.may_refuse())
+    }
+
     pub(super) fn new(endpoint: Endpoint) -> HttpState {
         let Endpoint {
             source,
@@ -67,7 +71,6 @@ impl HttpState {
         } = endpoint;
         let counts_clients = matches!(&source, SessionSource::Server(s) if s.counts_clients());
         let names_every_client = matches!(&source, SessionSource::Server(s) if s.names_every_client());
-        let layered = matches!(&source, SessionSource::Server(s) if s.has_middleware());
         let stateless = match &source {
             SessionSource::Server(s) => Some(StatelessServer {
                 server: s.clone(),
@@ -122,7 +125,6 @@ impl HttpState {
             inspector,
             counts_clients,
             names_every_client,
-            layered,
         }
     }
 

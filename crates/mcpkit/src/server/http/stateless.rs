@@ -19,7 +19,7 @@ use serde_json::Value;
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
-use super::reply::{retry_after, PROTOCOL_VERSION_HEADER, SESSION_ID_HEADER};
+use super::reply::{Refusal, PROTOCOL_VERSION_HEADER, SESSION_ID_HEADER};
 use super::sse::{CancelOnDrop, SseReply};
 use super::state::{HttpState, StatelessServer};
 use super::streams::Event;
@@ -244,12 +244,13 @@ fn check_headers(headers: &HeaderMap, method: &str, params: &Read<'_>, server: &
 }
 
 /// The HTTP status of a stateless-era JSON reply carrying `error` (none for a result): 404 for
-/// an unknown method, 429 for one refused by a limit of the server's middleware, 400 for a request the server refuses as malformed (spec: 2026-07-28
+/// an unknown method, 429 for one refused by a limit of the server's middleware, 403 for want of an item's scopes, 400 for a request the server refuses as malformed (spec: 2026-07-28
 /// `basic/index` "_meta", `basic/transports/streamable-http`), 200 otherwise.
 fn status_of(error: Option<ErrorCode>) -> StatusCode {
     match error {
         Some(ErrorCode::METHOD_NOT_FOUND) => StatusCode::NOT_FOUND,
         Some(ErrorCode::RATE_LIMITED) => StatusCode::TOO_MANY_REQUESTS,
+        Some(ErrorCode::INSUFFICIENT_SCOPE) => StatusCode::FORBIDDEN,
         Some(
             ErrorCode::PARSE_ERROR
             | ErrorCode::INVALID_REQUEST
@@ -312,12 +313,12 @@ pub(super) async fn post(
             return StatusCode::ACCEPTED.into_response();
         };
         state.inspector.outgoing(&frame);
-        let retry = (error == Some(ErrorCode::RATE_LIMITED))
-            .then(|| retry_after(&frame))
+        let refusal = matches!(error, Some(ErrorCode::RATE_LIMITED | ErrorCode::INSUFFICIENT_SCOPE))
+            .then(|| Refusal::of(&frame))
             .flatten();
         let mut r = (status_of(error), [(header::CONTENT_TYPE, "application/json")], frame).into_response();
-        if let Some(seconds) = retry {
-            r.headers_mut().insert(header::RETRY_AFTER, seconds);
+        if let Some(refusal) = refusal {
+            refusal.apply(&mut r);
         }
         r
     };

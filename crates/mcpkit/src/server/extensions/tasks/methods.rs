@@ -25,7 +25,7 @@ use crate::server::call::finish_for;
 use crate::server::extensions::MethodTable;
 use crate::server::handshake;
 use crate::server::middleware::{Middleware, Next};
-use crate::server::Call;
+use crate::server::{Call, Item};
 use crate::wire::{member_str, params, to_raw};
 
 /// Add the extension to one era's table, through the public extension API.
@@ -192,6 +192,14 @@ fn call_tool(call: Call, plain: Next, tasks: &Arc<Runtime>) -> BoxFuture<Handler
         };
         let snap = call.snapshot();
         let def = snap.tool_index.get(name.as_ref()).map(|&i| &snap.catalog.tools[i]);
+        // A tool this caller may not use is refused by the plain call, as without the extension.
+        if def.is_some_and(|d| {
+            call.check_access(Item::Tool(&d.tool), &d.guard, || ErrorObject::internal(""))
+                .is_err()
+        }) {
+            drop((name, snap));
+            return plain.run(call);
+        }
         let support = def.and_then(|d| d.tool.execution.as_ref()).and_then(|e| e.task_support);
         let at_detach = def.is_some_and(|d| d.task_at_detach);
         match support {
