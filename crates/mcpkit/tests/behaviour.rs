@@ -11,6 +11,7 @@ mod a_client_rejects_skill_content_that_fails_verification;
 mod a_skill_md_without_frontmatter_is_refused;
 mod a_skill_uri_outside_its_skill_is_invalid_params;
 mod a_task_wait_settles_on_notifications_without_polling;
+mod a_wrong_tool_argument_is_named_in_the_schemas_words;
 mod cancelled_request_gets_no_response;
 mod concurrency_limit;
 mod definitions_carry_their_meta_in_both_eras;
