@@ -74,6 +74,7 @@ mod task_outlives_the_request_that_started_it;
 mod task_status_notifications_reach_their_caller;
 mod tasks_are_counted_per_client_and_never_evict_anothers;
 mod tasks_bad_input_gets_named_errors;
+mod typed_elicitation_answers_in_both_eras;
 mod unknown_resource_is_resource_not_found;
 mod uri_templates_with_broken_percent_escapes_are_rejected;
 mod version_negotiation;

@@ -32,6 +32,7 @@ use super::resource::ResourceRequest;
 use super::tool::ToolCall;
 
 mod argument_error;
+pub(super) use argument_error::resolve as resolve_schema;
 
 /// Why an extractor refused a request.
 #[derive(Debug)]

@@ -49,7 +49,7 @@ use serde_json::value::RawValue;
 pub use builder::{ClientLimits, ServerBuilder};
 pub use completion::{from_list, Completer, CompletionInput};
 pub use context::IntoInputRequest;
-pub use context::RequestContext;
+pub use context::{elicitation_schema, Elicited, RequestContext};
 pub(crate) use context::{ProgressObserver, ProgressSink};
 pub use extract::{object_schema, schema_object, Args, FromRequest, HandlerRequest, RawArgs, Rejection, State, Uri};
 pub use prompt::{IntoPromptResult, PromptDef, PromptHandler, PromptRequest};

@@ -62,7 +62,7 @@ fn push_key(name: &mut String, key: &str) {
 
 /// `#/$defs/X` references followed, and an optional value's non-null branch taken (schemars
 /// writes `Option<Struct>` as `anyOf: [{$ref}, {type: null}]`).
-fn resolve<'a>(root: &'a JsonObject, mut schema: &'a JsonObject) -> &'a JsonObject {
+pub(in crate::server) fn resolve<'a>(root: &'a JsonObject, mut schema: &'a JsonObject) -> &'a JsonObject {
     // Bounded: a reference cycle is not followed forever.
     for _ in 0..16 {
         if let Some(Value::String(r)) = schema.get("$ref") {
