@@ -158,26 +158,34 @@ async fn elicit_as_sends_the_derived_form_and_reads_each_answer() {
         let answers = Arc::new(Mutex::new(VecDeque::new()));
         let pair = connect(version, &answers).await;
         let content = json!({"name": "Ada", "cups": 2, "size": "large", "drink": "Tea", "email": "ada@example.com"});
+        let misfit = json!({"name": 5, "cups": 2, "size": "large", "drink": "Tea"});
         let queued = [
             ElicitResult::accept(content.as_object().unwrap().clone()),
             ElicitResult::decline(),
             ElicitResult::cancel(),
+            ElicitResult::accept(misfit.as_object().unwrap().clone()),
         ];
         let expected = [
-            r#"Ada x2 Large Tea Some("ada@example.com") rush=false"#,
-            "declined",
-            "cancelled",
+            (false, r#"Ada x2 Large Tea Some("ada@example.com") rush=false"#),
+            (false, "declined"),
+            (false, "cancelled"),
+            // A client that answers outside the form: the handler's `?` makes it a tool error.
+            (
+                true,
+                "invalid response from the peer: the accepted form does not fit `Order`: invalid type: \
+                 integer `5`, expected a string",
+            ),
         ];
-        for (answer, expected) in queued.into_iter().zip(expected) {
+        for (answer, (is_error, expected)) in queued.into_iter().zip(expected) {
             answers.lock().unwrap().push_back(answer);
             let r = within("order", pair.client.call_tool("order", json!({})))
                 .await
                 .unwrap();
-            assert!(!r.is_error(), "{revision}: {r:?}");
+            assert_eq!(r.is_error(), is_error, "{revision}: {r:?}");
             assert_eq!(text(&r), expected, "{revision}");
         }
         let sent = elicitations_sent(&pair);
-        assert_eq!(sent.len(), 3, "{revision}: one form per call: {sent:?}");
+        assert_eq!(sent.len(), 4, "{revision}: one form per call: {sent:?}");
         for params in sent {
             assert_eq!(params, order_form(), "{revision}");
             SchemaValidator::revision(revision)
