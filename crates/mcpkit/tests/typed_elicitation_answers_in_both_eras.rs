@@ -303,3 +303,29 @@ fn a_list_is_a_multi_select_of_an_enum_only() {
         "{e}"
     );
 }
+
+/// A 2025-06-18 session gets the titled enum in that revision's words (`enum` + `enumNames`):
+/// the derived form goes through the same per-revision adaptation as any `elicit`.
+#[tokio::test]
+async fn a_2025_06_18_session_gets_titles_as_enum_names() {
+    let answers = Arc::new(Mutex::new(VecDeque::from([ElicitResult::cancel()])));
+    let client = client(&answers).protocol_version(ProtocolVersion::V2025_06_18);
+    let pair = within("connect", TestPair::connect(server(), client)).await.unwrap();
+    let r = within("order", pair.client.call_tool("order", json!({})))
+        .await
+        .unwrap();
+    assert_eq!(text(&r), "cancelled");
+    let request = pair
+        .server_sent()
+        .into_iter()
+        .map(|f| serde_json::from_str::<Value>(&f).unwrap())
+        .find(|v| v["method"] == "elicitation/create")
+        .expect("an elicitation/create request");
+    assert_eq!(
+        request["params"]["requestedSchema"]["properties"]["drink"],
+        json!({"type": "string", "enum": ["Coffee", "Tea"], "enumNames": ["Hot coffee", "Cold tea"]})
+    );
+    SchemaValidator::revision("2025-06-18")
+        .check_def("ElicitRequest", &request)
+        .unwrap();
+}
