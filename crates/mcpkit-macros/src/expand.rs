@@ -151,6 +151,14 @@ impl Item {
         let mut checks = Vec::new();
         for param in &self.handler.params {
             checks.push(match param {
+                // A tool argument held in a container is checked where it is written: the
+                // container's own check would blame `Vec<Tag>` with the raw trait error.
+                Param::Argument { ty, .. } if matches!(self.kind, Kind::Tool) && held_types(ty).is_some() => {
+                    let parts = held_leaves(ty).into_iter().map(|part| {
+                        quote_spanned! {part.span()=> ::mcpkit::__private::tool_argument_part::<#part>(); }
+                    });
+                    quote!(#(#parts)*)
+                }
                 Param::Argument { ty, .. } => {
                     quote_spanned! {ty.span()=> ::mcpkit::__private::#argument_check::<#ty>(); }
                 }
@@ -317,5 +325,56 @@ impl Item {
             out.push(quote!(.hidden()));
         }
         out
+    }
+}
+
+/// The types a container argument holds (`Vec<T>`, `Option<T>`, maps' keys and values, arrays,
+/// tuples, …), or `None` for a type that is no container serde and schemars both know. Not
+/// `Box`: `Box<str>` holds an unsized type, which the check cannot name.
+fn held_types(ty: &Type) -> Option<Vec<&Type>> {
+    match ty {
+        Type::Array(a) => Some(vec![&*a.elem]),
+        Type::Paren(p) => Some(vec![&*p.elem]),
+        Type::Group(g) => Some(vec![&*g.elem]),
+        Type::Tuple(t) if !t.elems.is_empty() => Some(t.elems.iter().collect()),
+        Type::Path(p) if p.qself.is_none() => {
+            let last = p.path.segments.last()?;
+            const CONTAINERS: &[&str] = &[
+                "Vec",
+                "VecDeque",
+                "LinkedList",
+                "Option",
+                "HashMap",
+                "BTreeMap",
+                "HashSet",
+                "BTreeSet",
+                "IndexMap",
+                "IndexSet",
+            ];
+            if !CONTAINERS.iter().any(|c| last.ident == c) {
+                return None;
+            }
+            let syn::PathArguments::AngleBracketed(args) = &last.arguments else {
+                return None;
+            };
+            let held: Vec<&Type> = args
+                .args
+                .iter()
+                .filter_map(|a| match a {
+                    syn::GenericArgument::Type(t) => Some(t),
+                    _ => None,
+                })
+                .collect();
+            (!held.is_empty()).then_some(held)
+        }
+        _ => None,
+    }
+}
+
+/// The innermost types a container argument holds: `Vec<Option<Tag>>` gives `Tag`.
+fn held_leaves(ty: &Type) -> Vec<&Type> {
+    match held_types(ty) {
+        Some(held) => held.into_iter().flat_map(held_leaves).collect(),
+        None => vec![ty],
     }
 }

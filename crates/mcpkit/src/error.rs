@@ -56,6 +56,11 @@ pub enum Error {
     /// return (with `?`); the client gets an `input_required` result and retries with the answer.
     #[error("waiting for the client's input (the request ends with input_required and is retried)")]
     InputRequired,
+    /// The type given to [`RequestContext::elicit_as`](crate::server::RequestContext::elicit_as)
+    /// cannot be an elicitation form (spec: `client/elicitation`, `requestedSchema`); the
+    /// message names the field. Nothing was sent.
+    #[error("{0}")]
+    ElicitationForm(String),
 }
 
 impl Error {

@@ -36,6 +36,17 @@ pub fn meta(value: serde_json::Value) -> crate::types::schema::Meta {
 pub trait ToolArgument {}
 impl<T: DeserializeOwned + JsonSchema> ToolArgument for T {}
 
+/// What a container parameter of a `#[tool]` holds (`Tag` in `Vec<Tag>`, `Option<Tag>`,
+/// `HashMap<String, Tag>`): checked on its own so the error names it, not the container.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be part of a tool argument: it has no JSON Schema or cannot be deserialized",
+    label = "what this parameter holds needs `Deserialize` and `JsonSchema`",
+    note = "derive both on your type: `#[derive(serde::Deserialize, schemars::JsonSchema)]`; for a \
+            type of another crate, take a type of your own or `serde_json::Value`"
+)]
+pub trait ToolArgumentPart {}
+impl<T: DeserializeOwned + JsonSchema> ToolArgumentPart for T {}
+
 /// A plain parameter of a `#[prompt]`: an argument, which is a string on the wire.
 #[diagnostic::on_unimplemented(
     message = "`{Self}` cannot be a prompt argument: prompt arguments are strings",
@@ -57,6 +68,7 @@ impl TemplateVariable for String {}
 impl TemplateVariable for Option<String> {}
 
 pub fn tool_argument<T: ToolArgument>() {}
+pub fn tool_argument_part<T: ToolArgumentPart>() {}
 pub fn prompt_argument<T: PromptArgument>() {}
 pub fn template_variable<T: TemplateVariable>() {}
 pub fn tool_extractor<T: FromRequest<ToolCall>>() {}

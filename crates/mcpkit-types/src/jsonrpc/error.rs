@@ -94,6 +94,15 @@ impl ErrorObject {
     pub fn internal(message: impl Into<String>) -> Self {
         Self::new(ErrorCode::INTERNAL_ERROR, message)
     }
+    /// "Resource not found" with `data.uri` (spec: `server/resources` "Error Handling"): what a
+    /// resource or template handler returns for a URI it has nothing at. The code is -32002,
+    /// which 2025-11-25 and earlier use; a 2026-07-28 server must answer -32602 instead, and
+    /// mcpkit's server does so for a handler's -32002 on a request of that revision.
+    pub fn resource_not_found(uri: &str) -> Self {
+        let mut data = serde_json::Map::new();
+        data.insert("uri".into(), Value::String(uri.to_owned()));
+        Self::new(ErrorCode::RESOURCE_NOT_FOUND, format!("Resource not found: {uri}")).with_data(Value::Object(data))
+    }
 }
 
 impl fmt::Display for ErrorObject {

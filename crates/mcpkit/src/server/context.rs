@@ -20,6 +20,9 @@ use crate::engine::{Peer, RequestOptions};
 use crate::error::{Error, Result};
 use crate::transport::Extensions;
 
+mod elicit;
+pub use elicit::{elicitation_schema, Elicited};
+
 /// Everything a handler may need about the request it is serving.
 #[derive(Clone, Debug)]
 pub struct RequestContext {
@@ -205,6 +208,11 @@ impl RequestContext {
 
     /// Ask the user for input through the client (spec: `client/elicitation`), in form or URL
     /// mode. Works on both eras like [`RequestContext::sample`].
+    ///
+    /// This takes the wire params and gives back the raw answer. For a form derived from a
+    /// Rust type, with a typed answer, use [`RequestContext::elicit_as`]; for a yes-or-no
+    /// question, [`RequestContext::confirm`]. (A plain message, `cx.elicit("Sure?")`, does not
+    /// compile: "expected `ElicitParams`, found `&str`" means one of those two.)
     pub async fn elicit(&self, params: ElicitParams) -> Result<ElicitResult> {
         self.input(None, params).await
     }
@@ -367,6 +375,12 @@ impl RequestContext {
 /// What [`RequestContext::input`] can ask the client for, and the answer it expects.
 /// Implemented for [`ElicitParams`], [`CreateMessageParams`], [`ListRoots`] and [`InputRequest`]
 /// (sealed).
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not an input request",
+    label = "pass `ElicitParams`, `CreateMessageParams`, `ListRoots` or an `InputRequest`",
+    note = "to ask the user a question, use `cx.confirm(message)` (yes or no) or \
+            `cx.elicit_as::<T>(message)` (a form derived from `T`)"
+)]
 pub trait IntoInputRequest: sealed::Sealed + Send {
     /// The answer to this request.
     type Answer;

@@ -31,6 +31,9 @@ use super::prompt::PromptRequest;
 use super::resource::ResourceRequest;
 use super::tool::ToolCall;
 
+mod argument_error;
+pub(super) use argument_error::resolve as resolve_schema;
+
 /// Why an extractor refused a request.
 #[derive(Debug)]
 pub enum Rejection {
@@ -155,9 +158,25 @@ fn strings_object(values: &BTreeMap<String, String>) -> JsonObject {
 impl<T: DeserializeOwned + JsonSchema + Send + 'static> FromRequest<ToolCall> for Args<T> {
     fn from_request(call: &ToolCall) -> Result<Self, Rejection> {
         let raw = call.arguments().map_or("{}", RawValue::get);
-        crate::wire::decode_with_path(raw)
-            .map(Args)
-            .map_err(|(path, e)| invalid(&format!("tool {}", call.name()), &path, e))
+        // The plain decoder first: tracking the path costs on every field, and only a
+        // failure needs it.
+        if let Ok(args) = serde_json::from_str(raw) {
+            return Ok(Args(args));
+        }
+        let what = format!("tool {}", call.name());
+        let de = &mut serde_json::Deserializer::from_str(raw);
+        let e = match serde_path_to_error::deserialize(de) {
+            Ok(args) => return Ok(Args(args)),
+            Err(e) => e,
+        };
+        // In the input schema's words when it can say what is wrong, else in serde's.
+        let explained = serde_json::from_str::<Value>(raw)
+            .ok()
+            .and_then(|value| argument_error::explain(&schema_object::<T>(), &value, e.path()));
+        Err(match explained {
+            Some(message) => Rejection::InvalidArguments(format!("Invalid arguments for {what}: {message}")),
+            None => invalid(&what, &e.path().to_string(), e.into_inner()),
+        })
     }
     fn arguments_schema() -> Option<JsonObject> {
         Some(schema_object::<T>())

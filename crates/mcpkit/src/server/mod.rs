@@ -54,7 +54,7 @@ pub use builder::{ClientLimits, ServerBuilder};
 pub use call::Call;
 pub use completion::{from_list, Completer, CompletionInput};
 pub use context::IntoInputRequest;
-pub use context::RequestContext;
+pub use context::{elicitation_schema, Elicited, RequestContext};
 pub(crate) use context::{ProgressObserver, ProgressSink};
 pub use extract::{object_schema, schema_object, Args, FromRequest, HandlerRequest, RawArgs, Rejection, State, Uri};
 pub use prompt::{IntoPromptResult, PromptDef, PromptHandler, PromptRequest};

@@ -20,7 +20,7 @@ use std::future::Future;
 use std::sync::Arc;
 
 use mcpkit_types::schema::{Meta, ReadResourceResult, Resource, ResourceContents, ResourceTemplate};
-use mcpkit_types::ErrorObject;
+use mcpkit_types::{ErrorCode, ErrorObject, ProtocolVersion};
 
 use super::completion::{Completer, CompletionFn};
 use super::context::RequestContext;
@@ -144,7 +144,21 @@ for_each_arity!(impl_resource_handler);
 type ErasedRead = Arc<dyn Fn(ResourceRequest) -> BoxFuture<Result<ReadResourceResult, ErrorObject>> + Send + Sync>;
 
 fn erase<H: ResourceHandler<T>, T>(handler: H) -> ErasedRead {
-    Arc::new(move |r| handler.call(r))
+    Arc::new(move |r| {
+        let version = r.cx.protocol_version();
+        let read = handler.call(r);
+        Box::pin(async move { read.await.map_err(|e| not_found_for_version(e, version)) })
+    })
+}
+
+/// A handler's "Resource not found" ([`ErrorObject::resource_not_found`], -32002) in the code
+/// of the request's revision, as the server's own answer for an unknown URI: 2026-07-28 must
+/// not emit -32002 and says -32602 (spec 2026-07-28 `basic/index` "Error codes").
+fn not_found_for_version(mut e: ErrorObject, version: ProtocolVersion) -> ErrorObject {
+    if e.code == ErrorCode::RESOURCE_NOT_FOUND {
+        e.code = super::core_methods::resource_not_found("", version).code;
+    }
+    e
 }
 
 /// A concrete resource and how to read it.
