@@ -128,7 +128,7 @@ enum Command {
     New(cmd::new::Args),
     /// Add or update a server in an MCP host's configuration file: `mcpkit install NAME --host
     /// HOST -- CMD ARGS…` (or `--url URL`) for claude-desktop, claude-code, cursor, vscode,
-    /// windsurf or codex. Other entries stay as they are; the previous file is kept as FILE.bak.
+    /// windsurf, codex, gemini, goose or zed. Other entries stay as they are; the previous file is kept as FILE.bak.
     Install(cmd::install::InstallArgs),
     /// Remove a server from an MCP host's configuration file.
     Uninstall(cmd::install::UninstallArgs),

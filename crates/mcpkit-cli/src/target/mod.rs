@@ -16,8 +16,9 @@
 //! ```
 //!
 //! VS Code's `.vscode/mcp.json`, which names the same map `servers` (and may have comments), is read as well, and so are
-//! Windsurf's `serverUrl` and Codex's `config.toml` (a `.toml` file: `[mcp_servers.NAME]`
-//! tables, see [`crate::hosts::codex`]). Only the entry asked for is checked: other entries may
+//! Zed's `context_servers`, Windsurf's `serverUrl`, Gemini's `httpUrl`, Codex's `config.toml` (a
+//! `.toml` file: `[mcp_servers.NAME]` tables, see [`crate::hosts::codex`]) and Goose's
+//! `config.yaml` (a `.yaml` file, [`crate::hosts::goose`]). Only the entry asked for is checked: other entries may
 //! carry keys of their host's own.
 
 use std::collections::BTreeMap;
