@@ -219,6 +219,7 @@ fn main() -> ExitCode {
         trace_wire: cli.trace_wire,
         telemetry: telemetry.telemetry.clone(),
         prometheus: telemetry.prometheus.clone(),
+        verbose: cli.verbose > 0,
     };
     // One span around the whole command: its requests (and the server spans they cause) are
     // one trace.

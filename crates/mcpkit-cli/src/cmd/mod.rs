@@ -35,6 +35,8 @@ pub struct Globals {
     pub telemetry: mcpkit::telemetry::Telemetry,
     /// The Prometheus text of `serve --metrics`.
     pub prometheus: Option<mcpkit::telemetry::Prometheus>,
+    /// `-v` given (once or more).
+    pub verbose: bool,
 }
 
 impl Globals {
@@ -46,6 +48,7 @@ impl Globals {
             mode: target.protocol,
             oauth_port: target.oauth.then_some(target.oauth_port),
             telemetry: self.telemetry.clone(),
+            verbose: self.verbose,
         }
     }
 }

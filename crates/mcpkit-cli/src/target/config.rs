@@ -134,7 +134,7 @@ pub(super) fn entry_target(name: &str, e: &ServerEntry, path: &Path) -> Result<T
                     cwd: e.cwd.clone(),
                 },
                 label: name.to_owned(),
-                stderr: ServerStderr::Inherit,
+                stderr: ServerStderr::default(),
             })
         }
         (None, Some(url)) => {
@@ -150,7 +150,7 @@ pub(super) fn entry_target(name: &str, e: &ServerEntry, path: &Path) -> Result<T
                     legacy,
                 },
                 label: name.to_owned(),
-                stderr: ServerStderr::Inherit,
+                stderr: ServerStderr::default(),
             })
         }
     }

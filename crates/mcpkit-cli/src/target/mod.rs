@@ -38,6 +38,7 @@ use crate::trace::traced;
 
 mod config;
 mod connect;
+pub mod server_log;
 
 use config::{default_config_candidates, entry_target, load_config, ServerEntry};
 pub use connect::ConnectOptions;
@@ -106,9 +107,11 @@ pub struct TargetArgs {
     /// The port of the OAuth loopback redirect URI.
     #[arg(long, value_name = "PORT", default_value_t = 33418, requires = "oauth")]
     pub oauth_port: u16,
-    /// Where a stdio server's stderr goes: `inherit` (mixed into mcpkit's own stderr), `quiet`
-    /// (discarded) or `file:PATH` (appended to PATH).
-    #[arg(long, value_name = "inherit|quiet|file:PATH", default_value = "inherit", value_parser = parse_server_stderr)]
+    /// Where a stdio server's stderr goes: `prefix` (the default: each line shown on mcpkit's
+    /// stderr as `server: LINE`, escaped on a terminal; with `--protocol auto`, what the server
+    /// wrote while refusing the probe is kept for -v), `inherit` or `show` (passed through as
+    /// written), `quiet` or `hide` (discarded), or `file:PATH` (appended to PATH).
+    #[arg(long, value_name = "prefix|inherit|quiet|file:PATH", default_value = "prefix", value_parser = parse_server_stderr)]
     pub server_stderr: ServerStderr,
     /// The stdio server to launch: `-- CMD ARGS…` (default: the built-in reference server).
     #[arg(last = true, value_name = "CMD")]
@@ -118,8 +121,11 @@ pub struct TargetArgs {
 /// Where a stdio server's stderr goes (`--server-stderr`).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub enum ServerStderr {
-    /// Into mcpkit's own stderr.
+    /// Into mcpkit's own stderr, each line as `server: LINE` (escaped on a terminal). On
+    /// Windows, passed through as written.
     #[default]
+    Prefix,
+    /// Into mcpkit's own stderr, as written.
     Inherit,
     /// Discarded.
     Quiet,
@@ -127,14 +133,15 @@ pub enum ServerStderr {
     File(PathBuf),
 }
 
-/// Parse `--server-stderr`: `inherit`, `quiet` or `file:PATH`.
+/// Parse `--server-stderr`: `prefix`, `inherit` (or `show`), `quiet` (or `hide`) or `file:PATH`.
 pub fn parse_server_stderr(s: &str) -> Result<ServerStderr, String> {
     match s {
-        "inherit" => Ok(ServerStderr::Inherit),
-        "quiet" => Ok(ServerStderr::Quiet),
+        "prefix" => Ok(ServerStderr::Prefix),
+        "inherit" | "show" => Ok(ServerStderr::Inherit),
+        "quiet" | "hide" => Ok(ServerStderr::Quiet),
         _ => match s.strip_prefix("file:") {
             Some(path) if !path.is_empty() => Ok(ServerStderr::File(PathBuf::from(path))),
-            _ => Err(format!("expected inherit, quiet or file:PATH, not {s:?}")),
+            _ => Err(format!("expected prefix, inherit, quiet or file:PATH, not {s:?}")),
         },
     }
 }
@@ -148,7 +155,7 @@ impl Default for TargetArgs {
             protocol: ConnectMode::Handshake,
             oauth: false,
             oauth_port: 33418,
-            server_stderr: ServerStderr::Inherit,
+            server_stderr: ServerStderr::Prefix,
             command: Vec::new(),
         }
     }
@@ -218,14 +225,14 @@ impl TargetArgs {
                     cwd: None,
                 },
                 label: self.command.join(" "),
-                stderr: ServerStderr::Inherit,
+                stderr: ServerStderr::default(),
             });
         }
         let Some(server) = &self.server else {
             return Ok(Target {
                 endpoint: Endpoint::Builtin,
                 label: "builtin".to_owned(),
-                stderr: ServerStderr::Inherit,
+                stderr: ServerStderr::default(),
             });
         };
         if server.starts_with("http://") || server.starts_with("https://") {
@@ -236,7 +243,7 @@ impl TargetArgs {
                     legacy: false,
                 },
                 label: server.clone(),
-                stderr: ServerStderr::Inherit,
+                stderr: ServerStderr::default(),
             });
         }
         if server.contains("://") {
