@@ -142,6 +142,9 @@ enum Command {
     /// URL [--redis-prefix P]` rotates the requestState key ring (the new key seals on every
     /// instance at once, the previous one still opens) and prints the new key's id.
     Redis(cmd::redis::Args),
+    /// The OAuth logins `--oauth` remembers (in the OS keyring, else a 0600 file under the
+    /// user's configuration folder): `mcpkit auth list`, `mcpkit auth logout [SERVER]`.
+    Auth(cmd::auth::Args),
 }
 
 impl Command {
@@ -164,6 +167,7 @@ impl Command {
             Command::ListInstalled(_) => "list-installed",
             Command::Codegen(_) => "codegen",
             Command::Redis(_) => "redis",
+            Command::Auth(_) => "auth",
         }
     }
 
@@ -185,6 +189,7 @@ impl Command {
             Command::ListInstalled(a) => a.run(&globals).await,
             Command::Codegen(a) => a.run(&globals).await,
             Command::Redis(a) => a.run(&globals).await,
+            Command::Auth(a) => a.run(&globals).await,
         }
     }
 }

@@ -50,6 +50,7 @@ mod killed_stdio_server_error_names_its_exit;
 mod metric_labels_stay_bounded_under_arbitrary_input;
 mod new_project_passes_its_own_tests;
 mod new_refuses_bad_names_and_non_empty_folders;
+mod oauth_login_is_remembered_between_runs;
 mod oauth_serve_process;
 mod prometheus_scrapes_serve_metrics;
 mod protocol_auto_says_once_that_it_fell_back;

@@ -1,6 +1,7 @@
 //! The subcommands, one module each: an `Args` struct (clap derive) and its `run`, which returns
 //! the process exit code or a [`Failure`] to print.
 
+pub mod auth;
 pub mod bench;
 pub mod call;
 pub mod codegen;

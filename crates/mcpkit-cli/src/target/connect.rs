@@ -216,8 +216,11 @@ fn oauth_client(url: &str, port: u16) -> Result<std::sync::Arc<mcpkit::auth::OAu
         );
         Ok(())
     });
+    // Logins are remembered between runs (the OS keyring, else a 0600 file).
+    let store = crate::auth_store::CliTokenStore::open().map_err(Failure::usage)?;
     mcpkit::auth::OAuthClient::builder(url)
         .client_name("mcpkit")
+        .store(std::sync::Arc::new(store))
         .redirect_uri(format!("http://127.0.0.1:{port}/callback"))
         .authorizer(std::sync::Arc::new(authorizer))
         .build()

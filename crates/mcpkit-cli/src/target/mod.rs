@@ -101,7 +101,9 @@ pub struct TargetArgs {
     #[arg(long, value_name = "handshake|auto|VERSION", default_value = "handshake", value_parser = parse_mode)]
     pub protocol: ConnectMode,
     /// Authorize with OAuth 2.1 when an HTTP server asks: the authorization URL is printed, and
-    /// the browser's redirect is awaited on http://127.0.0.1:PORT/callback.
+    /// the browser's redirect is awaited on http://127.0.0.1:PORT/callback. The login is kept
+    /// (OS keyring, else a 0600 file; see `mcpkit auth list`) and reused, refreshed when it
+    /// expires, by later runs.
     #[arg(long)]
     pub oauth: bool,
     /// The port of the OAuth loopback redirect URI.
