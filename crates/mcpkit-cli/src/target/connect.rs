@@ -92,6 +92,8 @@ impl Target {
             let child = ChildTransport::from_command(cmd, Stderr::AsConfigured)?;
             return Ok((child, Some(ServerLog::start(ours, hold)?)));
         }
+        // Only a prefixed stderr is held.
+        let _ = hold;
         let stderr = match &self.stderr {
             ServerStderr::Inherit | ServerStderr::Prefix => Stderr::Inherit,
             ServerStderr::Quiet => Stderr::Null,

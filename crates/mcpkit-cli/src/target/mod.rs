@@ -38,6 +38,8 @@ use crate::trace::traced;
 
 mod config;
 mod connect;
+// Prefixing reads the server's stderr through a Unix socket pair: unused elsewhere.
+#[cfg_attr(not(unix), allow(dead_code))]
 pub mod server_log;
 
 use config::{default_config_candidates, entry_target, load_config, ServerEntry};
