@@ -5,11 +5,12 @@
 //! [`choices`]), server text shown on a terminal with its control characters escaped
 //! ([`terminal`]), `--trace-wire` ([`trace`]), the MCP hosts' configuration files that `install`
 //! edits ([`hosts`]), and the reference server that `mcpkit serve` runs and the tests use
-//! ([`reference`](mod@reference)), and logs, spans and
-//! metrics ([`telemetry`]).
+//! ([`reference`](mod@reference)), logs, spans and metrics ([`telemetry`]), and where `--oauth`
+//! remembers its logins ([`auth_store`]).
 #![forbid(unsafe_code)]
 
 pub mod args;
+pub mod auth_store;
 pub mod choices;
 pub mod cmd;
 pub mod hosts;

@@ -128,7 +128,7 @@ enum Command {
     New(cmd::new::Args),
     /// Add or update a server in an MCP host's configuration file: `mcpkit install NAME --host
     /// HOST -- CMD ARGS…` (or `--url URL`) for claude-desktop, claude-code, cursor, vscode,
-    /// windsurf or codex. Other entries stay as they are; the previous file is kept as FILE.bak.
+    /// windsurf, codex, gemini, goose or zed. Other entries stay as they are; the previous file is kept as FILE.bak.
     Install(cmd::install::InstallArgs),
     /// Remove a server from an MCP host's configuration file.
     Uninstall(cmd::install::UninstallArgs),
@@ -142,6 +142,9 @@ enum Command {
     /// URL [--redis-prefix P]` rotates the requestState key ring (the new key seals on every
     /// instance at once, the previous one still opens) and prints the new key's id.
     Redis(cmd::redis::Args),
+    /// The OAuth logins `--oauth` remembers (in the OS keyring, else a 0600 file under the
+    /// user's configuration folder): `mcpkit auth list`, `mcpkit auth logout [SERVER]`.
+    Auth(cmd::auth::Args),
 }
 
 impl Command {
@@ -164,6 +167,7 @@ impl Command {
             Command::ListInstalled(_) => "list-installed",
             Command::Codegen(_) => "codegen",
             Command::Redis(_) => "redis",
+            Command::Auth(_) => "auth",
         }
     }
 
@@ -185,6 +189,7 @@ impl Command {
             Command::ListInstalled(a) => a.run(&globals).await,
             Command::Codegen(a) => a.run(&globals).await,
             Command::Redis(a) => a.run(&globals).await,
+            Command::Auth(a) => a.run(&globals).await,
         }
     }
 }
@@ -219,6 +224,7 @@ fn main() -> ExitCode {
         trace_wire: cli.trace_wire,
         telemetry: telemetry.telemetry.clone(),
         prometheus: telemetry.prometheus.clone(),
+        verbose: cli.verbose > 0,
     };
     // One span around the whole command: its requests (and the server spans they cause) are
     // one trace.

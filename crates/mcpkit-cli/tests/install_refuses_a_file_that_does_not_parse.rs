@@ -41,6 +41,18 @@ fn broken_files_are_refused_with_line_and_column_and_left_alone() {
             ":4:11: not valid TOML: ",
         ),
         (
+            "goose",
+            "config.yaml",
+            "GOOSE_MODE: auto\nextensions:\n  a: [x\n  b: 1\n",
+            ":4:4: not valid YAML: ",
+        ),
+        (
+            "goose",
+            "config.yaml",
+            "extensions:\n- name: a\n",
+            ": \"extensions\" is not a map of extensions",
+        ),
+        (
             "windsurf",
             "mcp_config.json",
             "{\"mcpServers\": [\"not\", \"a\", \"map\"]}",

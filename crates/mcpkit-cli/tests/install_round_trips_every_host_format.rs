@@ -51,6 +51,21 @@ const CASES: &[Case] = &[
         fixture: "config.toml",
         http: true,
     },
+    Case {
+        host: "gemini",
+        fixture: "gemini/settings.json",
+        http: true,
+    },
+    Case {
+        host: "goose",
+        fixture: "goose/config.yaml",
+        http: true,
+    },
+    Case {
+        host: "zed",
+        fixture: "zed/settings.json",
+        http: true,
+    },
 ];
 
 fn fixture(rel: &str) -> PathBuf {
@@ -200,7 +215,12 @@ fn claude_desktop_refuses_an_http_server_and_names_the_bridge() {
 #[test]
 fn a_missing_file_is_created_with_only_the_entry() {
     let dir = tempfile::tempdir().unwrap();
-    for (host, name) in [("vscode", "mcp.json"), ("codex", "config.toml")] {
+    for (host, name) in [
+        ("vscode", "mcp.json"),
+        ("codex", "config.toml"),
+        ("goose", "config.yaml"),
+        ("zed", "settings.json"),
+    ] {
         let config = dir.path().join(host).join(name);
         let (ok, _, stderr) = mcpkit(
             &["install", "demo", "--host", host, "--", "/opt/demo/bin/demo"],

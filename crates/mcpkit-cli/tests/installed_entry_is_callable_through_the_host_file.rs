@@ -1,7 +1,7 @@
 //! What `mcpkit install` writes, `mcpkit call --server NAME --config PATH` reads back: the
 //! reference server installed into a realistic file of every host format (stdio), and an HTTP
-//! entry in each format that has one (`url`, Windsurf's `serverUrl`, Codex's TOML), each called
-//! for real.
+//! entry in each format that has one (`url`, Windsurf's `serverUrl`, Gemini's `httpUrl`, Codex's
+//! TOML, Goose's YAML `uri`), each called for real.
 
 use crate::support;
 
@@ -17,6 +17,9 @@ const FORMATS: &[(&str, &str)] = &[
     ("vscode", "vscode/mcp.json"),
     ("windsurf", "mcp_config.json"),
     ("codex", "config.toml"),
+    ("gemini", "gemini/settings.json"),
+    ("goose", "goose/config.yaml"),
+    ("zed", "zed/settings.json"),
 ];
 
 fn copy_fixture(rel: &str, dir: &Path) -> PathBuf {
@@ -111,6 +114,16 @@ fn list_installed_reads_every_format_of_a_home() {
     hosts.dedup();
     assert_eq!(
         hosts,
-        ["claude-desktop", "claude-code", "cursor", "vscode", "windsurf", "codex"]
+        [
+            "claude-desktop",
+            "claude-code",
+            "cursor",
+            "vscode",
+            "windsurf",
+            "codex",
+            "gemini",
+            "goose",
+            "zed"
+        ]
     );
 }

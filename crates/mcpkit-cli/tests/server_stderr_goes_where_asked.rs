@@ -1,5 +1,8 @@
-//! `--server-stderr inherit|quiet|file:PATH` decides where a stdio server's stderr goes:
-//! mixed into mcpkit's own stderr (the default, as before), discarded, or appended to a file.
+//! `--server-stderr prefix|inherit|quiet|file:PATH` decides where a stdio server's stderr goes:
+//! into mcpkit's own stderr with each line as `server: LINE` (the default, escaped on a
+//! terminal, so a server's banners and logs cannot pass for mcpkit's words or act on the
+//! terminal), passed through as written (`inherit`, or `show`), discarded (`quiet`, or `hide`),
+//! or appended to a file.
 
 use assert_cmd::Command;
 
@@ -22,15 +25,45 @@ fn ping(flags: &[&str]) -> String {
 }
 
 #[test]
-fn server_stderr_is_inherited_by_default() {
-    assert!(ping(&[]).contains(MARK));
-    assert!(ping(&["--server-stderr", "inherit"]).contains(MARK));
+fn server_stderr_is_prefixed_by_default() {
+    let prefixed = format!("server: {MARK}\n");
+    let err = ping(&[]);
+    assert!(err.contains(&prefixed), "{err}");
+    assert_eq!(err.matches(MARK).count(), 1, "{err}");
+    assert!(ping(&["--server-stderr", "prefix"]).contains(&prefixed));
+}
+
+#[test]
+fn server_stderr_inherit_passes_it_through_as_written() {
+    for flag in ["inherit", "show"] {
+        let err = ping(&["--server-stderr", flag]);
+        assert!(err.contains(MARK), "{err}");
+        assert!(!err.contains("server: "), "{flag}: {err}");
+    }
 }
 
 #[test]
 fn server_stderr_quiet_discards_it() {
-    let err = ping(&["--server-stderr", "quiet"]);
-    assert!(!err.contains(MARK), "{err}");
+    for flag in ["quiet", "hide"] {
+        let err = ping(&["--server-stderr", flag]);
+        assert!(!err.contains(MARK), "{flag}: {err}");
+    }
+}
+
+/// On a terminal, a prefixed line's control characters are shown escaped, like any other
+/// server text.
+#[cfg(unix)]
+#[test]
+fn prefixed_lines_are_escaped_on_a_terminal() {
+    let server = format!(
+        "printf 'banner \\033]0;title\\007 end\\n' >&2; exec '{}' serve",
+        env!("CARGO_BIN_EXE_mcpkit")
+    );
+    let (code, out) = crate::support::terminal::mcpkit_on_a_terminal(&["ping", "--", "sh", "-c", &server]);
+    let out = String::from_utf8_lossy(&out);
+    assert_eq!(code, Some(0), "{out}");
+    assert!(out.contains(r"server: banner \x1b]0;title\x07 end"), "{out:?}");
+    assert!(!out.contains('\u{1b}'), "{out:?}");
 }
 
 #[test]
@@ -53,5 +86,5 @@ fn server_stderr_rejects_an_unknown_choice() {
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&out.stderr).contains("inherit, quiet or file:PATH"));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("prefix, inherit, quiet or file:PATH"));
 }

@@ -108,7 +108,18 @@ impl Args {
         bar: &indicatif::ProgressBar,
         task: &RunningTask,
     ) -> Result<u8, Failure> {
-        let tools = client.list_all_tools().await?;
+        let tools = match client.list_all_tools().await {
+            Ok(tools) => tools,
+            // A server without the capability may still answer; when it does not, say what it
+            // declared rather than pass on its -32601.
+            Err(_) if client.server_capabilities().tools.is_none() => {
+                return Err(Failure::usage(format!(
+                    "the server declares no tools (no `tools` capability), so there is no {:?} to call; see `mcpkit inspect`",
+                    self.tool
+                )))
+            }
+            Err(e) => return Err(e.into()),
+        };
         let Some(tool) = tools.iter().find(|t| t.name == self.tool) else {
             let mut names: Vec<&str> = tools.iter().map(|t| t.name.as_str()).collect();
             names.sort_unstable();

@@ -156,7 +156,9 @@ impl Report {
             let _ = writeln!(out, "Instructions {}", t(i));
         }
 
+        let caps = &self.init.capabilities;
         section(&mut out, "Tools", self.tools.len());
+        let no_tools = undeclared(&mut out, caps.tools.is_none(), "tools");
         let rows: Vec<Vec<String>> = self
             .tools
             .iter()
@@ -174,15 +176,18 @@ impl Report {
                 ]
             })
             .collect();
-        table(
-            &mut out,
-            &["NAME", "ARGUMENTS", "HINTS", "DESCRIPTION"],
-            &rows,
-            width,
-            shown,
-        );
+        if !no_tools {
+            table(
+                &mut out,
+                &["NAME", "ARGUMENTS", "HINTS", "DESCRIPTION"],
+                &rows,
+                width,
+                shown,
+            );
+        }
 
         section(&mut out, "Resources", self.resources.len());
+        let no_resources = undeclared(&mut out, caps.resources.is_none(), "resources");
         let rows: Vec<Vec<String>> = self
             .resources
             .iter()
@@ -195,7 +200,9 @@ impl Report {
                 ]
             })
             .collect();
-        table(&mut out, &["URI", "NAME", "MIME", "DESCRIPTION"], &rows, width, shown);
+        if !no_resources {
+            table(&mut out, &["URI", "NAME", "MIME", "DESCRIPTION"], &rows, width, shown);
+        }
 
         section(&mut out, "Resource templates", self.templates.len());
         let rows: Vec<Vec<String>> = self
@@ -219,6 +226,7 @@ impl Report {
         );
 
         section(&mut out, "Prompts", self.prompts.len());
+        let no_prompts = undeclared(&mut out, caps.prompts.is_none(), "prompts");
         let rows: Vec<Vec<String>> = self
             .prompts
             .iter()
@@ -239,7 +247,9 @@ impl Report {
                 vec![p.name.clone(), args, p.description.clone().unwrap_or_default()]
             })
             .collect();
-        table(&mut out, &["NAME", "ARGUMENTS", "DESCRIPTION"], &rows, width, shown);
+        if !no_prompts {
+            table(&mut out, &["NAME", "ARGUMENTS", "DESCRIPTION"], &rows, width, shown);
+        }
 
         if let Some(skills) = &self.skills {
             section(&mut out, "Skills", skills.len());
@@ -351,13 +361,7 @@ fn schema_summary(schema: &JsonObject) -> String {
     props
         .iter()
         .map(|(name, s)| {
-            let ty = match s.get("type") {
-                Some(Value::String(t)) => t.clone(),
-                Some(Value::Array(ts)) => ts.iter().filter_map(Value::as_str).collect::<Vec<_>>().join("|"),
-                _ if s.get("enum").is_some() => "enum".to_owned(),
-                _ if s.get("$ref").is_some() => "object".to_owned(),
-                _ => "any".to_owned(),
-            };
+            let ty = type_name(s);
             if required.contains(&name.as_str()) {
                 format!("{name}: {ty}")
             } else {
@@ -366,6 +370,28 @@ fn schema_summary(schema: &JsonObject) -> String {
         })
         .collect::<Vec<_>>()
         .join(", ")
+}
+
+/// A property's type in a word or a few: `string`, `integer|null`, `enum`, and for an array its
+/// items' type (`array of string`, `array of array of number`).
+fn type_name(s: &Value) -> String {
+    let of_array = || match s.get("items") {
+        Some(items @ Value::Object(_)) => format!("array of {}", type_name(items)),
+        _ => "array".to_owned(),
+    };
+    let name = |t: &str| if t == "array" { of_array() } else { t.to_owned() };
+    match s.get("type") {
+        Some(Value::String(t)) => name(t),
+        Some(Value::Array(ts)) => ts
+            .iter()
+            .filter_map(Value::as_str)
+            .map(name)
+            .collect::<Vec<_>>()
+            .join("|"),
+        _ if s.get("enum").is_some() => "enum".to_owned(),
+        _ if s.get("$ref").is_some() => "object".to_owned(),
+        _ => "any".to_owned(),
+    }
 }
 
 fn annotation_summary(a: Option<&ToolAnnotations>, structured: bool) -> String {
@@ -407,6 +433,16 @@ fn with_task_hint(hints: String, tool: &mcpkit::types::schema::Tool) -> String {
 
 fn section(out: &mut String, title: &str, n: usize) {
     let _ = writeln!(out, "\n{title} ({n})");
+}
+
+/// In place of a section's table: that the server did not declare the capability (so it was
+/// not asked), rather than an empty table that reads as "asked, and it has none". Returns
+/// `undeclared`.
+fn undeclared(out: &mut String, undeclared: bool, what: &str) -> bool {
+    if undeclared {
+        let _ = writeln!(out, "  the server declares no {what} (no `{what}` capability)");
+    }
+    undeclared
 }
 
 /// The widest a column other than the last grows when fitting a width.

@@ -1,8 +1,8 @@
 //! `mcpkit install`, `mcpkit uninstall` and `mcpkit list-installed`: a server's entry in an MCP
-//! host's own configuration file (Claude Desktop, Claude Code, Cursor, VS Code, Windsurf, Codex;
-//! the formats are in [`crate::hosts`]). Every other entry and key of the file stays; the previous
-//! file is kept as `FILE.bak`; a file that is not valid JSON or TOML is refused with its line
-//! and column, and nothing is written.
+//! host's own configuration file (Claude Desktop, Claude Code, Cursor, VS Code, Windsurf, Codex,
+//! Gemini CLI, Goose, Zed; the formats are in [`crate::hosts`]). Every other entry and key of the
+//! file stays; the previous file is kept as `FILE.bak`; a file that is not valid JSON, TOML or
+//! YAML is refused with its line and column, and nothing is written.
 
 use std::path::{Path, PathBuf};
 

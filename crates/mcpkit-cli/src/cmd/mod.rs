@@ -1,6 +1,7 @@
 //! The subcommands, one module each: an `Args` struct (clap derive) and its `run`, which returns
 //! the process exit code or a [`Failure`] to print.
 
+pub mod auth;
 pub mod bench;
 pub mod call;
 pub mod codegen;
@@ -35,6 +36,8 @@ pub struct Globals {
     pub telemetry: mcpkit::telemetry::Telemetry,
     /// The Prometheus text of `serve --metrics`.
     pub prometheus: Option<mcpkit::telemetry::Prometheus>,
+    /// `-v` given (once or more).
+    pub verbose: bool,
 }
 
 impl Globals {
@@ -46,6 +49,7 @@ impl Globals {
             mode: target.protocol,
             oauth_port: target.oauth.then_some(target.oauth_port),
             telemetry: self.telemetry.clone(),
+            verbose: self.verbose,
         }
     }
 }

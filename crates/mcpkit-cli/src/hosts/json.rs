@@ -15,7 +15,16 @@ use super::{string_map, summary, EditError, Installed, ParseError, ServerSpec};
 /// they are listed here for the new entry's transport: the ones mcpkit writes, and those of the
 /// other transport (a stdio entry turned HTTP loses its `command` and `cwd`). Every other key of
 /// the old entry (`disabled`, `autoApprove`, a stdio entry's `envFile`, …) stays.
-const STDIO_CLEARS: &[&str] = &["type", "command", "args", "env", "url", "serverUrl", "headers"];
+const STDIO_CLEARS: &[&str] = &[
+    "type",
+    "command",
+    "args",
+    "env",
+    "url",
+    "serverUrl",
+    "httpUrl",
+    "headers",
+];
 const HTTP_CLEARS: &[&str] = &[
     "type",
     "command",
@@ -25,6 +34,7 @@ const HTTP_CLEARS: &[&str] = &[
     "cwd",
     "url",
     "serverUrl",
+    "httpUrl",
     "headers",
 ];
 

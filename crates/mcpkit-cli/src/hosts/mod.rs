@@ -12,16 +12,22 @@
 //! | `vscode` | `.vscode/mcp.json` (project), the profile's `mcp.json` (user); comments kept | `servers` | `type: http`, `url` |
 //! | `windsurf` | `~/.codeium/windsurf/mcp_config.json` (user) | `mcpServers` | `serverUrl` |
 //! | `codex` | `.codex/config.toml` (project), `~/.codex/config.toml` (user) | `[mcp_servers.NAME]` | `url` |
+//! | `gemini` | `.gemini/settings.json` (project), `~/.gemini/settings.json` (user); comments kept | `mcpServers` | `httpUrl` |
+//! | `goose` | `~/.config/goose/config.yaml` (user); comments kept | `extensions` (Goose's entry format) | `type: streamable_http`, `uri` |
+//! | `zed` | `.zed/settings.json` (project), `~/.config/zed/settings.json` (user); comments kept | `context_servers` | `url` |
 
 mod claude_code;
 mod claude_desktop;
 pub mod codex;
 mod cursor;
 pub mod file;
+mod gemini;
+pub mod goose;
 mod json;
 mod jsonc;
 mod vscode;
 mod windsurf;
+mod zed;
 
 use std::fmt;
 use std::path::PathBuf;
@@ -44,16 +50,27 @@ pub enum Host {
     Windsurf,
     /// Codex: `~/.codex/config.toml` (user) or `.codex/config.toml` (project), `[mcp_servers.NAME]`.
     Codex,
+    /// Gemini CLI: `.gemini/settings.json` (project) or `~/.gemini/settings.json` (user),
+    /// `mcpServers`, `httpUrl` for HTTP.
+    Gemini,
+    /// Goose: `~/.config/goose/config.yaml`, `extensions`, in Goose's entry format.
+    Goose,
+    /// Zed: `.zed/settings.json` (project) or `~/.config/zed/settings.json` (user),
+    /// `context_servers`.
+    Zed,
 }
 
 /// Every host, in the order `list-installed` reports them.
-pub const ALL_HOSTS: [Host; 6] = [
+pub const ALL_HOSTS: [Host; 9] = [
     Host::ClaudeDesktop,
     Host::ClaudeCode,
     Host::Cursor,
     Host::VsCode,
     Host::Windsurf,
     Host::Codex,
+    Host::Gemini,
+    Host::Goose,
+    Host::Zed,
 ];
 
 /// Which of a host's files: the one in the current project or the user's own.
@@ -224,15 +241,18 @@ impl Host {
             Host::VsCode => "vscode",
             Host::Windsurf => "windsurf",
             Host::Codex => "codex",
+            Host::Gemini => "gemini",
+            Host::Goose => "goose",
+            Host::Zed => "zed",
         }
     }
 
     /// The scopes the host has a file for.
     pub fn scopes(self) -> &'static [Scope] {
         match self {
-            Host::ClaudeDesktop | Host::Windsurf => &[Scope::User],
+            Host::ClaudeDesktop | Host::Windsurf | Host::Goose => &[Scope::User],
             Host::ClaudeCode => &[Scope::Project, Scope::Local, Scope::User],
-            Host::VsCode | Host::Cursor | Host::Codex => &[Scope::Project, Scope::User],
+            Host::VsCode | Host::Cursor | Host::Codex | Host::Gemini | Host::Zed => &[Scope::Project, Scope::User],
         }
     }
 
@@ -265,10 +285,13 @@ impl Host {
             Host::VsCode => vscode::path(scope, places, os),
             Host::Windsurf => windsurf::path(places),
             Host::Codex => codex::path(scope, places),
+            Host::Gemini => gemini::path(scope, places),
+            Host::Goose => goose::path(places, os),
+            Host::Zed => zed::path(scope, places, os),
         }
     }
 
-    /// The host's JSON format for `scope` (`None` for Codex's TOML).
+    /// The host's JSON format for `scope` (`None` for Codex's TOML and Goose's YAML).
     fn json_format(self, scope: Scope, places: &Places) -> Option<json::Format> {
         use json::Format;
         match self {
@@ -283,7 +306,15 @@ impl Host {
                 ..Format::top("servers", &vscode::SHAPE)
             }),
             Host::Windsurf => Some(Format::top("mcpServers", &windsurf::SHAPE)),
-            Host::Codex => None,
+            Host::Gemini => Some(Format {
+                comments: true,
+                ..Format::top("mcpServers", &gemini::SHAPE)
+            }),
+            Host::Zed => Some(Format {
+                comments: true,
+                ..Format::top("context_servers", &zed::SHAPE)
+            }),
+            Host::Codex | Host::Goose => None,
         }
     }
 }
@@ -311,25 +342,28 @@ impl Entries<'_> {
 /// when the file does not exist yet.
 pub fn install(at: Entries<'_>, text: Option<&str>, name: &str, spec: &ServerSpec) -> Result<String, EditError> {
     check_name(name)?;
-    match at.json_format() {
-        Some(format) => json::install(&format, text, name, spec),
-        None => codex::install(text, name, spec),
+    match (at.json_format(), at.host) {
+        (Some(format), _) => json::install(&format, text, name, spec),
+        (None, Host::Goose) => goose::install(text, name, spec),
+        (None, _) => codex::install(text, name, spec),
     }
 }
 
 /// The text of the file without `name`, or `None` when it has no such entry.
 pub fn uninstall(at: Entries<'_>, text: &str, name: &str) -> Result<Option<String>, EditError> {
-    match at.json_format() {
-        Some(format) => json::uninstall(&format, text, name),
-        None => codex::uninstall(text, name),
+    match (at.json_format(), at.host) {
+        (Some(format), _) => json::uninstall(&format, text, name),
+        (None, Host::Goose) => goose::uninstall(text, name),
+        (None, _) => codex::uninstall(text, name),
     }
 }
 
 /// The entries of the file, in its order.
 pub fn list(at: Entries<'_>, text: &str) -> Result<Vec<Installed>, EditError> {
-    match at.json_format() {
-        Some(format) => json::list(&format, text),
-        None => codex::list(text),
+    match (at.json_format(), at.host) {
+        (Some(format), _) => json::list(&format, text),
+        (None, Host::Goose) => goose::list(text),
+        (None, _) => codex::list(text),
     }
 }
 
@@ -345,12 +379,18 @@ fn check_name(name: &str) -> Result<(), EditError> {
     }
 }
 
-/// `command args…` or the URL of an entry read back as JSON (`command`/`args`, `url`/`serverUrl`).
+/// `command args…` or the URL of an entry read back as JSON (`command`/`args`, `url`,
+/// `serverUrl` or `httpUrl`).
 fn summary(entry: &Value) -> String {
     let Some(obj) = entry.as_object() else {
         return "(not an object)".to_owned();
     };
-    if let Some(url) = obj.get("url").or_else(|| obj.get("serverUrl")).and_then(Value::as_str) {
+    if let Some(url) = obj
+        .get("url")
+        .or_else(|| obj.get("serverUrl"))
+        .or_else(|| obj.get("httpUrl"))
+        .and_then(Value::as_str)
+    {
         return url.to_owned();
     }
     let mut parts: Vec<String> = obj
@@ -456,6 +496,21 @@ mod tests {
             path(Codex, Project, Os::Linux),
             Path::new("/work/app/.codex/config.toml")
         );
+        assert_eq!(path(Gemini, User, Os::Windows), home.join(".gemini/settings.json"));
+        assert_eq!(
+            path(Gemini, Project, Os::Linux),
+            Path::new("/work/app/.gemini/settings.json")
+        );
+        assert_eq!(path(Goose, User, Os::Linux), home.join(".config/goose/config.yaml"));
+        assert_eq!(path(Goose, User, Os::MacOs), home.join(".config/goose/config.yaml"));
+        assert_eq!(
+            path(Goose, User, Os::Windows),
+            appdata.join("Block").join("goose").join("config").join("config.yaml")
+        );
+        assert_eq!(path(Zed, User, Os::Linux), home.join(".config/zed/settings.json"));
+        assert_eq!(path(Zed, User, Os::MacOs), home.join(".config/zed/settings.json"));
+        assert_eq!(path(Zed, User, Os::Windows), appdata.join("Zed").join("settings.json"));
+        assert_eq!(path(Zed, Project, Os::Linux), Path::new("/work/app/.zed/settings.json"));
         let codex_home = Places {
             codex_home: Some(PathBuf::from("/opt/codex")),
             xdg_config_home: Some(PathBuf::from("/xdg")),
@@ -468,6 +523,14 @@ mod tests {
         assert_eq!(
             VsCode.config_path(User, &codex_home, Os::Linux).unwrap(),
             Path::new("/xdg/Code/User/mcp.json")
+        );
+        assert_eq!(
+            Goose.config_path(User, &codex_home, Os::Linux).unwrap(),
+            Path::new("/xdg/goose/config.yaml")
+        );
+        assert_eq!(
+            Zed.config_path(User, &codex_home, Os::Linux).unwrap(),
+            Path::new("/xdg/zed/settings.json")
         );
     }
 

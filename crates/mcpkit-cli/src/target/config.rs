@@ -1,5 +1,6 @@
 //! The configuration files a `--server NAME` is looked up in: the hosts' `mcpServers` map (and
-//! VS Code's `servers`, Windsurf's `serverUrl`, Codex's TOML) and the entry asked for.
+//! VS Code's `servers`, Zed's `context_servers`, Windsurf's `serverUrl`, Gemini's `httpUrl`,
+//! Codex's TOML, Goose's YAML) and the entry asked for.
 
 use super::*;
 
@@ -15,10 +16,10 @@ pub(super) fn default_config_candidates() -> Vec<PathBuf> {
 }
 
 /// `mcpServers` is the name most hosts use; VS Code's `.vscode/mcp.json` says `servers` (and
-/// keeps its `inputs` beside it, ignored here).
+/// keeps its `inputs` beside it, ignored here), Zed's `settings.json` `context_servers`.
 #[derive(Debug, Deserialize)]
 pub(super) struct ConfigFile {
-    #[serde(rename = "mcpServers", alias = "servers")]
+    #[serde(rename = "mcpServers", alias = "servers", alias = "context_servers")]
     mcp_servers: Option<serde_json::Map<String, serde_json::Value>>,
     /// Claude Code's `~/.claude.json`: each project's own (local-scope) servers, which win over
     /// the user's when the current directory is that project.
@@ -59,8 +60,9 @@ pub(super) struct ServerEntry {
     #[serde(default)]
     env: BTreeMap<String, String>,
     cwd: Option<PathBuf>,
-    /// `serverUrl` is Windsurf's name for it.
-    #[serde(alias = "serverUrl")]
+    /// `serverUrl` is Windsurf's name for it, `httpUrl` Gemini's (whose `url` is HTTP+SSE,
+    /// which the fallback reaches too).
+    #[serde(alias = "serverUrl", alias = "httpUrl")]
     url: Option<String>,
     #[serde(default)]
     headers: BTreeMap<String, String>,
@@ -85,6 +87,14 @@ pub(super) fn load_config(path: &Path) -> Result<serde_json::Map<String, serde_j
         return crate::hosts::codex::servers(&text).map_err(|e| {
             Failure::usage(format!(
                 "the MCP configuration file {} is invalid: {e} (expected [mcp_servers.NAME] tables as Codex writes them)",
+                path.display()
+            ))
+        });
+    }
+    if path.extension().is_some_and(|e| e == "yaml" || e == "yml") {
+        return crate::hosts::goose::servers(&text).map_err(|e| {
+            Failure::usage(format!(
+                "the MCP configuration file {} is invalid: {e} (expected Goose's `extensions` map)",
                 path.display()
             ))
         });
@@ -124,7 +134,7 @@ pub(super) fn entry_target(name: &str, e: &ServerEntry, path: &Path) -> Result<T
                     cwd: e.cwd.clone(),
                 },
                 label: name.to_owned(),
-                stderr: ServerStderr::Inherit,
+                stderr: ServerStderr::default(),
             })
         }
         (None, Some(url)) => {
@@ -140,7 +150,7 @@ pub(super) fn entry_target(name: &str, e: &ServerEntry, path: &Path) -> Result<T
                     legacy,
                 },
                 label: name.to_owned(),
-                stderr: ServerStderr::Inherit,
+                stderr: ServerStderr::default(),
             })
         }
     }

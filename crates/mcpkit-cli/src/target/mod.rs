@@ -16,8 +16,9 @@
 //! ```
 //!
 //! VS Code's `.vscode/mcp.json`, which names the same map `servers` (and may have comments), is read as well, and so are
-//! Windsurf's `serverUrl` and Codex's `config.toml` (a `.toml` file: `[mcp_servers.NAME]`
-//! tables, see [`crate::hosts::codex`]). Only the entry asked for is checked: other entries may
+//! Zed's `context_servers`, Windsurf's `serverUrl`, Gemini's `httpUrl`, Codex's `config.toml` (a
+//! `.toml` file: `[mcp_servers.NAME]` tables, see [`crate::hosts::codex`]) and Goose's
+//! `config.yaml` (a `.yaml` file, [`crate::hosts::goose`]). Only the entry asked for is checked: other entries may
 //! carry keys of their host's own.
 
 use std::collections::BTreeMap;
@@ -37,6 +38,9 @@ use crate::trace::traced;
 
 mod config;
 mod connect;
+// Prefixing reads the server's stderr through a Unix socket pair: unused elsewhere.
+#[cfg_attr(not(unix), allow(dead_code))]
+pub mod server_log;
 
 use config::{default_config_candidates, entry_target, load_config, ServerEntry};
 pub use connect::ConnectOptions;
@@ -99,15 +103,19 @@ pub struct TargetArgs {
     #[arg(long, value_name = "handshake|auto|VERSION", default_value = "handshake", value_parser = parse_mode)]
     pub protocol: ConnectMode,
     /// Authorize with OAuth 2.1 when an HTTP server asks: the authorization URL is printed, and
-    /// the browser's redirect is awaited on http://127.0.0.1:PORT/callback.
+    /// the browser's redirect is awaited on http://127.0.0.1:PORT/callback. The login is kept
+    /// (OS keyring, else a 0600 file; see `mcpkit auth list`) and reused, refreshed when it
+    /// expires, by later runs.
     #[arg(long)]
     pub oauth: bool,
     /// The port of the OAuth loopback redirect URI.
     #[arg(long, value_name = "PORT", default_value_t = 33418, requires = "oauth")]
     pub oauth_port: u16,
-    /// Where a stdio server's stderr goes: `inherit` (mixed into mcpkit's own stderr), `quiet`
-    /// (discarded) or `file:PATH` (appended to PATH).
-    #[arg(long, value_name = "inherit|quiet|file:PATH", default_value = "inherit", value_parser = parse_server_stderr)]
+    /// Where a stdio server's stderr goes: `prefix` (the default: each line shown on mcpkit's
+    /// stderr as `server: LINE`, escaped on a terminal; with `--protocol auto`, what the server
+    /// wrote while refusing the probe is kept for -v), `inherit` or `show` (passed through as
+    /// written), `quiet` or `hide` (discarded), or `file:PATH` (appended to PATH).
+    #[arg(long, value_name = "prefix|inherit|quiet|file:PATH", default_value = "prefix", value_parser = parse_server_stderr)]
     pub server_stderr: ServerStderr,
     /// The stdio server to launch: `-- CMD ARGS…` (default: the built-in reference server).
     #[arg(last = true, value_name = "CMD")]
@@ -117,8 +125,11 @@ pub struct TargetArgs {
 /// Where a stdio server's stderr goes (`--server-stderr`).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub enum ServerStderr {
-    /// Into mcpkit's own stderr.
+    /// Into mcpkit's own stderr, each line as `server: LINE` (escaped on a terminal). On
+    /// Windows, passed through as written.
     #[default]
+    Prefix,
+    /// Into mcpkit's own stderr, as written.
     Inherit,
     /// Discarded.
     Quiet,
@@ -126,14 +137,15 @@ pub enum ServerStderr {
     File(PathBuf),
 }
 
-/// Parse `--server-stderr`: `inherit`, `quiet` or `file:PATH`.
+/// Parse `--server-stderr`: `prefix`, `inherit` (or `show`), `quiet` (or `hide`) or `file:PATH`.
 pub fn parse_server_stderr(s: &str) -> Result<ServerStderr, String> {
     match s {
-        "inherit" => Ok(ServerStderr::Inherit),
-        "quiet" => Ok(ServerStderr::Quiet),
+        "prefix" => Ok(ServerStderr::Prefix),
+        "inherit" | "show" => Ok(ServerStderr::Inherit),
+        "quiet" | "hide" => Ok(ServerStderr::Quiet),
         _ => match s.strip_prefix("file:") {
             Some(path) if !path.is_empty() => Ok(ServerStderr::File(PathBuf::from(path))),
-            _ => Err(format!("expected inherit, quiet or file:PATH, not {s:?}")),
+            _ => Err(format!("expected prefix, inherit, quiet or file:PATH, not {s:?}")),
         },
     }
 }
@@ -147,7 +159,7 @@ impl Default for TargetArgs {
             protocol: ConnectMode::Handshake,
             oauth: false,
             oauth_port: 33418,
-            server_stderr: ServerStderr::Inherit,
+            server_stderr: ServerStderr::Prefix,
             command: Vec::new(),
         }
     }
@@ -217,14 +229,14 @@ impl TargetArgs {
                     cwd: None,
                 },
                 label: self.command.join(" "),
-                stderr: ServerStderr::Inherit,
+                stderr: ServerStderr::default(),
             });
         }
         let Some(server) = &self.server else {
             return Ok(Target {
                 endpoint: Endpoint::Builtin,
                 label: "builtin".to_owned(),
-                stderr: ServerStderr::Inherit,
+                stderr: ServerStderr::default(),
             });
         };
         if server.starts_with("http://") || server.starts_with("https://") {
@@ -235,7 +247,7 @@ impl TargetArgs {
                     legacy: false,
                 },
                 label: server.clone(),
-                stderr: ServerStderr::Inherit,
+                stderr: ServerStderr::default(),
             });
         }
         if server.contains("://") {

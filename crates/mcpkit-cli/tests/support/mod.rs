@@ -4,6 +4,7 @@
 use std::io::{BufRead, BufReader};
 use std::process::{Child, Command, Stdio};
 
+pub(crate) mod handshake_only;
 pub(crate) mod hosts;
 pub(crate) mod peers;
 #[cfg(unix)]

@@ -352,6 +352,21 @@ impl OAuthClient {
                     self.set_current(&found.issuer, &resource, tokens, header);
                     return Ok(());
                 }
+                // Stored tokens this client has not refreshed yet (a persistent store read by a
+                // new process, say): an expired access token is refreshed, not authorized anew.
+                let tried = current.as_ref().is_some_and(|c| c.tokens == tokens);
+                if tokens.refresh_token.is_some() && !tried {
+                    let stored = Current {
+                        header,
+                        issuer: found.issuer.clone(),
+                        resource: resource.clone(),
+                        tokens,
+                    };
+                    match self.refresh(&stored).await {
+                        Ok(()) => return Ok(()),
+                        Err(e) => tracing::debug!("refreshing the stored token failed, authorizing again: {e}"),
+                    }
+                }
             }
             flow.scopes = if !challenged.is_empty() {
                 challenged.into_iter().collect()
