@@ -11,6 +11,7 @@
 //! | key ring ([`RedisKeyRing`]) | one key, made with `SET NX`, rotated by [`rotate_key_ring`]; cached per instance |
 //! | tasks ([`RedisTaskStore`]) | hash per task with TTL, owner-checked; two sorted sets hold the bound |
 //! | switches ([`RedisSwitchStore`]) | one hash: a field per switchable item set, and the version; set by one script |
+//! | response cache ([`RedisCacheStore`]) | a string per result with its TTL, under a generation that a catalogue change bumps; one script per lookup |
 //! | rate limits ([`RedisRateStore`]) | a key per bucket holding when its next token is due, TTL until full; taken by one script |
 //!
 //! ```no_run
@@ -30,6 +31,7 @@
 
 mod backends;
 mod bus;
+mod cache;
 mod clock;
 mod connection;
 mod error;
@@ -46,6 +48,7 @@ mod tasks;
 
 pub use backends::{RedisBackends, EVENTS_PER_STREAM, EVENT_TTL, STREAMS_PER_SESSION};
 pub use bus::RedisBus;
+pub use cache::RedisCacheStore;
 pub use connection::Redis;
 pub use error::Error;
 pub use events::RedisEventStore;

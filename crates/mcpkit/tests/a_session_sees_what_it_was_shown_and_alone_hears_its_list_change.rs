@@ -12,7 +12,11 @@ use crate::common::Wire;
 
 fn server() -> Server {
     Server::builder()
-        .tool(ToolDef::new("admin", || async { "admin work" }).tags(["admin"]).hidden())
+        .tool(
+            ToolDef::new("admin", || async { "admin work" })
+                .tags(["admin"])
+                .hidden(),
+        )
         .tool(ToolDef::new("unlock", |cx: RequestContext| async move {
             cx.show(Select::tag("admin"));
             "unlocked"
@@ -53,13 +57,22 @@ async fn shown_to_one_session_hidden_from_the_other() {
     // Showing it: A hears its list changed before the call's reply; B hears nothing.
     a.send_json(&call(3, "unlock")).await;
     let first = a.recv().await;
-    assert_eq!(first, json!({ "jsonrpc": "2.0", "method": "notifications/tools/list_changed" }));
+    assert_eq!(
+        first,
+        json!({ "jsonrpc": "2.0", "method": "notifications/tools/list_changed" })
+    );
     assert_eq!(a.recv().await["id"], 3);
     assert_eq!(names(&mut a, 4).await, ["admin", "unlock", "lock"]);
-    assert_eq!(a.request(&call(5, "admin")).await["result"]["content"][0]["text"], "admin work");
+    assert_eq!(
+        a.request(&call(5, "admin")).await["result"]["content"][0]["text"],
+        "admin work"
+    );
     b.assert_silent_then_ping("A's change").await;
     assert_eq!(names(&mut b, 6).await, ["unlock", "lock"]);
-    assert_eq!(b.request(&call(7, "admin")).await["error"]["message"], "Unknown tool: admin");
+    assert_eq!(
+        b.request(&call(7, "admin")).await["error"]["message"],
+        "Unknown tool: admin"
+    );
 
     // Hiding it again, by name: the last change that names an item decides.
     a.send_json(&call(8, "lock")).await;

@@ -60,6 +60,7 @@ mod progress_reaches_the_caller_before_its_result;
 mod prompts_and_resources_take_extractors;
 mod request_state_is_bound_to_its_caller;
 mod request_timeout_sends_cancel;
+mod response_cache_answers_repeats_and_forgets_on_a_change;
 mod run_time_changes_reach_every_session;
 mod sealed_answers_stay_sealed;
 mod server_call_runs_the_method_table;

@@ -318,6 +318,7 @@ impl ServerBuilder {
                     !self.middleware.is_empty() || self.authorize.is_some() || requires_scopes,
                 ),
                 authorize: self.authorize,
+                changes_seen: std::sync::atomic::AtomicU64::new(0),
                 extensions: self.extensions.declared(),
                 client_limits: self.client_limits,
                 changes: tokio::sync::broadcast::channel(256).0,

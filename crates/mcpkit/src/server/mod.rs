@@ -145,6 +145,8 @@ struct Inner {
     /// Whether a request may be refused by a layer or for want of scopes (HTTP then maps the
     /// refusal to 429 or 403): set at build, and when an item requiring scopes is added.
     may_refuse: std::sync::atomic::AtomicBool,
+    /// Catalogue changes heard so far (here or relayed): what the response cache checks.
+    changes_seen: std::sync::atomic::AtomicU64,
 }
 
 impl Server {
@@ -315,6 +317,11 @@ impl Server {
         self.inner.may_refuse.load(std::sync::atomic::Ordering::Relaxed)
     }
 
+    /// How many catalogue changes this server heard (its own, and other instances' relayed).
+    pub(crate) fn changes_seen(&self) -> u64 {
+        self.inner.changes_seen.load(std::sync::atomic::Ordering::Acquire)
+    }
+
     pub(crate) fn snapshot(&self) -> Arc<Snapshot> {
         self.inner
             .catalog
@@ -347,6 +354,9 @@ impl Server {
     /// Tell this process's listeners and sessions about `change`.
     fn fan_out(&self, change: Change, params: Option<&serde_json::Value>, filter: impl Fn(&ClientState) -> bool) {
         let method = change.method();
+        self.inner
+            .changes_seen
+            .fetch_add(1, std::sync::atomic::Ordering::AcqRel);
         // Stateless-era listeners; no receiver is not an error.
         let _ = self.inner.changes.send(change);
         for s in self.inner.sessions.snapshot() {

@@ -1,12 +1,12 @@
-//! The middleware flags of `mcpkit serve` (`--rate-limit`, `--tool-timeout`,
+//! The middleware flags of `mcpkit serve` (`--rate-limit`, `--cache-ttl`, `--tool-timeout`,
 //! `--tool-concurrency`, `--max-response-bytes`): the library's built-in layers, in the order
 //! the guide gives (`guide/middleware.md`).
 
 use std::sync::Arc;
 use std::time::Duration;
 
-use mcpkit::server::backend::{Rate, RateStore};
-use mcpkit::server::middleware::{Middleware, RateLimit, ResponseLimit, ToolConcurrency, ToolTimeout};
+use mcpkit::server::backend::Rate;
+use mcpkit::server::middleware::{Middleware, RateLimit, ResponseCache, ResponseLimit, ToolConcurrency, ToolTimeout};
 
 use crate::target::parse_duration;
 
@@ -20,6 +20,15 @@ pub(super) struct LayerArgs {
     /// instance.
     #[arg(long, value_name = "SPEC", value_parser = parse_rate_spec)]
     rate_limit: Vec<RateSpec>,
+    /// Answer tools/list, resources/read and prompts/get (and calls of --cache-tool tools)
+    /// from a cache for this long (30s, 5m); forgotten on any catalogue change. With --redis,
+    /// shared by every instance.
+    #[arg(long, value_name = "DURATION", value_parser = parse_duration)]
+    cache_ttl: Option<Duration>,
+    /// Also cache calls of this tool (its result depends only on its arguments and caller;
+    /// repeatable). Needs --cache-ttl.
+    #[arg(long, value_name = "NAME", requires = "cache_ttl")]
+    cache_tool: Vec<String>,
     /// End a tools/call that runs longer (repeatable): DURATION for every tool, or
     /// NAME=DURATION for one (30s, 500ms, 2m).
     #[arg(long, value_name = "[NAME=]DURATION", value_parser = parse_named::<Duration>)]
@@ -82,20 +91,20 @@ fn parse_named<T: Setting>(s: &str) -> Result<(Option<String>, T), String> {
 }
 
 impl LayerArgs {
-    /// Whether a rate limit is asked for (it then needs a store, shared with --redis).
-    pub(super) fn limits_rates(&self) -> bool {
-        !self.rate_limit.is_empty()
+    /// Whether a layer keeps state that instances share with --redis.
+    pub(super) fn shares_state(&self) -> bool {
+        !self.rate_limit.is_empty() || self.cache_ttl.is_some()
     }
 
     /// The layers these flags describe, outermost first: the rate limit (a refused request
-    /// costs nothing more), then concurrency, the timeout, and the response size. `rates` is
-    /// the store the rate limit counts in (this process's when `None`).
-    pub(super) fn layers(&self, rates: Option<Arc<dyn RateStore>>) -> Vec<Arc<dyn Middleware>> {
+    /// costs nothing more), the cache, then concurrency, the timeout, and the response size.
+    /// With `redis`, the rate limit and the cache keep their state there.
+    pub(super) fn layers(&self, redis: Option<&mcpkit_redis::Redis>) -> Vec<Arc<dyn Middleware>> {
         let mut layers: Vec<Arc<dyn Middleware>> = Vec::new();
-        if self.limits_rates() {
+        if !self.rate_limit.is_empty() {
             let mut limit = RateLimit::new();
-            if let Some(store) = rates {
-                limit = limit.store(store);
+            if let Some(redis) = redis {
+                limit = limit.store(Arc::new(redis.rate_store()));
             }
             for spec in &self.rate_limit {
                 limit = match spec {
@@ -105,6 +114,16 @@ impl LayerArgs {
                 };
             }
             layers.push(Arc::new(limit));
+        }
+        if let Some(ttl) = self.cache_ttl {
+            let mut cache = ResponseCache::new(ttl);
+            if let Some(redis) = redis {
+                cache = cache.store(Arc::new(redis.cache_store()));
+            }
+            for name in &self.cache_tool {
+                cache = cache.tool(name.clone());
+            }
+            layers.push(Arc::new(cache));
         }
         if !self.tool_concurrency.is_empty() {
             let default = self

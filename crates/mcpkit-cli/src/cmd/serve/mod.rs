@@ -262,16 +262,16 @@ impl Args {
             });
         };
         let config = self.http_config();
-        let mut rates = None;
+        let mut layer_redis = None;
         let shared = match self.cluster.resolve()? {
             None => None,
             Some((url, prefix, id)) => {
-                if self.layers.limits_rates() {
+                if self.layers.shares_state() {
                     let redis = mcpkit_redis::Redis::connect(&url, &prefix).await.map_err(|e| Failure {
                         code: 1,
                         message: format!("--redis {url}: {e}"),
                     })?;
-                    rates = Some(Arc::new(redis.rate_store()) as Arc<dyn mcpkit::server::backend::RateStore>);
+                    layer_redis = Some(redis);
                 }
                 let backends = mcpkit_redis::RedisBackends::connect_with(&url, &prefix, &id, task_limits)
                     .await
@@ -283,7 +283,7 @@ impl Args {
                 Some(backends)
             }
         };
-        let (limits, layers) = (self.client_limits(), self.layers.layers(rates));
+        let (limits, layers) = (self.client_limits(), self.layers.layers(layer_redis.as_ref()));
         let telemetry = globals.telemetry.clone();
         let server = move |tasks| crate::reference::server_for(telemetry, Some(tasks), limits, &layers);
         serve_http(addr, config, server, &self.auth, globals, shared, task_limits)

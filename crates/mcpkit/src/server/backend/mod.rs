@@ -1,6 +1,6 @@
 //! Backends: where the state that makes N instances one server lives (the "Scale-out" design).
 //!
-//! Seven small traits, each with an in-memory implementation (the default, one process) that
+//! Eight small traits, each with an in-memory implementation (the default, one process) that
 //! other crates implement over a shared database (`mcpkit-redis`):
 //!
 //! | trait | holds |
@@ -12,9 +12,10 @@
 //! | [`SwitchStore`] | which switchable catalogue items are on, with a version bumped per change |
 //! | [`TaskStore`] | the Tasks extension's tasks, with their owner and expiry |
 //! | [`RateStore`] | the rate-limit layer's token buckets ([`crate::server::middleware::RateLimit`]) |
+//! | [`CacheStore`] | the response cache's results ([`crate::server::middleware::ResponseCache`]) |
 //!
-//! [`Backends`] bundles one of each with the name of this instance; the [`RateStore`] is handed
-//! to the layer that counts in it.
+//! [`Backends`] bundles one of each with the name of this instance; the [`RateStore`] and
+//! [`CacheStore`] are handed to the layers that use them.
 //!
 //! # The contract every implementation keeps
 //!
@@ -37,6 +38,7 @@
 //!   layer cannot tell them apart except by speed and by what survives a process.
 
 mod bus;
+mod cache;
 mod events;
 mod keys;
 pub mod memory;
@@ -50,6 +52,7 @@ use std::pin::Pin;
 use std::sync::Arc;
 
 pub use bus::{Address, Bus, Subscription};
+pub use cache::CacheStore;
 pub use events::{valid_stream_name, EventId, EventStore};
 pub use keys::{KeyRing, SealingKey};
 pub use rates::{gcra, Bucket, Rate, RateStore, Taken};

@@ -29,6 +29,7 @@
 //! `poll_ready`: a table entry is a function from a [`Call`] to a boxed future already, so a
 //! `Service` would add a second boxing per layer and readiness that no entry has.
 
+mod cache;
 mod rate_limit;
 mod tool_limits;
 
@@ -41,6 +42,7 @@ use super::methods::{Methods, RequestEntry};
 use super::Call;
 use crate::engine::{BoxFuture, HandlerResult};
 
+pub use cache::ResponseCache;
 pub use rate_limit::RateLimit;
 pub use tool_limits::{ResponseLimit, ToolConcurrency, ToolTimeout};
 

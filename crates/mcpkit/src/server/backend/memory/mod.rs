@@ -2,6 +2,7 @@
 //! operation does its work inside the call and returns a ready future.
 
 mod bus;
+mod cache;
 mod events;
 mod keys;
 mod rates;
@@ -10,6 +11,7 @@ mod switches;
 mod tasks;
 
 pub use bus::MemoryBus;
+pub use cache::MemoryCacheStore;
 pub use events::MemoryEventStore;
 pub use keys::MemoryKeyRing;
 pub use rates::MemoryRateStore;
