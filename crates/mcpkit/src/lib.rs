@@ -84,6 +84,10 @@ pub struct GuideMacros;
 #[doc = include_str!("../../../guide/testing.md")]
 pub struct GuideTesting;
 
+#[cfg(all(doctest, feature = "server"))]
+#[doc = include_str!("../../../guide/middleware.md")]
+pub struct GuideMiddleware;
+
 /// What the code the macros generate names: serde, for its derive, and the checks of each
 /// parameter and return type. Not an API.
 #[cfg(feature = "macros")]
