@@ -54,6 +54,7 @@ mod new_project_passes_its_own_tests;
 mod new_refuses_bad_names_and_non_empty_folders;
 mod oauth_login_is_remembered_between_runs;
 mod oauth_serve_process;
+mod official_typescript_client_steps_up_for_a_tools_scope;
 mod prometheus_scrapes_serve_metrics;
 mod protocol_auto_says_once_that_it_fell_back;
 mod redis_rotate_keys_keeps_states_in_flight_open;
