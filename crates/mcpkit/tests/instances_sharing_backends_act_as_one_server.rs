@@ -2,8 +2,8 @@
 //! a session opened on A is served on B; a stream of A resumed on B replays the missed events
 //! once and goes on live; an elicitation answered through B completes A's request; a
 //! cancellation sent to B stops the request running on A; a list_changed made on A reaches
-//! the session's GET stream on B; a `requestState` sealed by A opens on B; and the probes
-//! answer. Real sockets, the shared HTTP harness.
+//! the session's GET stream on B; a `requestState` sealed by A opens on B; what a session was
+//! shown on A it sees on B; and the probes answer. Real sockets, the shared HTTP harness.
 #![cfg(all(feature = "http-server", feature = "http-client", feature = "server"))]
 
 use crate::common;
@@ -78,6 +78,11 @@ fn instance_server(hang: Arc<Hang>) -> Server {
                 Ok::<_, mcpkit::Error>(format!("{}, {name}!", a.greeting))
             },
         ))
+        .tool(ToolDef::new("admin", || async { "admin work" }).hidden())
+        .tool(ToolDef::new("unlock", |cx: RequestContext| async move {
+            cx.show(mcpkit::server::Select::name("admin"));
+            "unlocked"
+        }))
         .tool(ToolDef::new("hang", move |cx: RequestContext| {
             let hang = hang.clone();
             async move {
@@ -159,6 +164,33 @@ async fn a_session_opened_on_one_instance_is_served_on_another() {
     }
     assert_eq!(status, StatusCode::NOT_FOUND, "a session deleted on B is unknown on A");
     assert_eq!(backends.sessions.count().await.unwrap(), 0);
+}
+
+#[tokio::test]
+async fn what_a_session_was_shown_on_one_instance_it_sees_on_another() {
+    let backends = Backends::memory();
+    let p = pair(&backends).await;
+    let (a, b) = (Mcp::new(&p.a.url), Mcp::new(&p.b.url));
+    let s = open(&a).await;
+    let (_, hidden) = b.call(Some(&s), tool_call(1, "admin", json!({}))).await;
+    assert_eq!(hidden["error"]["message"], "Unknown tool: admin", "{hidden}");
+    let (_, unlocked) = a.call(Some(&s), tool_call(2, "unlock", json!({}))).await;
+    assert_eq!(text_of(&unlocked), "unlocked", "{unlocked}");
+    // The change travels with the session record: B serves the session as A left it.
+    let mut reply = Value::Null;
+    for id in 3..50 {
+        reply = b.call(Some(&s), tool_call(id, "admin", json!({}))).await.1;
+        if text_of(&reply) == "admin work" {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    assert_eq!(text_of(&reply), "admin work", "{reply}");
+    let (_, other) = b.call(Some(&open(&b).await), tool_call(60, "admin", json!({}))).await;
+    assert_eq!(
+        other["error"]["message"], "Unknown tool: admin",
+        "another session still does not see it"
+    );
 }
 
 #[tokio::test]

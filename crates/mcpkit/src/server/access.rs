@@ -19,6 +19,7 @@ use mcpkit_types::{ErrorCode, ErrorObject};
 use serde_json::json;
 use serde_json::value::RawValue;
 
+use super::backend::{SessionUpdate, VisibilityRule};
 use super::{cursor_for, page_of, CacheHint};
 use super::{
     Call, Change, PromptDef, RequestContext, ResourceDef, ResourceTemplateDef, ServerBuilder, Snapshot, ToolDef,
@@ -157,13 +158,41 @@ pub(crate) struct Visibility {
 const MAX_RULES: usize = 64;
 
 impl Visibility {
-    fn push(&self, select: Select, show: bool) {
+    /// Add a change; the rules now, as a session record keeps them.
+    fn push(&self, select: Select, show: bool) -> Vec<VisibilityRule> {
         let mut rules = crate::sync::lock(&self.rules);
         rules.retain(|(s, _)| s != &select);
         if rules.len() >= MAX_RULES {
             rules.remove(0);
         }
         rules.push((select, show));
+        rules
+            .iter()
+            .map(|(s, show)| {
+                let (by_tag, value) = match s {
+                    Select::Name(n) => (false, n.clone()),
+                    Select::Tag(t) => (true, t.clone()),
+                };
+                VisibilityRule {
+                    by_tag,
+                    value,
+                    show: *show,
+                }
+            })
+            .collect()
+    }
+
+    /// Take the rules a session record (or another instance) says.
+    pub(crate) fn replace(&self, kept: &[VisibilityRule]) {
+        let rules = kept.iter().rev().take(MAX_RULES).rev().map(|r| {
+            let select = if r.by_tag {
+                Select::Tag(r.value.clone())
+            } else {
+                Select::Name(r.value.clone())
+            };
+            (select, r.show)
+        });
+        *crate::sync::lock(&self.rules) = rules.collect();
     }
 
     /// Whether an item is visible to this session.
@@ -408,7 +437,9 @@ impl RequestContext {
             return;
         }
         let kinds = kinds_selected(&self.server.snapshot(), &select);
-        self.session.visibility.get_or_init(Box::default).push(select, show);
+        let rules = self.session.visibility.get_or_init(Box::default).push(select, show);
+        // Kept with the session record: any instance serving the session sees the same.
+        self.session.changed(SessionUpdate::Visibility(rules));
         for change in kinds {
             let _ = self.peer.notify_raw(change.method(), None::<&serde_json::Value>);
         }

@@ -200,6 +200,7 @@ impl ClientState {
             SessionUpdate::Unsubscribe(uri) => {
                 crate::sync::lock(&self.subscriptions).remove(uri);
             }
+            SessionUpdate::Visibility(rules) => self.visibility.get_or_init(Box::default).replace(rules),
             // Negotiated once, from the record, when the session is rebuilt.
             _ => {}
         }
@@ -214,6 +215,9 @@ impl ClientState {
             self.set_log_level(level);
         }
         crate::sync::lock(&self.subscriptions).extend(record.subscriptions.iter().cloned());
+        if !record.visibility.is_empty() {
+            self.visibility.get_or_init(Box::default).replace(&record.visibility);
+        }
     }
 
     pub(crate) fn is_subscribed(&self, uri: &str) -> bool {

@@ -56,7 +56,7 @@ pub use cache::CacheStore;
 pub use events::{valid_stream_name, EventId, EventStore};
 pub use keys::{KeyRing, SealingKey};
 pub use rates::{gcra, Bucket, Rate, RateStore, Taken};
-pub use sessions::{Admitted, Negotiation, SessionLimits, SessionRecord, SessionStore, SessionUpdate};
+pub use sessions::{Admitted, Negotiation, SessionLimits, SessionRecord, SessionStore, SessionUpdate, VisibilityRule};
 pub use switches::{SwitchStore, Switched, Switches};
 
 pub use tasks::{

@@ -42,6 +42,9 @@ pub struct SessionRecord {
     /// and in records written before the field existed (those count only in the total).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub client: Option<String>,
+    /// What the session was shown or hidden (`RequestContext::show`/`hide`), in order.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub visibility: Vec<VisibilityRule>,
     /// When it was created.
     pub created_ms: u64,
     /// When it was last seen (refreshed lazily: at most a fraction of the TTL behind).
@@ -62,6 +65,7 @@ impl SessionRecord {
             subscriptions: BTreeSet::new(),
             caller,
             client: None,
+            visibility: Vec::new(),
             created_ms: now,
             last_seen_ms: now,
         }
@@ -83,8 +87,20 @@ impl SessionRecord {
             SessionUpdate::Unsubscribe(uri) => {
                 self.subscriptions.remove(uri);
             }
+            SessionUpdate::Visibility(rules) => self.visibility.clone_from(rules),
         }
     }
+}
+
+/// One change of what a session sees: the items of a name or a tag, shown or hidden.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct VisibilityRule {
+    /// The item's name (`false`) or a tag (`true`).
+    pub by_tag: bool,
+    /// The name or tag.
+    pub value: String,
+    /// Shown (`true`) or hidden.
+    pub show: bool,
 }
 
 /// One change to a session record.
@@ -101,6 +117,8 @@ pub enum SessionUpdate {
     Subscribe(String),
     /// `resources/unsubscribe`.
     Unsubscribe(String),
+    /// What the session sees changed: the whole list of its rules now.
+    Visibility(Vec<VisibilityRule>),
 }
 
 /// What `initialize` settled.
