@@ -147,7 +147,7 @@ async fn a_layer_answers_with_an_error_or_a_tool_error_without_passing_the_reque
         }))
         .tool(echo())
         .middleware(middleware::from_fn(|call: Call, next: Next| async move {
-            match call.target() {
+            match call.target().as_deref() {
                 Some("delete") => call.tool_error("delete is switched off here"),
                 _ if call.is::<ListTools>() => Err(ErrorObject::new(ErrorCode::INVALID_REQUEST, "no lists today")),
                 _ => next.run(call).await,

@@ -2,6 +2,7 @@
 //! extension methods may read of it (the method, the caller, the params they ask for) and
 //! answer with.
 
+use std::borrow::Cow;
 use std::sync::{Arc, OnceLock};
 
 use mcpkit_types::method::{CallTool, Method};
@@ -18,7 +19,7 @@ use super::stateless::{self, CacheHint, InputState};
 use super::{Server, Snapshot};
 use crate::engine::{HandlerResult, IncomingRequest, Peer};
 use crate::transport::{Extensions, VerifiedCaller};
-use crate::wire::{params, to_raw};
+use crate::wire::{member_str, params, to_raw};
 
 /// One incoming message as a method table receives it: the request (or notification), and the
 /// server, session and connection serving it. What middleware ([`super::middleware`]) and an
@@ -37,8 +38,6 @@ pub struct Call {
     pub(crate) extensions: Extensions,
     /// The catalogue as this request sees it, taken at its first use.
     snapshot: OnceLock<Arc<Snapshot>>,
-    /// The name or URI the request targets, read from its params at the first ask.
-    target: OnceLock<Option<Box<str>>>,
 }
 
 impl Call {
@@ -61,7 +60,6 @@ impl Call {
             cancel: req.cancel,
             extensions: req.extensions,
             snapshot: OnceLock::new(),
-            target: OnceLock::new(),
         }
     }
 
@@ -85,7 +83,6 @@ impl Call {
             cancel: CancellationToken::default(),
             extensions: Extensions::default(),
             snapshot: OnceLock::new(),
-            target: OnceLock::new(),
         }
     }
 
@@ -214,20 +211,11 @@ impl Call {
 
     /// What the request targets: the tool of `tools/call`, the prompt of `prompts/get`, the URI
     /// of `resources/read` and `resources/(un)subscribe` (`None` for other methods, or params
-    /// without it). Read from the params once, at the first ask.
-    pub fn target(&self) -> Option<&str> {
-        self.target
-            .get_or_init(|| {
-                #[derive(Deserialize)]
-                struct Named {
-                    name: Option<Box<str>>,
-                    uri: Option<Box<str>>,
-                }
-                let raw = self.params.as_deref()?;
-                let named: Named = serde_json::from_str(raw.get()).ok()?;
-                named.name.or(named.uri)
-            })
-            .as_deref()
+    /// without it). Read from the params at each ask, up to the member (borrowed unless it has
+    /// escapes): a `Call` carries nothing for it, as most requests meet no layer that asks.
+    pub fn target(&self) -> Option<Cow<'_, str>> {
+        let raw = self.params.as_deref();
+        member_str(raw, "name").or_else(|| member_str(raw, "uri"))
     }
 
     /// The request's `_meta` (progress token, trace context, vendor keys), read for the asking.

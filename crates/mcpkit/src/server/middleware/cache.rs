@@ -81,7 +81,7 @@ impl ResponseCache {
         let cacheable = shared
             || call.is::<ReadResource>()
             || call.is::<GetPrompt>()
-            || (call.is::<CallTool>() && call.target().is_some_and(|t| self.tools.contains(t)));
+            || (call.is::<CallTool>() && call.target().is_some_and(|t| self.tools.contains(t.as_ref())));
         // A session that showed or hid items sees its own catalogue: not cached.
         if !cacheable || call.session.visibility.get().is_some() {
             return None;

@@ -9,7 +9,7 @@
 //!
 //! // Refuse one tool to callers without a verified identity; pass everything else on.
 //! let guard = middleware::from_fn(|call: Call, next: Next| async move {
-//!     if call.is::<CallTool>() && call.target() == Some("delete") && call.caller().is_none() {
+//!     if call.is::<CallTool>() && call.target().as_deref() == Some("delete") && call.caller().is_none() {
 //!         return call.tool_error("delete needs a signed-in caller");
 //!     }
 //!     next.run(call).await
@@ -144,15 +144,23 @@ where
 /// `entry` with `layer` around it (what [`super::extensions::MethodTable::wrap`] puts in a
 /// table).
 pub(crate) fn around(entry: RequestEntry, layer: impl Middleware) -> RequestEntry {
-    let layers: Arc<[Arc<dyn Middleware>]> = Arc::new([Arc::new(layer) as Arc<dyn Middleware>]);
+    stacked(entry, Arc::new([Arc::new(layer) as Arc<dyn Middleware>]))
+}
+
+/// `entry` with `layers` around it, the first outermost. The first layer is called straight
+/// from the entry: a `Call` is moved once less per request than through [`Next::run`].
+fn stacked(entry: RequestEntry, layers: Arc<[Arc<dyn Middleware>]>) -> RequestEntry {
     let entry = Arc::new(entry);
-    Box::new(move |call: Call| {
-        Next {
-            layers: layers.clone(),
-            index: 0,
-            entry: entry.clone(),
-        }
-        .run(call)
+    Box::new(move |call: Call| match layers.first() {
+        Some(first) => first.handle(
+            call,
+            Next {
+                layers: layers.clone(),
+                index: 1,
+                entry: entry.clone(),
+            },
+        ),
+        None => entry(call),
     })
 }
 
@@ -187,16 +195,7 @@ impl Stack {
             if name == Initialize::NAME {
                 return entry;
             }
-            let entry = Arc::new(entry);
-            let layers = layers.clone();
-            Box::new(move |call: Call| {
-                Next {
-                    layers: layers.clone(),
-                    index: 0,
-                    entry: entry.clone(),
-                }
-                .run(call)
-            })
+            stacked(entry, layers.clone())
         });
     }
 }

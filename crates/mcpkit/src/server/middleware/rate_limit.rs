@@ -96,7 +96,7 @@ impl RateLimit {
         let tool = if self.tools.is_empty() || !call.is::<CallTool>() {
             None
         } else {
-            call.target().and_then(|t| self.tools.get_key_value(t))
+            call.target().and_then(|t| self.tools.get_key_value(t.as_ref()))
         };
         if self.per_client.is_some() || tool.is_some() {
             let client = call.client();

@@ -35,8 +35,8 @@ impl<T: Copy> PerTool<T> {
             return None;
         }
         let name = call.target()?;
-        let value = self.tools.get(name).copied().or(self.default)?;
-        Some((value, name.to_owned()))
+        let value = self.tools.get(name.as_ref()).copied().or(self.default)?;
+        Some((value, name.into_owned()))
     }
 }
 

@@ -169,7 +169,10 @@ impl Extension for Skills {
 /// server) serves: -32602 naming the problem (a URI that leaves its skill, a file its skill does
 /// not have, no such skill) instead of the core's "Resource not found", in both eras.
 async fn refuse_unserved_skill_uris(c: Arc<Catalogue>, call: Call, next: Next) -> HandlerResult {
-    let uri = call.target().filter(|u| u.starts_with(SCHEME)).map(str::to_owned);
+    let uri = call
+        .target()
+        .filter(|u| u.starts_with(SCHEME))
+        .map(std::borrow::Cow::into_owned);
     let read = next.run(call).await;
     match (read, uri) {
         (Err(e), Some(uri)) if is_not_found(&e, &uri) && !c.serves_file(&uri) => Err(c.not_served(&uri, "a file")),

@@ -192,17 +192,18 @@ fn call_tool(call: Call, plain: Next, tasks: &Arc<Runtime>) -> BoxFuture<Handler
         };
         let snap = call.snapshot();
         let def = snap.tool_index.get(name.as_ref()).map(|&i| &snap.catalog.tools[i]);
-        // A tool this caller may not use is refused by the plain call, as without the extension.
-        if def.is_some_and(|d| {
-            call.check_access(Item::Tool(&d.tool), &d.guard, || ErrorObject::internal(""))
-                .is_err()
-        }) {
-            drop((name, snap));
-            return plain.run(call);
-        }
         let support = def.and_then(|d| d.tool.execution.as_ref()).and_then(|e| e.task_support);
         let at_detach = def.is_some_and(|d| d.task_at_detach);
+        // A tool this caller may not use is refused by the plain call, as without the extension.
+        let usable = |d: &crate::server::ToolDef| {
+            call.check_access(Item::Tool(&d.tool), &d.guard, || ErrorObject::internal(""))
+                .is_ok()
+        };
         match support {
+            Some(TaskSupport::Optional | TaskSupport::Required) if def.is_some_and(|d| !usable(d)) => {
+                drop((name, snap));
+                plain.run(call)
+            }
             Some(TaskSupport::Optional | TaskSupport::Required) if negotiated(&call) => {
                 drop((name, snap));
                 if at_detach {
