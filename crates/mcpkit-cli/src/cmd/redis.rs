@@ -4,9 +4,11 @@
 //! what they sealed, so requests in flight are not broken. It prints the new key's id, never a
 //! key.
 
-use super::serve::REDIS_URL_ENV;
 use super::Globals;
 use crate::target::{one_line, Failure};
+
+/// The Redis URL when nothing is given on the command line.
+pub(crate) const REDIS_URL_ENV: &str = "MCPKIT_REDIS_URL";
 
 /// What to do.
 #[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]

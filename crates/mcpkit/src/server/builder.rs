@@ -17,7 +17,7 @@ pub struct ServerBuilder {
     pub(super) extensions: extension::ExtensionSet,
     pub(super) client_limits: ClientLimits,
     pub(super) registrations: registrations::Registrations,
-    pub(super) middleware: middleware::Stack,
+    pub(super) middleware: stack::Stack,
     pub(super) authorize: Option<access::Hook>,
 }
 
@@ -102,7 +102,7 @@ impl Default for ServerBuilder {
             extensions: extension::ExtensionSet::default(),
             client_limits: ClientLimits::default(),
             registrations: registrations::Registrations::default(),
-            middleware: middleware::Stack::default(),
+            middleware: stack::Stack::default(),
             authorize: None,
         }
     }

@@ -12,8 +12,8 @@ use mcpkit_types::method::{Method, NotificationMethod};
 use mcpkit_types::schema::JsonObject;
 use mcpkit_types::Era;
 
+use super::layer::Middleware;
 use super::methods::Methods;
-use super::middleware::Middleware;
 use super::{Call, RequestContext, ServerBuilder};
 use crate::engine::HandlerResult;
 
@@ -104,7 +104,7 @@ impl MethodTable<'_> {
     /// [`Extension::extend`].
     pub fn wrap<M: Method>(&mut self, layer: impl Middleware) -> &mut Self {
         self.router
-            .wrap_one(M::NAME, |entry| super::middleware::around(entry, layer));
+            .wrap_one(M::NAME, |entry| super::stack::around(entry, layer));
         self
     }
 }

@@ -16,7 +16,7 @@ use serde_json::value::RawValue;
 use super::call::Call;
 use super::client_state::{ClientState, QuotaKey};
 use super::extension::ExtensionSet;
-use super::middleware::Stack;
+use super::stack::Stack;
 use super::stateless;
 use super::{core_methods, handshake, Server};
 use crate::engine::{BoxFuture, HandlerResult, IncomingRequest, Peer, Role};

@@ -16,6 +16,7 @@ mod extract;
 mod handshake;
 #[cfg(feature = "http-server")]
 pub mod http;
+mod layer;
 mod listen;
 mod live_sessions;
 mod methods;
@@ -24,6 +25,7 @@ mod prompt;
 #[cfg(feature = "http-server")]
 mod relay;
 mod resource;
+mod stack;
 mod stateless;
 mod switches;
 mod tool;

@@ -13,6 +13,7 @@ use mcpkit::server::ClientLimits;
 use mcpkit::transport::stdio::stdio;
 use tokio_util::sync::CancellationToken;
 
+use super::redis::REDIS_URL_ENV;
 use super::{shutdown_signal, Globals};
 
 mod layers;
@@ -145,9 +146,6 @@ struct ClusterArgs {
     #[arg(long, value_name = "ID")]
     instance_id: Option<String>,
 }
-
-/// The Redis URL when nothing is given on the command line.
-pub(crate) const REDIS_URL_ENV: &str = "MCPKIT_REDIS_URL";
 
 impl ClusterArgs {
     /// The Redis URL, prefix and instance id to share state through; `None` for a lone
