@@ -10,31 +10,14 @@ use mcpkit_test_support::cluster::Cluster;
 use mcpkit_test_support::redis::RedisProcess;
 use serde_json::json;
 
+use crate::cluster_wire::post_stateless_call;
+
 /// A 2026-07-28 `tools/call` of `echo` through `url`: the status.
 async fn call(http: &reqwest::Client, url: &str, id: u64) -> u16 {
-    let body = json!({
-        "jsonrpc": "2.0", "id": id, "method": "tools/call",
-        "params": {
-            "name": "echo", "arguments": { "message": "hi" },
-            "_meta": {
-                "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-                "io.modelcontextprotocol/clientCapabilities": {},
-                "io.modelcontextprotocol/clientInfo": { "name": "t", "version": "0" }
-            }
-        }
-    });
-    let r = http
-        .post(url)
-        .header("content-type", "application/json")
-        .header("accept", "application/json, text/event-stream")
-        .header("mcp-protocol-version", "2026-07-28")
-        .header("mcp-method", "tools/call")
-        .header("mcp-name", "echo")
-        .body(body.to_string())
-        .send()
+    post_stateless_call(http, url, id, "echo", json!({ "message": "hi" }))
         .await
-        .unwrap();
-    r.status().as_u16()
+        .status()
+        .as_u16()
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -7,29 +7,12 @@ use mcpkit_test_support::cluster::Cluster;
 use mcpkit_test_support::redis::RedisProcess;
 use serde_json::{json, Value};
 
+use crate::cluster_wire::post_stateless_call;
+
 /// A 2026-07-28 `tools/call` of `tool` through `url`: the reply.
 async fn call(http: &reqwest::Client, url: &str, id: u64, tool: &str, arguments: Value) -> Value {
-    let body = json!({
-        "jsonrpc": "2.0", "id": id, "method": "tools/call",
-        "params": {
-            "name": tool, "arguments": arguments,
-            "_meta": {
-                "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-                "io.modelcontextprotocol/clientCapabilities": {},
-                "io.modelcontextprotocol/clientInfo": { "name": "t", "version": "0" }
-            }
-        }
-    });
-    http.post(url)
-        .header("content-type", "application/json")
-        .header("accept", "application/json, text/event-stream")
-        .header("mcp-protocol-version", "2026-07-28")
-        .header("mcp-method", "tools/call")
-        .header("mcp-name", tool)
-        .body(body.to_string())
-        .send()
+    post_stateless_call(http, url, id, tool, arguments)
         .await
-        .unwrap()
         .json()
         .await
         .unwrap()

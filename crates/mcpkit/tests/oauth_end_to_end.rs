@@ -42,23 +42,23 @@ async fn stateless_client_authorizes_refreshes_and_steps_up() {
     authorize_refresh_step_up(ConnectMode::Pinned(ProtocolVersion::V2026_07_28)).await;
 }
 
-async fn authorize_refresh_step_up(mode: ConnectMode) {
+/// `server` on 127.0.0.1 behind the resource layer (scopes `mcp:read` needed, `mcp:write`
+/// known; `layer` may add more), tokens from a new test authorization server; and an mcpkit
+/// client logged in through it (headlessly) in `mode`.
+async fn protected_client(
+    server: Server,
+    layer: impl FnOnce(ProtectedResource) -> ProtectedResource,
+    mode: ConnectMode,
+) -> (Client, OAuthClient, Arc<AuthServer>) {
     let (mcp_listener, base) = listen().await;
     let resource = format!("{base}/mcp");
     let auth = start_auth_server(&resource).await;
-
-    let server = Server::builder()
-        .name("protected", "1.0.0")
-        .tool(ToolDef::new("write", || async { "written" }))
-        .build();
     let verifier = JwtVerifier::new(&auth.issuer, &format!("{}/jwks", auth.issuer), &resource).unwrap();
     let app = ProtectedResource::new(&resource, [auth.issuer.clone()], Arc::new(verifier))
         .unwrap()
         .scopes_supported(["mcp:read", "mcp:write"])
-        .required_scopes(["mcp:read"])
-        .method_scopes("tools/call", ["mcp:write"]);
-    spawn(mcp_listener, HttpServer::new(server).layer(app).router());
-
+        .required_scopes(["mcp:read"]);
+    spawn(mcp_listener, HttpServer::new(server).layer(layer(app)).router());
     let oauth = OAuthClient::builder(&resource)
         .redirect_uri("http://127.0.0.1:9/callback")
         .authorizer(Arc::new(HeadlessAuthorizer::new().unwrap()))
@@ -71,6 +71,16 @@ async fn authorize_refresh_step_up(mode: ConnectMode) {
     let client = within("connect", Client::builder().mode(mode).connect(transport))
         .await
         .unwrap();
+    (client, oauth, auth)
+}
+
+async fn authorize_refresh_step_up(mode: ConnectMode) {
+    let server = Server::builder()
+        .name("protected", "1.0.0")
+        .tool(ToolDef::new("write", || async { "written" }))
+        .build();
+    let (client, oauth, auth) =
+        protected_client(server, |app| app.method_scopes("tools/call", ["mcp:write"]), mode).await;
     assert_eq!(client.is_stateless(), mode != ConnectMode::Handshake);
     let tools = within("tools/list", client.list_all_tools()).await.unwrap();
     assert_eq!(tools.len(), 1);
@@ -110,31 +120,11 @@ async fn client_steps_up_for_a_tool_requiring_a_scope() {
         ConnectMode::Handshake,
         ConnectMode::Pinned(ProtocolVersion::V2026_07_28),
     ] {
-        let (mcp_listener, base) = listen().await;
-        let resource = format!("{base}/mcp");
-        let auth = start_auth_server(&resource).await;
         let server = Server::builder()
             .tool(ToolDef::new("read", || async { "read" }))
             .tool(ToolDef::new("write", || async { "written" }).require_scopes(["mcp:write"]))
             .build();
-        let verifier = JwtVerifier::new(&auth.issuer, &format!("{}/jwks", auth.issuer), &resource).unwrap();
-        let app = ProtectedResource::new(&resource, [auth.issuer.clone()], Arc::new(verifier))
-            .unwrap()
-            .scopes_supported(["mcp:read", "mcp:write"])
-            .required_scopes(["mcp:read"]);
-        spawn(mcp_listener, HttpServer::new(server).layer(app).router());
-        let oauth = OAuthClient::builder(&resource)
-            .redirect_uri("http://127.0.0.1:9/callback")
-            .authorizer(Arc::new(HeadlessAuthorizer::new().unwrap()))
-            .build()
-            .unwrap();
-        let transport = HttpClientTransport::builder(&resource)
-            .auth(Arc::new(oauth.clone()))
-            .build()
-            .unwrap();
-        let client = within("connect", Client::builder().mode(mode).connect(transport))
-            .await
-            .unwrap();
+        let (client, _, auth) = protected_client(server, |app| app, mode).await;
         let names = |tools: Vec<mcpkit::types::schema::Tool>| tools.into_iter().map(|t| t.name).collect::<Vec<_>>();
         let tools = within("tools/list", client.list_all_tools()).await.unwrap();
         assert_eq!(names(tools), ["read"], "{mode:?}");

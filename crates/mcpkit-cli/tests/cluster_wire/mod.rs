@@ -25,6 +25,38 @@ pub fn redis_cluster() -> (RedisProcess, Cluster) {
     (redis, cluster)
 }
 
+/// A 2026-07-28 `tools/call` of `tool` with `arguments`, POSTed to `url` with the headers a
+/// conforming client sends.
+pub async fn post_stateless_call(
+    http: &reqwest::Client,
+    url: &str,
+    id: u64,
+    tool: &str,
+    arguments: Value,
+) -> reqwest::Response {
+    let body = json!({
+        "jsonrpc": "2.0", "id": id, "method": "tools/call",
+        "params": {
+            "name": tool, "arguments": arguments,
+            "_meta": {
+                "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+                "io.modelcontextprotocol/clientCapabilities": {},
+                "io.modelcontextprotocol/clientInfo": { "name": "t", "version": "0" }
+            }
+        }
+    });
+    http.post(url)
+        .header("content-type", "application/json")
+        .header("accept", "application/json, text/event-stream")
+        .header("mcp-protocol-version", "2026-07-28")
+        .header("mcp-method", "tools/call")
+        .header("mcp-name", tool)
+        .body(body.to_string())
+        .send()
+        .await
+        .unwrap()
+}
+
 /// A POST of `body` to `url` as a handshake-era client sends it.
 pub async fn post(http: &reqwest::Client, url: &str, session: Option<&str>, body: &Value) -> reqwest::Response {
     let mut req = http

@@ -325,26 +325,16 @@ pub(crate) fn visible_page(call: &Call, list: List, cursor: Option<&str>) -> Han
     let snap = call.snapshot();
     let c = &snap.catalog;
     let allowed = |item: Item<'_>, guard: &Guard| call.verdict(item, guard) == Verdict::Allowed;
-    let size = call.page_size();
     let page = match cursor {
         None => 0,
         Some(cur) => page_of(cur).ok_or_else(|| ErrorObject::invalid_params(format!("Invalid cursor: {cur:?}")))?,
     };
-    // Items up to the end of the page, and whether any comes after it.
-    let wanted = (page + 1) * size + 1;
-    let window = |n: usize| (n > (page + 1) * size).then(|| cursor_for(page + 1));
+    let size = call.page_size();
     let raw = match list {
         List::Tools => {
-            let items: Vec<&Tool> = snap
-                .live_tools
-                .iter()
-                .map(|&i| &c.tools[i])
-                .filter(|d| allowed(Item::Tool(&d.tool), &d.guard))
-                .map(|d| &d.tool)
-                .take(wanted)
-                .collect();
-            let next_cursor = window(items.len());
-            let tools = items.into_iter().skip(page * size).take(size).cloned().collect();
+            let all = snap.live_tools.iter().map(|&i| &c.tools[i]);
+            let visible = all.filter(|d| allowed(Item::Tool(&d.tool), &d.guard)).map(|d| &d.tool);
+            let (tools, next_cursor) = one_page(visible, page, size);
             to_raw(&ListToolsResult {
                 tools,
                 next_cursor,
@@ -352,16 +342,11 @@ pub(crate) fn visible_page(call: &Call, list: List, cursor: Option<&str>) -> Han
             })?
         }
         List::Prompts => {
-            let items: Vec<&Prompt> = snap
-                .live_prompts
-                .iter()
-                .map(|&i| &c.prompts[i])
+            let all = snap.live_prompts.iter().map(|&i| &c.prompts[i]);
+            let visible = all
                 .filter(|d| allowed(Item::Prompt(&d.prompt), &d.guard))
-                .map(|d| &d.prompt)
-                .take(wanted)
-                .collect();
-            let next_cursor = window(items.len());
-            let prompts = items.into_iter().skip(page * size).take(size).cloned().collect();
+                .map(|d| &d.prompt);
+            let (prompts, next_cursor) = one_page(visible, page, size);
             to_raw(&ListPromptsResult {
                 prompts,
                 next_cursor,
@@ -369,15 +354,11 @@ pub(crate) fn visible_page(call: &Call, list: List, cursor: Option<&str>) -> Han
             })?
         }
         List::Resources => {
-            let items: Vec<&Resource> = c
-                .resources
-                .iter()
+            let all = c.resources.iter();
+            let visible = all
                 .filter(|d| allowed(Item::Resource(&d.resource), &d.guard))
-                .map(|d| &d.resource)
-                .take(wanted)
-                .collect();
-            let next_cursor = window(items.len());
-            let resources = items.into_iter().skip(page * size).take(size).cloned().collect();
+                .map(|d| &d.resource);
+            let (resources, next_cursor) = one_page(visible, page, size);
             to_raw(&ListResourcesResult {
                 resources,
                 next_cursor,
@@ -385,15 +366,11 @@ pub(crate) fn visible_page(call: &Call, list: List, cursor: Option<&str>) -> Han
             })?
         }
         List::Templates => {
-            let items: Vec<&ResourceTemplate> = c
-                .templates
-                .iter()
+            let all = c.templates.iter();
+            let visible = all
                 .filter(|d| allowed(Item::Template(&d.template), &d.guard))
-                .map(|d| &d.template)
-                .take(wanted)
-                .collect();
-            let next_cursor = window(items.len());
-            let resource_templates = items.into_iter().skip(page * size).take(size).cloned().collect();
+                .map(|d| &d.template);
+            let (resource_templates, next_cursor) = one_page(visible, page, size);
             to_raw(&ListResourceTemplatesResult {
                 resource_templates,
                 next_cursor,
@@ -406,6 +383,18 @@ pub(crate) fn visible_page(call: &Call, list: List, cursor: Option<&str>) -> Han
         ..call.server.inner.cache.lists
     };
     call.finish(raw, Some(hint))
+}
+
+/// Page `page` of `items` (`size` each), and the cursor of the next page if any item follows.
+fn one_page<'a, T: Clone + 'a>(
+    items: impl Iterator<Item = &'a T>,
+    page: usize,
+    size: usize,
+) -> (Vec<T>, Option<String>) {
+    let mut rest = items.skip(page * size);
+    let this: Vec<T> = rest.by_ref().take(size).cloned().collect();
+    let next = rest.next().is_some().then(|| cursor_for(page + 1));
+    (this, next)
 }
 
 impl ServerBuilder {
