@@ -88,6 +88,11 @@ pub struct GuideMacros;
 #[doc = include_str!("../../../guide/testing.md")]
 pub struct GuideTesting;
 
+/// The MCP Apps chapter of the guide, compiled (and its server examples run) as a doctest.
+#[cfg(all(doctest, feature = "server", feature = "client"))]
+#[doc = include_str!("../../../guide/apps.md")]
+pub struct GuideApps;
+
 /// What the code the macros generate names: serde, for its derive, and the checks of each
 /// parameter and return type. Not an API.
 #[cfg(feature = "macros")]
