@@ -10,7 +10,7 @@ use mcpkit::apps::host::messages::{HostContext, ToolInfo};
 use mcpkit::apps::host::{AppBridge, View, ViewEvent};
 use mcpkit::apps::{UiResource, Visibility};
 use mcpkit::client::ConnectMode;
-use mcpkit::server::ToolDef;
+use mcpkit::server::{ResourceDef, ToolDef};
 use mcpkit::testing::TestPair;
 use mcpkit::types::schema::{CallToolResult, Implementation, JsonObject};
 use mcpkit::types::ProtocolVersion;
@@ -174,6 +174,27 @@ async fn the_gate_holds_over_a_handshake_era_client() {
 #[tokio::test]
 async fn the_gate_holds_over_a_stateless_era_client() {
     gate_in(ConnectMode::Pinned(ProtocolVersion::V2026_07_28)).await;
+}
+
+#[tokio::test]
+async fn a_view_served_as_base64_is_read_and_another_mime_type_is_refused() {
+    let server = Server::builder()
+        .resource(ResourceDef::blob(
+            "ui://b64/view",
+            "view",
+            "text/html;profile=mcp-app",
+            "PHA+aGk8L3A+",
+        ))
+        .resource(ResourceDef::text("ui://plain/page", "page", "text/html", "<p>hi</p>"))
+        .build();
+    let pair = TestPair::connect(server, Client::builder()).await.unwrap();
+    let view = View::read(&pair.client, "ui://b64/view").await.unwrap();
+    assert_eq!(view.html, "<p>hi</p>");
+    let err = View::read(&pair.client, "ui://plain/page").await.unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "invalid response from the peer: ui://plain/page is not a text/html;profile=mcp-app view: another MIME type"
+    );
 }
 
 #[tokio::test]

@@ -4,7 +4,7 @@
 //! tools whose visibility leaves out `model` are not given to the model.
 
 use mcpkit::apps::host::{allow_attribute, content_security_policy, model_tools};
-use mcpkit::apps::{Csp, Permission, ViewMeta, Visibility};
+use mcpkit::apps::{Csp, Permission, ToolUi, ViewMeta, Visibility};
 use mcpkit::server::ToolDef;
 use serde_json::json;
 
@@ -103,4 +103,24 @@ fn app_only_tools_are_not_given_to_the_model() {
     .map(|d| d.tool().clone());
     let names: Vec<String> = model_tools(tools).into_iter().map(|t| t.name).collect();
     assert_eq!(names, ["plain", "both", "model_only", "explicit_both"]);
+}
+
+#[test]
+fn a_visibility_mcpkit_does_not_know_grants_nothing_and_the_legacy_key_links() {
+    let meta = |v: serde_json::Value| serde_json::from_value(v).unwrap();
+    let unknown = ToolDef::new("unknown", || async { "" })
+        .meta(meta(json!({"ui": {"visibility": ["widget"]}})))
+        .tool()
+        .clone();
+    let ui = ToolUi::of(&unknown).unwrap();
+    assert!(!ui.allows(Visibility::Model) && !ui.allows(Visibility::App));
+    assert!(model_tools([unknown]).is_empty());
+
+    let legacy = ToolDef::new("legacy", || async { "" })
+        .meta(meta(json!({"ui/resourceUri": "ui://v"})))
+        .tool()
+        .clone();
+    let ui = ToolUi::of(&legacy).unwrap();
+    assert_eq!(ui.resource_uri.as_deref(), Some("ui://v"));
+    assert!(ui.allows(Visibility::Model) && ui.allows(Visibility::App));
 }

@@ -49,16 +49,27 @@ pub struct ToolUi {
 
 impl ToolUi {
     /// What `tool` declares, reading the nested key and, for the view, the flat legacy key;
-    /// `None` when it declares neither.
+    /// `None` when it declares neither. Read leniently and on the safe side: a visibility entry
+    /// mcpkit does not know grants nothing, so `["widget"]` lets no one call the tool.
     pub fn of(tool: &Tool) -> Option<ToolUi> {
         let meta = tool.meta.as_ref()?;
-        let mut ui: Option<ToolUi> = meta.get("ui").and_then(|v| serde_json::from_value(v.clone()).ok());
-        if ui.as_ref().is_none_or(|u| u.resource_uri.is_none()) {
-            if let Some(uri) = meta.get(LEGACY_RESOURCE_URI_KEY).and_then(Value::as_str) {
-                ui.get_or_insert_with(ToolUi::default).resource_uri = Some(uri.to_owned());
-            }
-        }
-        ui
+        let nested = meta.get("ui").and_then(Value::as_object);
+        let visibility = nested.and_then(|ui| ui.get("visibility")).map(|v| {
+            v.as_array()
+                .into_iter()
+                .flatten()
+                .filter_map(|who| serde_json::from_value(who.clone()).ok())
+                .collect()
+        });
+        let resource_uri = nested
+            .and_then(|ui| ui.get("resourceUri"))
+            .or_else(|| meta.get(LEGACY_RESOURCE_URI_KEY))
+            .and_then(Value::as_str)
+            .map(str::to_owned);
+        (nested.is_some() || resource_uri.is_some()).then_some(ToolUi {
+            resource_uri,
+            visibility,
+        })
     }
 
     /// Whether `visibility` lets `who` call the tool (absent: everyone).

@@ -9,7 +9,8 @@ use std::sync::{Arc, Mutex};
 use mcpkit_types::jsonrpc::{parse, FrameError, MessageRef, OutgoingError, OutgoingNotification, OutgoingResult};
 use mcpkit_types::method::{CallTool, Method, NotificationMethod, ReadResource};
 use mcpkit_types::schema::{
-    CallToolParams, CallToolResult, Implementation, JsonObject, LoggingMessageParams, ReadResourceParams, Tool,
+    CallToolParams, CallToolResult, Implementation, JsonObject, LoggingMessageParams, ReadResourceParams,
+    ResourceContents, Tool,
 };
 use mcpkit_types::{ErrorObject, RequestId};
 use serde::de::DeserializeOwned;
@@ -55,20 +56,30 @@ pub struct View {
 
 impl View {
     /// Read the view at `uri` from `client`'s server. Fails when it is not an HTML view
-    /// (`text/html;profile=mcp-app` text).
+    /// (`text/html;profile=mcp-app`, as text or as base64 UTF-8).
     pub async fn read(client: &Client, uri: &str) -> crate::Result<View> {
+        use base64::Engine as _;
         let read = client.read_resource(uri).await?;
-        let wrong = || crate::Error::InvalidResponse(format!("{uri} is not a {MIME_TYPE} text resource"));
-        let contents = read.contents.into_iter().next().ok_or_else(wrong)?;
+        let wrong = |why: &str| crate::Error::InvalidResponse(format!("{uri} is not a {MIME_TYPE} view: {why}"));
+        let contents = read.contents.into_iter().next().ok_or_else(|| wrong("no contents"))?;
         let meta = ViewMeta::of(&contents);
-        match contents {
-            mcpkit_types::schema::ResourceContents::Text(t) if t.mime_type.as_deref() == Some(MIME_TYPE) => Ok(View {
-                uri: uri.to_owned(),
-                html: t.text,
-                meta,
-            }),
-            _ => Err(wrong()),
+        if contents.mime_type() != Some(MIME_TYPE) {
+            return Err(wrong("another MIME type"));
         }
+        let html = match contents {
+            ResourceContents::Text(t) => t.text,
+            ResourceContents::Blob(b) => {
+                let bytes = base64::engine::general_purpose::STANDARD
+                    .decode(b.blob.as_bytes())
+                    .map_err(|_| wrong("its blob is not base64"))?;
+                String::from_utf8(bytes).map_err(|_| wrong("its blob is not UTF-8"))?
+            }
+        };
+        Ok(View {
+            uri: uri.to_owned(),
+            html,
+            meta,
+        })
     }
 
     /// The iframe's Content-Security-Policy ([`content_security_policy`]).
