@@ -217,6 +217,7 @@ impl ViewMeta {
         serde_json::from_value(meta.get("ui")?.clone()).ok()
     }
 
+    #[cfg(feature = "server")]
     pub(crate) fn is_empty(&self) -> bool {
         *self == ViewMeta::default()
     }
