@@ -4,6 +4,8 @@
 #   tests-interop/ts   the 1.x SDK (@modelcontextprotocol/sdk, express, zod); Node >= 18
 #   tests-interop/ts2  the v2 SDK, 2026-07-28 capable (@modelcontextprotocol/server, /client,
 #                      /node, zod); Node >= 20
+#   tests-interop/apps the MCP Apps package (@modelcontextprotocol/ext-apps 2.0.4) and its
+#                      peers, whose schemas and host helpers check mcpkit's Apps shapes
 # Idempotent: a directory is skipped when its node_modules already matches its lock file. Runs
 # on the machine's Node.
 set -euo pipefail
@@ -25,3 +27,4 @@ install() {
 command -v npm >/dev/null || { echo "error: npm not found (Node.js >= 20 is needed for the TS interop peers)" >&2; exit 1; }
 install tests-interop/ts @modelcontextprotocol/sdk
 install tests-interop/ts2 @modelcontextprotocol/server
+install tests-interop/apps @modelcontextprotocol/ext-apps

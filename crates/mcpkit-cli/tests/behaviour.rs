@@ -9,6 +9,8 @@ mod common;
 mod support;
 
 mod a_server_without_tools_is_said_to_declare_none;
+mod app_counter_view_increments_through_the_host_bridge;
+mod apps_shapes_pass_the_official_ext_apps_schemas;
 mod backend_outage_is_counted_by_backend;
 mod call_fails_at_once_when_the_reply_is_over_the_size_limit;
 mod call_leaves_no_temp_folder_without_binary_content;

@@ -66,7 +66,8 @@ fn inspect_json_carries_the_skills() {
         v["initialize"]["capabilities"]["extensions"],
         serde_json::json!({
             "io.modelcontextprotocol/skills": {"directoryRead": true},
-            "io.modelcontextprotocol/tasks": {}
+            "io.modelcontextprotocol/tasks": {},
+            "io.modelcontextprotocol/ui": {"mimeTypes": ["text/html;profile=mcp-app"]}
         })
     );
     assert_eq!(v["skills"].as_array().map(Vec::len), Some(3));

@@ -330,8 +330,9 @@ async fn mcpkit_inspect_json_is_valid_json_with_tools() {
     names.sort_unstable();
     assert_eq!(names, REFERENCE_TOOL_NAMES);
     assert_eq!(v["initialize"]["serverInfo"]["name"], reference::SERVER_NAME);
-    // The three conformance fixtures and the seven files of the reference skills.
-    assert_eq!(v["resources"].as_array().map(Vec::len), Some(10));
+    // The three conformance fixtures, the seven files of the reference skills and the counter's
+    // MCP App view.
+    assert_eq!(v["resources"].as_array().map(Vec::len), Some(11));
     assert_eq!(v["resourceTemplates"].as_array().map(Vec::len), Some(1));
     assert_eq!(v["prompts"].as_array().map(Vec::len), Some(5));
 }

@@ -333,7 +333,12 @@ async fn every_catalogue_method_is_schema_valid_in_both_directions() {
     assert_eq!(skill_files.len(), 7, "{skill_files:?}");
     assert_eq!(
         uris,
-        ["test://static-binary", "test://static-text", "test://watched-resource"]
+        [
+            "test://static-binary",
+            "test://static-text",
+            "test://watched-resource",
+            "ui://mcpkit-reference/counter"
+        ]
     );
     let templates = within("templates/list", client.list_resource_templates(None))
         .await

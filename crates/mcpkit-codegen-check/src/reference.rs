@@ -13,6 +13,8 @@
 // mcpkit-codegen tool "multi_input" sha256:2787ae7bb78790b7
 // mcpkit-codegen tool "protocol_error_job" sha256:78fb5322ed73af7f
 // mcpkit-codegen tool "slow_compute" sha256:80c1d179b6dd959d
+// mcpkit-codegen tool "test_app_counter" sha256:8faa40b913119b4d
+// mcpkit-codegen tool "test_app_counter_increment" sha256:036ace34d866a1f0
 // mcpkit-codegen tool "test_audio_content" sha256:3f121f8b117c8bf0
 // mcpkit-codegen tool "test_elicitation" sha256:4bdf8ec60c426a2f
 // mcpkit-codegen tool "test_elicitation_sep1034_defaults" sha256:c71665f4e2c5de95
@@ -44,7 +46,7 @@
 
 /// The fingerprint of the tools this file was generated from (SHA-256 of their canonical
 /// JSON); `mcpkit codegen --check` compares it with the server's tools.
-pub const FINGERPRINT: &str = "sha256:c554b00684e3983e1b239b448e87eb0c7cbee9e91a80da5bf9547a4a1bef838c";
+pub const FINGERPRINT: &str = "sha256:e70ac3ad93bc1ff3bd55aa8701ffca1dbda34bfd42004973212d73ca1fdf4458";
 pub use ::mcpkit::client::generated::{CallError, CallResult};
 /// A typed client for the MCP server `mcpkit-reference` `0.1.0`: one method per tool.
 #[derive(Clone, Debug)]
@@ -189,6 +191,25 @@ impl McpkitReferenceClient {
         ::mcpkit::client::generated::CallBuilder::new(&self.client, "slow_compute")
             .optional_argument("seconds", &seconds)?
             .optional_argument("label", &label)?
+            .text()
+            .await
+    }
+    /// Shows the counter (an MCP App view where the host renders one, text elsewhere)
+    ///
+    /// Calls the tool `test_app_counter`.
+    pub async fn test_app_counter(&self) -> CallResult<::std::string::String> {
+        ::mcpkit::client::generated::CallBuilder::new(&self.client, "test_app_counter")
+            .text()
+            .await
+    }
+    /// Adds one to the counter (called by the counter view, not by the model)
+    ///
+    /// Calls the tool `test_app_counter_increment`.
+    pub async fn test_app_counter_increment(&self) -> CallResult<::std::string::String> {
+        ::mcpkit::client::generated::CallBuilder::new(
+                &self.client,
+                "test_app_counter_increment",
+            )
             .text()
             .await
     }

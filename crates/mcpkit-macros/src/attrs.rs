@@ -54,6 +54,7 @@ impl Kind {
                 "open_world",
                 "icon",
                 "meta",
+                "ui",
                 "scopes",
                 "tags",
                 "hidden",
@@ -121,6 +122,8 @@ pub(crate) struct ItemAttrs {
     /// `meta = {"key": …}` (a JSON object, as `serde_json::json!` reads it) or `meta = EXPR`
     /// (an expression of type `mcpkit::types::schema::Meta`).
     pub(crate) meta: Option<Expr>,
+    /// `ui = "ui://…"`: the MCP App view the tool links to (`ToolDef::ui`).
+    pub(crate) ui: Option<LitStr>,
     /// `scopes = ["a", "b"]`: what `require_scopes` gets.
     pub(crate) scopes: Option<Expr>,
     /// `tags = ["a", "b"]`: what `tags` gets.
@@ -163,6 +166,7 @@ impl ItemAttrs {
             "description" => self.description = Some(string(key, value)?),
             "uri" => self.uri = Some(string(key, value)?),
             "mime_type" => self.mime_type = Some(string(key, value)?),
+            "ui" => self.ui = Some(string(key, value)?),
             "icon" => self.icons.push(string(key, value)?),
             "meta" => {
                 self.meta = Some(value.ok_or_else(|| {

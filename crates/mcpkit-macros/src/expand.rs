@@ -315,6 +315,10 @@ impl Item {
             Some(expr) => out.push(quote!(.meta(#expr))),
             None => {}
         }
+        // After `meta`, which replaces the whole `_meta`.
+        if let Some(view) = &a.ui {
+            out.push(quote!(.ui(#view)));
+        }
         if let Some(scopes) = &a.scopes {
             out.push(quote!(.require_scopes(#scopes)));
         }

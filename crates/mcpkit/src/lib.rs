@@ -2,6 +2,8 @@
 //!
 //! ## Modules
 //!
+//! - `apps`: MCP Apps, interactive views for tool results: the server side and the host
+//!   bridge (`apps::host`, feature `client`).
 //! - [`server`]: [`Server`] builder, tools with extractors, resources, templates, prompts, the
 //!   request context; `server::http` (feature `http-server`): its HTTP front end, `HttpServer`
 //!   (Streamable HTTP, and the legacy HTTP+SSE transport on request).
@@ -33,6 +35,8 @@
 //! beyond tokio.
 #![forbid(unsafe_code)]
 
+#[cfg(any(feature = "server", feature = "client"))]
+pub mod apps;
 #[cfg(feature = "auth")]
 pub mod auth;
 #[cfg(feature = "client")]
@@ -87,6 +91,10 @@ pub struct GuideTesting;
 #[cfg(all(doctest, feature = "server"))]
 #[doc = include_str!("../../../guide/middleware.md")]
 pub struct GuideMiddleware;
+/// The MCP Apps chapter of the guide, compiled (and its server examples run) as a doctest.
+#[cfg(all(doctest, feature = "server", feature = "client"))]
+#[doc = include_str!("../../../guide/apps.md")]
+pub struct GuideApps;
 
 /// What the code the macros generate names: serde, for its derive, and the checks of each
 /// parameter and return type. Not an API.

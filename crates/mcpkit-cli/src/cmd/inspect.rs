@@ -166,7 +166,10 @@ impl Report {
                 vec![
                     t.name.clone(),
                     schema_summary(&t.input_schema),
-                    with_task_hint(annotation_summary(t.annotations.as_ref(), t.output_schema.is_some()), t),
+                    with_app_hint(
+                        with_task_hint(annotation_summary(t.annotations.as_ref(), t.output_schema.is_some()), t),
+                        t,
+                    ),
                     match (&t.title, &t.description) {
                         (Some(title), Some(d)) => format!("{title} — {d}"),
                         (Some(title), None) => title.clone(),
@@ -429,6 +432,22 @@ fn with_task_hint(hints: String, tool: &mcpkit::types::schema::Tool) -> String {
     } else {
         format!("{hints}, {task}")
     }
+}
+
+/// The hints, with whether the tool has an MCP App view and whether only views may call it
+/// (`_meta.ui`: `resourceUri`, `visibility` without `model`).
+fn with_app_hint(hints: String, tool: &mcpkit::types::schema::Tool) -> String {
+    let Some(ui) = mcpkit::apps::ToolUi::of(tool) else {
+        return hints;
+    };
+    let mut parts: Vec<String> = (!hints.is_empty()).then_some(hints).into_iter().collect();
+    if ui.resource_uri.is_some() {
+        parts.push("view".to_owned());
+    }
+    if !ui.allows(mcpkit::apps::Visibility::Model) {
+        parts.push("app only".to_owned());
+    }
+    parts.join(", ")
 }
 
 fn section(out: &mut String, title: &str, n: usize) {

@@ -4,11 +4,12 @@
 //!
 //! The fixtures: [`tools`] (2025-11-25), `input_rounds` (the 2026-07-28 input rounds, which
 //! serve handshake-era sessions too), `catalog` (resources, the template and prompts), `skills`
-//! and `tasks` (the extensions' fixtures).
+//! and `tasks` (the extensions' fixtures), `apps` (an MCP App: a counter and its view).
 //!
 //! Every string a client may compare is taken verbatim from the conformance suite's reference
 //! "everything" server.
 
+pub mod apps;
 mod catalog;
 mod input_rounds;
 pub mod skills;
@@ -161,7 +162,7 @@ pub fn server_for(
             builder
         }
     };
-    tasks::with_tasks(builder, tasks).build()
+    apps::with_apps(tasks::with_tasks(builder, tasks)).build()
 }
 
 /// A `serde_json::Value` known to be an object, as a [`JsonObject`].

@@ -26,7 +26,7 @@ pub use mcpkit_test_support::within;
 
 /// The tools the reference server (`mcpkit serve`) offers, sorted: what the tests expect to be
 /// listed, written down here rather than read from the server so a lost or renamed tool fails.
-pub const REFERENCE_TOOL_NAMES: [&str; 37] = [
+pub const REFERENCE_TOOL_NAMES: [&str; 39] = [
     "add",
     "confirm_delete",
     "echo",
@@ -36,6 +36,8 @@ pub const REFERENCE_TOOL_NAMES: [&str; 37] = [
     "multi_input",
     "protocol_error_job",
     "slow_compute",
+    "test_app_counter",
+    "test_app_counter_increment",
     "test_audio_content",
     "test_elicitation",
     "test_elicitation_sep1034_defaults",

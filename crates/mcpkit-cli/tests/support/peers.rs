@@ -63,6 +63,11 @@ pub(crate) fn ts2_dir() -> PathBuf {
     repo().join("tests-interop/ts2")
 }
 
+/// tests-interop/apps, with the MCP Apps package installed.
+pub(crate) fn apps_dir() -> PathBuf {
+    node_package_dir("apps", "@modelcontextprotocol/ext-apps")
+}
+
 /// The Node binary: `MCPKIT_NODE` when set, else `node` from the PATH.
 pub(crate) fn node() -> PathBuf {
     std::env::var_os("MCPKIT_NODE").map_or_else(|| PathBuf::from("node"), PathBuf::from)

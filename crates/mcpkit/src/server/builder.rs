@@ -132,8 +132,11 @@ impl ServerBuilder {
     pub fn tool(mut self, tool: ToolDef) -> Self {
         let at = std::panic::Location::caller();
         self.registrations.add(registrations::Kind::Tool, &tool.tool.name, at);
+        self.registrations
+            .add_needs(registrations::Kind::Tool, &tool.tool.name, &tool.needs, at);
+        let extension = tool.needs.extension.clone();
         self.catalog.tools.push(tool);
-        self
+        self.with_needed(extension)
     }
 
     /// Declare the tools capability even when no tool is registered yet (tools added later).
@@ -142,14 +145,32 @@ impl ServerBuilder {
         self
     }
 
-    /// Register a resource.
+    /// Register a resource (a [`ResourceDef`], or what converts into one, such as an MCP App's
+    /// `UiResource`).
     #[track_caller]
-    pub fn resource(mut self, resource: ResourceDef) -> Self {
+    pub fn resource(mut self, resource: impl Into<ResourceDef>) -> Self {
+        let resource = resource.into();
         let at = std::panic::Location::caller();
         self.registrations
             .add(registrations::Kind::Resource, &resource.resource.uri, at);
+        self.registrations.add_needs(
+            registrations::Kind::Resource,
+            &resource.resource.uri,
+            &resource.needs,
+            at,
+        );
+        let extension = resource.needs.extension.clone();
         self.catalog.resources.push(resource);
-        self
+        self.with_needed(extension)
+    }
+
+    /// Serve the extension an item needs, once (an item of an extension already served adds
+    /// nothing).
+    fn with_needed(self, extension: Option<Arc<dyn extension::Extension>>) -> Self {
+        match extension {
+            Some(e) if !self.extensions.serves(e.id()) => self.extension_arc(e),
+            _ => self,
+        }
     }
 
     /// Register a resource template.
@@ -237,7 +258,10 @@ impl ServerBuilder {
     /// now, registers its own methods when the server is built, and is declared in
     /// `capabilities.extensions`. Adding an extension with the same identifier again replaces it.
     pub fn extension(self, extension: impl extension::Extension) -> Self {
-        let extension = Arc::new(extension);
+        self.extension_arc(Arc::new(extension))
+    }
+
+    fn extension_arc(self, extension: Arc<dyn extension::Extension>) -> Self {
         let mut builder = extension.extend(self);
         builder.extensions.add(extension);
         builder
@@ -273,8 +297,9 @@ impl ServerBuilder {
     }
 
     /// Finish, or say which catalogue rule is broken: every tool, prompt, resource (by URI) and
-    /// resource template (by URI template) registered once, and every tool name 1 to 128 of
-    /// `A-Z a-z 0-9 _ - .` (spec: "Tool Names").
+    /// resource template (by URI template) registered once, every tool name 1 to 128 of
+    /// `A-Z a-z 0-9 _ - .` (spec: "Tool Names"), no item defined wrong (an MCP App view outside
+    /// `ui://`), and every resource an item links to registered (an MCP App tool's view).
     pub fn try_build(self) -> Result<Server, BuildError> {
         self.registrations.check()?;
         Ok(self.finish())

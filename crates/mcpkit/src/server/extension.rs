@@ -136,6 +136,11 @@ impl ExtensionSet {
         self.list.push(extension);
     }
 
+    /// Whether an extension with identifier `id` is served.
+    pub(crate) fn serves(&self, id: &str) -> bool {
+        self.list.iter().any(|e| e.id() == id)
+    }
+
     /// What the server declares in each era, computed once.
     pub(crate) fn declared(&self) -> Declared {
         let map = |era| {

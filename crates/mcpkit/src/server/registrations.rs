@@ -1,9 +1,12 @@
 //! What the builder checks before a server starts: each catalogue item registered once (by
-//! its name, or its URI / URI template), and tool names within the spec's rules (SEP-986).
-//! Every registration remembers where in the program it was made, so an error names both
-//! places of a duplicate.
+//! its name, or its URI / URI template), tool names within the spec's rules (SEP-986), no
+//! definition built wrong, and every resource an item links to registered. Every registration
+//! remembers where in the program it was made, so an error names both places of a duplicate.
 
 use std::panic::Location;
+use std::sync::Arc;
+
+use super::extension::Extension;
 
 /// Why [`ServerBuilder::try_build`](super::ServerBuilder::try_build) refused a catalogue.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -32,6 +35,40 @@ pub enum BuildError {
         /// What is wrong with it.
         rule: String,
     },
+    /// A definition built wrong (for example an MCP App view whose URI is not `ui://`).
+    #[error("{kind} {key:?} (registered at {at}): {reason}")]
+    Definition {
+        /// `tool`, `prompt`, `resource` or `resource template`.
+        kind: &'static str,
+        /// Its name or URI.
+        key: String,
+        /// Where it was registered.
+        at: String,
+        /// What is wrong with it.
+        reason: String,
+    },
+    /// An item links to a resource that is not registered (an MCP App tool's view).
+    #[error("{kind} {key:?} (registered at {at}) links to resource {uri:?}, which is not registered")]
+    MissingResource {
+        /// `tool` or `resource`.
+        kind: &'static str,
+        /// Its name or URI.
+        key: String,
+        /// Where it was registered.
+        at: String,
+        /// The URI no resource has.
+        uri: String,
+    },
+}
+
+/// What an item needs of the rest of the server, checked or supplied when it is registered:
+/// the resources it links to, a mistake made while defining it (reported by `try_build`, not
+/// at the call that made it, so builders stay chainable), and an extension that serves it.
+#[derive(Clone, Default)]
+pub(crate) struct Needs {
+    pub(crate) links: Vec<String>,
+    pub(crate) fault: Option<String>,
+    pub(crate) extension: Option<Arc<dyn Extension>>,
 }
 
 /// What kind of item a registration is.
@@ -54,13 +91,37 @@ impl Kind {
     }
 }
 
+/// One registered item's needs, as checked.
+#[derive(Debug)]
+struct Needed {
+    kind: Kind,
+    key: String,
+    at: &'static Location<'static>,
+    links: Vec<String>,
+    fault: Option<String>,
+}
+
 /// The registrations of one builder, in order.
 #[derive(Debug, Default)]
-pub(crate) struct Registrations(Vec<(Kind, String, &'static Location<'static>)>);
+pub(crate) struct Registrations(Vec<(Kind, String, &'static Location<'static>)>, Vec<Needed>);
 
 impl Registrations {
     pub(crate) fn add(&mut self, kind: Kind, key: &str, at: &'static Location<'static>) {
         self.0.push((kind, key.to_owned(), at));
+    }
+
+    /// Remember what the item registered at `at` needs (nothing to remember: nothing kept).
+    pub(crate) fn add_needs(&mut self, kind: Kind, key: &str, needs: &Needs, at: &'static Location<'static>) {
+        if needs.links.is_empty() && needs.fault.is_none() {
+            return;
+        }
+        self.1.push(Needed {
+            kind,
+            key: key.to_owned(),
+            at,
+            links: needs.links.clone(),
+            fault: needs.fault.clone(),
+        });
     }
 
     /// The first rule broken, in registration order.
@@ -83,6 +144,28 @@ impl Registrations {
                     first: first.to_string(),
                     second: at.to_string(),
                 });
+            }
+        }
+        for needed in &self.1 {
+            if let Some(reason) = &needed.fault {
+                return Err(BuildError::Definition {
+                    kind: needed.kind.word(),
+                    key: needed.key.clone(),
+                    at: needed.at.to_string(),
+                    reason: reason.clone(),
+                });
+            }
+        }
+        for needed in &self.1 {
+            for uri in &needed.links {
+                if !seen.contains_key(&(Kind::Resource, uri.as_str())) {
+                    return Err(BuildError::MissingResource {
+                        kind: needed.kind.word(),
+                        key: needed.key.clone(),
+                        at: needed.at.to_string(),
+                        uri: uri.clone(),
+                    });
+                }
             }
         }
         Ok(())

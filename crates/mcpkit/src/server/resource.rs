@@ -168,6 +168,8 @@ pub struct ResourceDef {
     pub(crate) read: ErasedRead,
     /// Who sees and reads it (scopes, tags, hidden).
     pub(crate) guard: super::access::Guard,
+    /// What it needs of the rest of the server (an MCP App view: the extension).
+    pub(crate) needs: super::registrations::Needs,
 }
 
 impl std::fmt::Debug for ResourceDef {
@@ -185,6 +187,7 @@ impl ResourceDef {
             resource: Resource::new(uri, name),
             read: erase(handler),
             guard: Default::default(),
+            needs: Default::default(),
         }
     }
 

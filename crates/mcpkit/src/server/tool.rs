@@ -222,6 +222,8 @@ pub struct ToolDef {
     pub(crate) switch: Option<bool>,
     /// Who sees and calls it (scopes, tags, hidden).
     pub(crate) guard: super::access::Guard,
+    /// What it needs of the rest of the server (an MCP App tool: its view, the extension).
+    pub(crate) needs: super::registrations::Needs,
 }
 
 impl std::fmt::Debug for ToolDef {
@@ -245,6 +247,7 @@ impl ToolDef {
             task_at_detach: false,
             switch: None,
             guard: Default::default(),
+            needs: Default::default(),
         }
     }
 
