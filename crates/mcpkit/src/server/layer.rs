@@ -61,7 +61,7 @@ impl Next {
                     index: self.index + 1,
                     entry: self.entry,
                 };
-                layer.handle(call, next)
+                (*layer).handle(call, next)
             }
             None => (self.entry)(call),
         }

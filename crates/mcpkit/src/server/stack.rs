@@ -21,7 +21,8 @@ pub(crate) fn around(entry: RequestEntry, layer: impl Middleware) -> RequestEntr
 fn stacked(entry: RequestEntry, layers: Arc<[Arc<dyn Middleware>]>) -> RequestEntry {
     let entry = Arc::new(entry);
     Box::new(move |call: Call| match layers.first() {
-        Some(first) => first.handle(
+        // `&dyn Middleware`, not the `Arc` impl: one dynamic call, straight to the layer.
+        Some(first) => (**first).handle(
             call,
             Next {
                 layers: layers.clone(),
