@@ -1,0 +1,167 @@
+//! `--watch`: when a file under the watched paths changes, rebuild (`cargo build` for a
+//! `-- cargo run …` server, its errors shown in the page and the old server kept), restart the
+//! server and reconnect; the page stays and reloads what it shows.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::Duration;
+
+use notify::{EventKind, RecursiveMode, Watcher as _};
+use serde_json::json;
+
+use super::hub::Hub;
+use super::session;
+use crate::target::{one_line, ConnectOptions, Endpoint, Failure, Target};
+
+/// Changes closer together than this are one change (an editor's save is several events).
+const SETTLE: Duration = Duration::from_millis(250);
+
+/// What to watch and how to rebuild.
+#[derive(Debug)]
+pub(super) struct Plan {
+    paths: Vec<PathBuf>,
+    /// `cargo build …` (the arguments) and where to run it.
+    build: Option<(Vec<String>, PathBuf)>,
+}
+
+/// The plan for `target`: `given` paths, or a Cargo project's `src/`; `None` when there is
+/// nothing to watch.
+pub(super) fn plan(target: &Target, given: &[PathBuf]) -> Result<Option<Plan>, Failure> {
+    let build = cargo_build(target);
+    let paths = match (&build, given.is_empty()) {
+        (_, false) => given.to_vec(),
+        (Some((_, dir)), true) if dir.join("Cargo.toml").is_file() => vec![dir.join("src")],
+        _ => return Ok(None),
+    };
+    for p in &paths {
+        if !p.exists() {
+            return Err(Failure::usage(format!(
+                "--watch {}: no such file or folder",
+                p.display()
+            )));
+        }
+    }
+    Ok(Some(Plan { paths, build }))
+}
+
+/// For `cargo [+toolchain] run ARGS [-- …]`: `cargo build` with the same ARGS, and the folder
+/// it runs in.
+fn cargo_build(target: &Target) -> Option<(Vec<String>, PathBuf)> {
+    let Endpoint::Command { program, args, cwd, .. } = &target.endpoint else {
+        return None;
+    };
+    if Path::new(program).file_stem().and_then(|s| s.to_str()) != Some("cargo") {
+        return None;
+    }
+    let run = args.iter().position(|a| a == "run")?;
+    let mut build: Vec<String> = args[..run].to_vec();
+    build.push("build".to_owned());
+    build.extend(args[run + 1..].iter().take_while(|a| *a != "--").cloned());
+    let dir = match cwd {
+        Some(d) => d.clone(),
+        None => std::env::current_dir().ok()?,
+    };
+    Some((build, dir))
+}
+
+/// Watch until the task is dropped: on each change, rebuild when there is a build, then
+/// restart the server.
+pub(super) async fn run(plan: Plan, target: Target, options: ConnectOptions, hub: Arc<Hub>) {
+    let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel::<()>();
+    let watcher = notify::recommended_watcher(move |event: notify::Result<notify::Event>| {
+        if let Ok(e) = event {
+            // Reading a file is no change (the build reads them all).
+            if !matches!(e.kind, EventKind::Access(_)) {
+                let _ = tx.send(());
+            }
+        }
+    });
+    let mut watcher = match watcher {
+        Ok(w) => w,
+        Err(e) => {
+            eprintln!("mcpkit dev: cannot watch files: {e}");
+            return;
+        }
+    };
+    for p in &plan.paths {
+        if let Err(e) = watcher.watch(p, RecursiveMode::Recursive) {
+            eprintln!("mcpkit dev: cannot watch {}: {e}", p.display());
+            return;
+        }
+    }
+    while rx.recv().await.is_some() {
+        // Let the burst settle.
+        while let Ok(Some(())) = tokio::time::timeout(SETTLE, rx.recv()).await {}
+        if let Some((args, dir)) = &plan.build {
+            hub.publish(json!({"kind": "building"}));
+            let (ok, output) = build(args, dir).await;
+            hub.publish(json!({"kind": "build", "ok": ok, "output": output}));
+            if !ok {
+                eprintln!("mcpkit dev: the build failed (its errors are in the page); the server keeps running");
+                continue;
+            }
+        }
+        eprintln!("mcpkit dev: a watched file changed; restarting the server");
+        if let Some(old) = hub.disconnected("restarting".to_owned()) {
+            let _ = old.close().await;
+        }
+        match session::connect(&target, options.clone(), &hub).await {
+            Ok(client) => {
+                if let Some(old) = hub.connected(client) {
+                    let _ = old.close().await;
+                }
+            }
+            Err(f) => {
+                eprintln!("mcpkit dev: {}", crate::terminal::err(&one_line(&f.message)));
+                hub.disconnected(f.message);
+            }
+        }
+    }
+    drop(watcher);
+}
+
+/// Run `cargo ARGS` in `dir`: whether it succeeded, and what it wrote.
+async fn build(args: &[String], dir: &Path) -> (bool, String) {
+    let out = tokio::process::Command::new("cargo")
+        .args(args)
+        .current_dir(dir)
+        .stdin(std::process::Stdio::null())
+        .output()
+        .await;
+    match out {
+        Ok(o) => {
+            let mut text = String::from_utf8_lossy(&o.stderr).into_owned();
+            text.push_str(&String::from_utf8_lossy(&o.stdout));
+            (o.status.success(), text)
+        }
+        Err(e) => (false, format!("cannot run cargo: {e}")),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn command(program: &str, args: &[&str]) -> Target {
+        Target {
+            endpoint: Endpoint::Command {
+                program: program.to_owned(),
+                args: args.iter().map(|s| (*s).to_owned()).collect(),
+                env: Default::default(),
+                cwd: Some(PathBuf::from("/p")),
+            },
+            label: String::new(),
+            stderr: Default::default(),
+        }
+    }
+
+    #[test]
+    fn cargo_run_becomes_cargo_build_with_its_flags() {
+        let t = command("cargo", &["+nightly", "run", "-q", "--bin", "srv", "--", "--stdio"]);
+        let (args, dir) = cargo_build(&t).unwrap();
+        assert_eq!(args, ["+nightly", "build", "-q", "--bin", "srv"]);
+        assert_eq!(dir, PathBuf::from("/p"));
+        assert!(cargo_build(&command("python", &["run"])).is_none());
+        assert!(cargo_build(&command("cargo", &["test"])).is_none());
+    }
+}
