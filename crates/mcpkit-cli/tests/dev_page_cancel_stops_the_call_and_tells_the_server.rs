@@ -8,58 +8,10 @@ use serde_json::{json, Value};
 
 use crate::support::dev_host::DevHost;
 
-/// The page's event stream, read as it comes.
-struct Events {
-    reply: reqwest::Response,
-    buffered: String,
-}
-
-impl Events {
-    /// Read events until one satisfies `want`; panics after 20 s.
-    async fn until(&mut self, what: &str, want: impl Fn(&Value) -> bool) -> Value {
-        let reading = async {
-            loop {
-                while let Some(end) = self.buffered.find("\n\n") {
-                    let event: String = self.buffered.drain(..end + 2).collect();
-                    for data in event.lines().filter_map(|l| l.strip_prefix("data: ")) {
-                        let v: Value = serde_json::from_str(data).unwrap();
-                        if want(&v) {
-                            return v;
-                        }
-                    }
-                }
-                let chunk = self.reply.chunk().await.unwrap().expect("the event stream ended");
-                self.buffered.push_str(&String::from_utf8_lossy(&chunk));
-            }
-        };
-        tokio::time::timeout(Duration::from_secs(20), reading)
-            .await
-            .unwrap_or_else(|_| panic!("no {what} event within 20 s"))
-    }
-}
-
-async fn post(dev: &DevHost, path: &str, body: Value) -> Value {
-    let reply = reqwest::Client::new()
-        .post(format!("{}{path}?token={}", dev.base(), dev.token()))
-        .header("content-type", "application/json")
-        .body(body.to_string())
-        .send()
-        .await
-        .unwrap();
-    serde_json::from_str(&reply.text().await.unwrap()).unwrap()
-}
-
 #[tokio::test(flavor = "multi_thread")]
 async fn cancel_ends_the_call_with_notifications_cancelled() {
     let dev = DevHost::start(&["--", env!("CARGO_BIN_EXE_mcpkit"), "serve"]);
-    let reply = reqwest::get(format!("{}/api/events?token={}", dev.base(), dev.token()))
-        .await
-        .unwrap();
-    assert_eq!(reply.status(), 200);
-    let mut events = Events {
-        reply,
-        buffered: String::new(),
-    };
+    let mut events = dev.events().await;
     events.until("connected", |e| e["kind"] == "connected").await;
 
     let call = {
@@ -89,7 +41,7 @@ async fn cancel_ends_the_call_with_notifications_cancelled() {
     assert_eq!(ask["params"]["message"], "wait");
 
     assert_eq!(
-        post(&dev, "/api/cancel", json!({"call": 7})).await,
+        dev.post("/api/cancel", &json!({"call": 7})).await,
         json!({"cancelled": true})
     );
     let answered = tokio::time::timeout(Duration::from_secs(20), call)
@@ -114,7 +66,7 @@ async fn cancel_ends_the_call_with_notifications_cancelled() {
         .await;
     // A call that is not running is not cancelled twice.
     assert_eq!(
-        post(&dev, "/api/cancel", json!({"call": 7})).await,
+        dev.post("/api/cancel", &json!({"call": 7})).await,
         json!({"cancelled": false})
     );
 }

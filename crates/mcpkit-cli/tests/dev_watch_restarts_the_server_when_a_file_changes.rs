@@ -8,18 +8,11 @@ use serde_json::Value;
 
 use crate::support::dev_host::DevHost;
 
-async fn state(dev: &DevHost) -> Value {
-    let reply = reqwest::get(format!("{}/api/state?token={}", dev.base(), dev.token()))
-        .await
-        .unwrap();
-    serde_json::from_str(&reply.text().await.unwrap()).unwrap()
-}
-
 /// Poll the state until `want` holds; panics after 20 s.
 async fn until(dev: &DevHost, what: &str, want: impl Fn(&Value) -> bool) -> Value {
     let deadline = Instant::now() + Duration::from_secs(20);
     loop {
-        let s = state(dev).await;
+        let s = dev.state().await;
         if want(&s) {
             return s;
         }
@@ -43,7 +36,7 @@ async fn a_changed_file_restarts_the_server() {
     assert_eq!(first["generation"], 1);
     // Nothing changed: no restart.
     tokio::time::sleep(Duration::from_millis(600)).await;
-    assert_eq!(state(&dev).await["generation"], 1, "{}", dev.stderr());
+    assert_eq!(dev.state().await["generation"], 1, "{}", dev.stderr());
 
     std::fs::write(&source, "// second\n").unwrap();
     let second = until(&dev, "reconnected", |s| s["generation"] == 2 && s["connected"] == true).await;

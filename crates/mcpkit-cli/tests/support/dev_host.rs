@@ -1,10 +1,13 @@
 //! `mcpkit dev --no-open ARGS` as a child process (killed on drop): the page's URL (the first
-//! line on its stdout) and its stderr, drained in the background.
+//! line on its stdout) and its stderr, drained in the background; and the page's event stream.
 
 use std::io::{BufRead, BufReader, Read};
+use std::path::Path;
 use std::process::{Child, Command, Stdio};
 use std::sync::{Arc, Mutex};
-use std::time::Instant;
+use std::time::{Duration, Instant};
+
+use serde_json::Value;
 
 pub(crate) struct DevHost {
     child: Child,
@@ -18,8 +21,14 @@ pub(crate) struct DevHost {
 impl DevHost {
     /// `mcpkit dev --no-open ARGS…`, once it printed its URL.
     pub(crate) fn start(args: &[&str]) -> DevHost {
+        DevHost::start_in(&std::env::current_dir().unwrap(), args)
+    }
+
+    /// [`DevHost::start`] in the folder `dir`.
+    pub(crate) fn start_in(dir: &Path, args: &[&str]) -> DevHost {
         let started = Instant::now();
         let mut child = Command::new(env!("CARGO_BIN_EXE_mcpkit"))
+            .current_dir(dir)
             .args(["dev", "--no-open"])
             .args(args)
             .stdin(Stdio::null())
@@ -70,6 +79,68 @@ impl DevHost {
     /// What it wrote on stderr so far.
     pub(crate) fn stderr(&self) -> String {
         self.stderr.lock().unwrap().clone()
+    }
+
+    /// The page's event stream, from its start.
+    pub(crate) async fn events(&self) -> Events {
+        let reply = reqwest::get(format!("{}/api/events?token={}", self.base(), self.token()))
+            .await
+            .unwrap();
+        assert_eq!(reply.status(), 200);
+        Events {
+            reply,
+            buffered: String::new(),
+        }
+    }
+
+    /// `GET /api/state`.
+    pub(crate) async fn state(&self) -> Value {
+        let reply = reqwest::get(format!("{}/api/state?token={}", self.base(), self.token()))
+            .await
+            .unwrap();
+        serde_json::from_str(&reply.text().await.unwrap()).unwrap()
+    }
+
+    /// `POST path` with a JSON body; the JSON reply.
+    pub(crate) async fn post(&self, path: &str, body: &Value) -> Value {
+        let reply = reqwest::Client::new()
+            .post(format!("{}{path}?token={}", self.base(), self.token()))
+            .header("content-type", "application/json")
+            .body(body.to_string())
+            .send()
+            .await
+            .unwrap();
+        serde_json::from_str(&reply.text().await.unwrap()).unwrap()
+    }
+}
+
+/// The page's event stream (`GET /api/events`), read as it comes.
+pub(crate) struct Events {
+    reply: reqwest::Response,
+    buffered: String,
+}
+
+impl Events {
+    /// Read events until one satisfies `want` (named `what` in the failure); panics after 20 s.
+    pub(crate) async fn until(&mut self, what: &str, want: impl Fn(&Value) -> bool) -> Value {
+        let reading = async {
+            loop {
+                while let Some(end) = self.buffered.find("\n\n") {
+                    let event: String = self.buffered.drain(..end + 2).collect();
+                    for data in event.lines().filter_map(|l| l.strip_prefix("data: ")) {
+                        let v: Value = serde_json::from_str(data).unwrap();
+                        if want(&v) {
+                            return v;
+                        }
+                    }
+                }
+                let chunk = self.reply.chunk().await.unwrap().expect("the event stream ended");
+                self.buffered.push_str(&String::from_utf8_lossy(&chunk));
+            }
+        };
+        tokio::time::timeout(Duration::from_secs(20), reading)
+            .await
+            .unwrap_or_else(|_| panic!("no {what} event within 20 s"))
     }
 }
 

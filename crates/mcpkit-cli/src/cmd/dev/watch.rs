@@ -20,8 +20,8 @@ const SETTLE: Duration = Duration::from_millis(250);
 #[derive(Debug)]
 pub(super) struct Plan {
     paths: Vec<PathBuf>,
-    /// `cargo build …` (the arguments) and where to run it.
-    build: Option<(Vec<String>, PathBuf)>,
+    /// The build: cargo (the target's own program), its arguments, and where to run it.
+    build: Option<Build>,
 }
 
 /// The plan for `target`: `given` paths, or a Cargo project's `src/`; `None` when there is
@@ -30,7 +30,7 @@ pub(super) fn plan(target: &Target, given: &[PathBuf]) -> Result<Option<Plan>, F
     let build = cargo_build(target);
     let paths = match (&build, given.is_empty()) {
         (_, false) => given.to_vec(),
-        (Some((_, dir)), true) if dir.join("Cargo.toml").is_file() => vec![dir.join("src")],
+        (Some(b), true) if b.dir.join("Cargo.toml").is_file() => vec![b.dir.join("src")],
         _ => return Ok(None),
     };
     for p in &paths {
@@ -44,9 +44,18 @@ pub(super) fn plan(target: &Target, given: &[PathBuf]) -> Result<Option<Plan>, F
     Ok(Some(Plan { paths, build }))
 }
 
+/// `cargo build …` for a `cargo run …` server.
+#[derive(Debug, PartialEq, Eq)]
+struct Build {
+    /// The target's cargo.
+    program: String,
+    args: Vec<String>,
+    dir: PathBuf,
+}
+
 /// For `cargo [+toolchain] run ARGS [-- …]`: `cargo build` with the same ARGS, and the folder
 /// it runs in.
-fn cargo_build(target: &Target) -> Option<(Vec<String>, PathBuf)> {
+fn cargo_build(target: &Target) -> Option<Build> {
     let Endpoint::Command { program, args, cwd, .. } = &target.endpoint else {
         return None;
     };
@@ -61,7 +70,11 @@ fn cargo_build(target: &Target) -> Option<(Vec<String>, PathBuf)> {
         Some(d) => d.clone(),
         None => std::env::current_dir().ok()?,
     };
-    Some((build, dir))
+    Some(Build {
+        program: program.clone(),
+        args: build,
+        dir,
+    })
 }
 
 /// Watch until the task is dropped: on each change, rebuild when there is a build, then
@@ -92,9 +105,9 @@ pub(super) async fn run(plan: Plan, target: Target, options: ConnectOptions, hub
     while rx.recv().await.is_some() {
         // Let the burst settle.
         while let Ok(Some(())) = tokio::time::timeout(SETTLE, rx.recv()).await {}
-        if let Some((args, dir)) = &plan.build {
+        if let Some(b) = &plan.build {
             hub.publish(json!({"kind": "building"}));
-            let (ok, output) = build(args, dir).await;
+            let (ok, output) = build(b).await;
             hub.publish(json!({"kind": "build", "ok": ok, "output": output}));
             if !ok {
                 eprintln!("mcpkit dev: the build failed (its errors are in the page); the server keeps running");
@@ -120,11 +133,11 @@ pub(super) async fn run(plan: Plan, target: Target, options: ConnectOptions, hub
     drop(watcher);
 }
 
-/// Run `cargo ARGS` in `dir`: whether it succeeded, and what it wrote.
-async fn build(args: &[String], dir: &Path) -> (bool, String) {
-    let out = tokio::process::Command::new("cargo")
-        .args(args)
-        .current_dir(dir)
+/// Run the build: whether it succeeded, and what it wrote.
+async fn build(b: &Build) -> (bool, String) {
+    let out = tokio::process::Command::new(&b.program)
+        .args(&b.args)
+        .current_dir(&b.dir)
         .stdin(std::process::Stdio::null())
         .output()
         .await;
@@ -158,9 +171,10 @@ mod tests {
     #[test]
     fn cargo_run_becomes_cargo_build_with_its_flags() {
         let t = command("cargo", &["+nightly", "run", "-q", "--bin", "srv", "--", "--stdio"]);
-        let (args, dir) = cargo_build(&t).unwrap();
-        assert_eq!(args, ["+nightly", "build", "-q", "--bin", "srv"]);
-        assert_eq!(dir, PathBuf::from("/p"));
+        let b = cargo_build(&t).unwrap();
+        assert_eq!(b.program, "cargo");
+        assert_eq!(b.args, ["+nightly", "build", "-q", "--bin", "srv"]);
+        assert_eq!(b.dir, PathBuf::from("/p"));
         assert!(cargo_build(&command("python", &["run"])).is_none());
         assert!(cargo_build(&command("cargo", &["test"])).is_none());
     }

@@ -299,12 +299,16 @@ function onMessage(e) {
   $("message-list").append(li);
   // A list changed on the server: show the new one.
   if (e.dir === "in" && /"method":"notifications\/(tools|resources|prompts)\/list_changed"/.test(e.text)) {
-    clearTimeout(listsChanged);
-    listsChanged = setTimeout(loadState, 100);
+    scheduleLoad();
   }
 }
 
-let listsChanged = null;
+// Read the state once for a burst of reasons (a replayed history holds every connection).
+let loadTimer = null;
+function scheduleLoad() {
+  clearTimeout(loadTimer);
+  loadTimer = setTimeout(loadState, 50);
+}
 
 $("message-filter").addEventListener("input", () => {
   const f = $("message-filter").value.toLowerCase();
@@ -428,7 +432,7 @@ function onEvent(e) {
       return;
     }
     case "connected":
-      if (e.generation !== generation) loadState();
+      if (e.generation !== generation) scheduleLoad();
       return;
     case "disconnected":
       return setStatus(`Disconnected: ${e.reason}`, true);
@@ -453,4 +457,4 @@ events.onmessage = (m) => {
   }
 };
 events.onerror = () => setStatus("The connection to mcpkit dev was lost; retrying…", true);
-events.onopen = () => loadState();
+events.onopen = () => setStatus("Connecting…");
