@@ -1,6 +1,6 @@
 //! The page's own HTTP API, on loopback: `GET /` (the page, assets inlined), `GET /api/events`
 //! (SSE: the wire, progress, the server's questions, reconnections), `GET /api/state`, `POST
-//! /api/call`, `/api/cancel`, `/api/answer`, `/api/read`, `/api/prompt`. Every request needs the
+//! /api/call`, `/api/cancel`, `/api/answer`, `/api/read`, `/api/prompt`, `/api/reconnect` (the era switch). Every request needs the
 //! token (401 without it), a `Host` naming the address served (421 otherwise) and, when sent, an
 //! `Origin` of that address (403 otherwise): another site open in the browser, or a DNS
 //! rebinding, cannot drive the server.
@@ -21,7 +21,7 @@ use serde_json::{json, Value};
 
 use super::hub::Hub;
 use super::{page, session};
-use crate::target::one_line;
+use crate::target::{one_line, parse_mode, Target};
 
 /// What every handler needs.
 #[derive(Clone)]
@@ -35,6 +35,8 @@ pub(super) struct Dev {
     pub(super) nonce: Arc<str>,
     /// The target, named in the page.
     pub(super) label: Arc<str>,
+    /// The target, to reconnect to.
+    pub(super) target: Arc<Target>,
 }
 
 /// The router of the page and its API.
@@ -48,6 +50,7 @@ pub(super) fn router(dev: Dev) -> Router {
         .route("/api/answer", post(answer))
         .route("/api/read", post(read))
         .route("/api/prompt", post(prompt))
+        .route("/api/reconnect", post(reconnect))
         .layer(axum::middleware::from_fn_with_state(dev.clone(), guard))
         .with_state(dev)
 }
@@ -173,6 +176,7 @@ async fn state(State(dev): State<Dev>) -> Response {
     };
     v["generation"] = json!(generation);
     v["target"] = json!(&*dev.label);
+    v["mode"] = json!(session::mode_name(dev.hub.options().mode));
     json_response(StatusCode::OK, &v)
 }
 
@@ -284,4 +288,22 @@ async fn prompt(State(dev): State<Dev>, body: Bytes) -> Response {
         Err(e) => json!({"error": one_line(&e.to_string())}),
     };
     json_response(StatusCode::OK, &v)
+}
+
+/// `{protocol}` (`handshake`, `auto` or a stateless revision, as `--protocol`): reconnect in
+/// that era.
+async fn reconnect(State(dev): State<Dev>, body: Bytes) -> Response {
+    let v = match body_json(&body) {
+        Ok(v) => v,
+        Err(r) => return *r,
+    };
+    let mode = match v["protocol"].as_str().map(parse_mode) {
+        Some(Ok(mode)) => mode,
+        Some(Err(e)) => return bad_request(e),
+        None => return bad_request("expected {\"protocol\": \"handshake\" | \"auto\" | revision}"),
+    };
+    dev.hub.set_mode(mode);
+    let connected = session::restart(&dev.target, &dev.hub).await;
+    let (_, why) = dev.hub.status();
+    json_response(StatusCode::OK, &json!({"connected": connected, "error": why}))
 }

@@ -6,10 +6,13 @@ use std::collections::{HashMap, VecDeque};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::{SystemTime, UNIX_EPOCH};
 
+use mcpkit::client::ConnectMode;
 use mcpkit::Client;
 use serde_json::{json, Value};
 use tokio::sync::{broadcast, oneshot};
 use tokio::task::AbortHandle;
+
+use crate::target::ConnectOptions;
 
 /// Events kept for a page that opens (or reloads) late: enough for a long session's Messages.
 const HISTORY: usize = 5000;
@@ -18,6 +21,8 @@ const HISTORY: usize = 5000;
 pub(super) struct Hub {
     state: Mutex<State>,
     events: broadcast::Sender<Arc<str>>,
+    /// How to connect; the page may switch the era.
+    options: Mutex<ConnectOptions>,
 }
 
 #[derive(Default)]
@@ -36,13 +41,24 @@ struct State {
 }
 
 impl Hub {
-    /// An empty hub.
-    pub(super) fn new() -> Arc<Hub> {
+    /// An empty hub that connects with `options`.
+    pub(super) fn new(options: ConnectOptions) -> Arc<Hub> {
         let (events, _) = broadcast::channel(1024);
         Arc::new(Hub {
             state: Mutex::new(State::default()),
             events,
+            options: Mutex::new(options),
         })
+    }
+
+    /// How to connect now.
+    pub(super) fn options(&self) -> ConnectOptions {
+        self.options.lock().unwrap_or_else(PoisonError::into_inner).clone()
+    }
+
+    /// Connect in `mode` from now on.
+    pub(super) fn set_mode(&self, mode: ConnectMode) {
+        self.options.lock().unwrap_or_else(PoisonError::into_inner).mode = mode;
     }
 
     fn lock(&self) -> MutexGuard<'_, State> {

@@ -17,7 +17,7 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 use super::Globals;
-use crate::target::{one_line, ConnectOptions, Failure, Target, TargetArgs};
+use crate::target::{Failure, TargetArgs};
 use hub::Hub;
 
 /// Develop an MCP server in the browser: `mcpkit dev -- cargo run`. Serves a page on loopback
@@ -64,13 +64,14 @@ impl Args {
             .local_addr()
             .map_err(|e| Failure::usage(format!("cannot listen on {addr}: {e}")))?;
         let token = random_hex(32)?;
-        let hub = Hub::new();
+        let hub = Hub::new(options);
         let dev = http::Dev {
             hub: hub.clone(),
             token: Arc::from(token.as_str()),
             hosts: hosts_of(bound).into(),
             nonce: Arc::from(random_hex(16)?.as_str()),
             label: Arc::from(target.label.as_str()),
+            target: Arc::new(target.clone()),
         };
         let shown = match bound.ip() {
             ip if ip.is_unspecified() => SocketAddr::new(IpAddr::V4(Ipv4Addr::LOCALHOST), bound.port()),
@@ -96,8 +97,9 @@ impl Args {
                 .with_graceful_shutdown(super::shutdown_signal())
                 .await
         });
-        let connecting = tokio::spawn(start(target.clone(), options.clone(), hub.clone()));
-        let watching = plan.map(|plan| tokio::spawn(watch::run(plan, target, options, hub.clone())));
+        let first = (target.clone(), hub.clone());
+        let connecting = tokio::spawn(async move { session::restart(&first.0, &first.1).await });
+        let watching = plan.map(|plan| tokio::spawn(watch::run(plan, target.clone(), hub.clone())));
         let outcome = serving.await;
         connecting.abort();
         if let Some(w) = watching {
@@ -110,23 +112,6 @@ impl Args {
             Ok(Ok(())) => Ok(0),
             Ok(Err(e)) => Err(Failure::usage(format!("serving the page: {e}"))),
             Err(_) => Err(Failure::usage("serving the page: the task failed")),
-        }
-    }
-}
-
-/// Connect (or say in the page and on stderr why not).
-async fn start(target: Target, options: ConnectOptions, hub: Arc<Hub>) {
-    match session::connect(&target, options, &hub).await {
-        Ok(client) => {
-            if let Some(old) = hub.connected(client) {
-                let _ = old.close().await;
-            }
-        }
-        Err(f) => {
-            eprintln!("mcpkit dev: {}", crate::terminal::err(&one_line(&f.message)));
-            if let Some(old) = hub.disconnected(f.message) {
-                let _ = old.close().await;
-            }
         }
     }
 }

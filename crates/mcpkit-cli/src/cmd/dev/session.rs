@@ -4,7 +4,7 @@
 
 use std::sync::Arc;
 
-use mcpkit::client::CallOptions;
+use mcpkit::client::{CallOptions, ConnectMode};
 use mcpkit::transport::inspect::{inspect, Direction, Observed};
 use mcpkit::types::schema::{CreateMessageResult, ElicitAction, ElicitResult, ProgressParams};
 use mcpkit::types::{ErrorCode, ErrorObject};
@@ -14,8 +14,40 @@ use serde_json::{json, Value};
 use super::hub::{timestamp, Hub};
 use crate::target::{one_line, ConnectOptions, Failure, Target};
 
+/// (Re)connect to `target` as the hub's options say: the old connection, if any, is closed
+/// first; a failure is said in the page and on stderr. Whether it connected.
+pub(super) async fn restart(target: &Target, hub: &Arc<Hub>) -> bool {
+    if let Some(old) = hub.disconnected("reconnecting".to_owned()) {
+        let _ = old.close().await;
+    }
+    match connect(target, hub.options(), hub).await {
+        Ok(client) => {
+            if let Some(old) = hub.connected(client) {
+                let _ = old.close().await;
+            }
+            true
+        }
+        Err(f) => {
+            eprintln!("mcpkit dev: {}", crate::terminal::err(&one_line(&f.message)));
+            hub.disconnected(f.message);
+            false
+        }
+    }
+}
+
+/// The `--protocol` spelling of `mode`.
+pub(super) fn mode_name(mode: ConnectMode) -> String {
+    match mode {
+        ConnectMode::Handshake => "handshake".to_owned(),
+        ConnectMode::Auto => "auto".to_owned(),
+        ConnectMode::Pinned(v) => v.to_string(),
+        // A mode added later: named as its Debug form, which the page shows as is.
+        other => format!("{other:?}").to_lowercase(),
+    }
+}
+
 /// Connect to `target`, the traffic shown to the page through `hub`.
-pub(super) async fn connect(target: &Target, options: ConnectOptions, hub: &Arc<Hub>) -> Result<Client, Failure> {
+async fn connect(target: &Target, options: ConnectOptions, hub: &Arc<Hub>) -> Result<Client, Failure> {
     let transport = target.open(options.timeout, options.oauth_port)?;
     let wire = hub.clone();
     let transport = inspect(transport, move |direction, observed| {

@@ -11,7 +11,7 @@ use serde_json::json;
 
 use super::hub::Hub;
 use super::session;
-use crate::target::{one_line, ConnectOptions, Endpoint, Failure, Target};
+use crate::target::{Endpoint, Failure, Target};
 
 /// Changes closer together than this are one change (an editor's save is several events).
 const SETTLE: Duration = Duration::from_millis(250);
@@ -79,7 +79,7 @@ fn cargo_build(target: &Target) -> Option<Build> {
 
 /// Watch until the task is dropped: on each change, rebuild when there is a build, then
 /// restart the server.
-pub(super) async fn run(plan: Plan, target: Target, options: ConnectOptions, hub: Arc<Hub>) {
+pub(super) async fn run(plan: Plan, target: Target, hub: Arc<Hub>) {
     let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel::<()>();
     let watcher = notify::recommended_watcher(move |event: notify::Result<notify::Event>| {
         if let Ok(e) = event {
@@ -115,20 +115,7 @@ pub(super) async fn run(plan: Plan, target: Target, options: ConnectOptions, hub
             }
         }
         eprintln!("mcpkit dev: a watched file changed; restarting the server");
-        if let Some(old) = hub.disconnected("restarting".to_owned()) {
-            let _ = old.close().await;
-        }
-        match session::connect(&target, options.clone(), &hub).await {
-            Ok(client) => {
-                if let Some(old) = hub.connected(client) {
-                    let _ = old.close().await;
-                }
-            }
-            Err(f) => {
-                eprintln!("mcpkit dev: {}", crate::terminal::err(&one_line(&f.message)));
-                hub.disconnected(f.message);
-            }
-        }
+        session::restart(&target, &hub).await;
     }
     drop(watcher);
 }

@@ -34,6 +34,9 @@ function setStatus(text, down) {
 async function loadState() {
   const s = await api("/api/state");
   $("target").textContent = s.target || "";
+  const protocol = $("protocol");
+  if (s.mode && ![...protocol.options].some((o) => o.value === s.mode)) protocol.append(el("option", { value: s.mode, text: s.mode }));
+  if (s.mode) protocol.value = s.mode;
   if (!s.connected) {
     setStatus(s.error ? `Not connected: ${s.error}` : "Connecting…", !!s.error);
     return;
@@ -118,6 +121,13 @@ function renderPrompts(prompts) {
     list.append(el("li", {}, b));
   }
 }
+
+$("protocol-form").addEventListener("submit", async (e) => {
+  e.preventDefault();
+  setStatus("Reconnecting…");
+  const v = await api("/api/reconnect", { protocol: $("protocol").value });
+  if (!v.connected) setStatus(`Not connected: ${v.error}`, true);
+});
 
 // ---- the call form ----
 
