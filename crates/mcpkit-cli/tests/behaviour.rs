@@ -33,6 +33,8 @@ mod ctrl_c_during_call_task_cancels_the_task;
 mod dev_page_calls_tools_and_answers_the_server_in_a_browser;
 mod dev_page_cancel_stops_the_call_and_tells_the_server;
 mod dev_page_refuses_requests_without_its_token;
+#[cfg(target_os = "linux")]
+mod dev_page_says_when_the_server_exits;
 mod dev_page_switches_the_era_and_reconnects;
 #[cfg(unix)]
 mod dev_watch_rebuilds_a_cargo_server_and_shows_a_failed_build;

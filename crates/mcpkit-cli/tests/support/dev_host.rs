@@ -76,6 +76,18 @@ impl DevHost {
         self.url.split("token=").nth(1).unwrap()
     }
 
+    /// The processes it started (the stdio server), by pid.
+    pub(crate) fn children(&self) -> Vec<u32> {
+        let mut all = Vec::new();
+        let tasks = std::fs::read_dir(format!("/proc/{}/task", self.child.id())).unwrap();
+        for task in tasks.flatten() {
+            if let Ok(s) = std::fs::read_to_string(task.path().join("children")) {
+                all.extend(s.split_whitespace().filter_map(|p| p.parse::<u32>().ok()));
+            }
+        }
+        all
+    }
+
     /// What it wrote on stderr so far.
     pub(crate) fn stderr(&self) -> String {
         self.stderr.lock().unwrap().clone()

@@ -144,8 +144,8 @@ impl Hub {
     }
 
     /// A new connection replaces the old one (returned, to be closed); its calls and open
-    /// questions end.
-    pub(super) fn connected(&self, client: Client) -> Option<Client> {
+    /// questions end. Also returns the new connection's generation.
+    pub(super) fn connected(&self, client: Client) -> (Option<Client>, u64) {
         let (old, generation) = {
             let mut s = self.lock();
             s.generation += 1;
@@ -158,7 +158,19 @@ impl Hub {
             (s.client.replace(client), s.generation)
         };
         self.publish(json!({"kind": "connected", "generation": generation}));
-        old
+        (old, generation)
+    }
+
+    /// Connection `generation` ended by itself (the server exited or hung up): say so, unless
+    /// it was already replaced or closed on purpose.
+    pub(super) fn lost(&self, generation: u64, why: String) {
+        let current = {
+            let s = self.lock();
+            s.generation == generation && s.client.is_some()
+        };
+        if current {
+            self.disconnected(why);
+        }
     }
 
     /// The connection is gone (or could not be made): `why`, for the page. Returns the client

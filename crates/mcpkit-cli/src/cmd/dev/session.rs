@@ -22,9 +22,18 @@ pub(super) async fn restart(target: &Target, hub: &Arc<Hub>) -> bool {
     }
     match connect(target, hub.options(), hub).await {
         Ok(client) => {
-            if let Some(old) = hub.connected(client) {
+            let peer = client.peer().clone();
+            let (old, generation) = hub.connected(client);
+            if let Some(old) = old {
                 let _ = old.close().await;
             }
+            // A server that exits (or a stream that ends) is said in the page at once, not at
+            // the next call.
+            let hub = hub.clone();
+            tokio::spawn(async move {
+                peer.closed().await;
+                hub.lost(generation, "the server closed the connection (did it exit?)".to_owned());
+            });
             true
         }
         Err(f) => {
