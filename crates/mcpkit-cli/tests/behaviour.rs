@@ -37,6 +37,8 @@ mod dev_page_refuses_requests_without_its_token;
 mod dev_page_says_when_the_server_exits;
 mod dev_page_switches_the_era_and_reconnects;
 #[cfg(unix)]
+mod dev_stops_on_ctrl_c_with_the_page_open;
+#[cfg(unix)]
 mod dev_watch_rebuilds_a_cargo_server_and_shows_a_failed_build;
 mod dev_watch_restarts_the_server_when_a_file_changes;
 mod event_store_size_is_a_gauge;

@@ -88,6 +88,25 @@ impl DevHost {
         all
     }
 
+    /// Its pid.
+    pub(crate) fn pid(&self) -> u32 {
+        self.child.id()
+    }
+
+    /// Wait up to `limit` for it to exit; its status, or `None` if it still runs.
+    pub(crate) fn wait_exit(&mut self, limit: Duration) -> Option<std::process::ExitStatus> {
+        let deadline = Instant::now() + limit;
+        loop {
+            if let Some(status) = self.child.try_wait().unwrap() {
+                return Some(status);
+            }
+            if Instant::now() > deadline {
+                return None;
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+
     /// What it wrote on stderr so far.
     pub(crate) fn stderr(&self) -> String {
         self.stderr.lock().unwrap().clone()
@@ -133,6 +152,12 @@ pub(crate) struct Events {
 }
 
 impl Events {
+    /// Whether the stream ends (the server closes it) within `limit`, whatever comes first.
+    pub(crate) async fn ends_within(&mut self, limit: Duration) -> bool {
+        let draining = async { while let Ok(Some(_)) = self.reply.chunk().await {} };
+        tokio::time::timeout(limit, draining).await.is_ok()
+    }
+
     /// Read events until one satisfies `want` (named `what` in the failure); panics after 20 s.
     pub(crate) async fn until(&mut self, what: &str, want: impl Fn(&Value) -> bool) -> Value {
         let reading = async {

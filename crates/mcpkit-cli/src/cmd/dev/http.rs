@@ -37,6 +37,8 @@ pub(super) struct Dev {
     pub(super) label: Arc<str>,
     /// The target, to reconnect to.
     pub(super) target: Arc<Target>,
+    /// Cancelled when mcpkit dev stops: the event streams end.
+    pub(super) stop: tokio_util::sync::CancellationToken,
 }
 
 /// The router of the page and its API.
@@ -133,6 +135,7 @@ async fn events(State(dev): State<Dev>) -> Sse<impl Stream<Item = Result<Event, 
     });
     let all = stream::iter(history)
         .chain(live)
+        .take_until(dev.stop.clone().cancelled_owned())
         .map(|e| Ok(Event::default().data(&*e)));
     Sse::new(all).keep_alive(KeepAlive::default())
 }

@@ -14,8 +14,10 @@ use tokio::task::AbortHandle;
 
 use crate::target::ConnectOptions;
 
-/// Events kept for a page that opens (or reloads) late: enough for a long session's Messages.
+/// Events kept for a page that opens (or reloads) late: enough for a long session's Messages,
+/// and at most this many bytes (a server sending images fills it fast).
 const HISTORY: usize = 5000;
+const HISTORY_BYTES: usize = 32 << 20;
 
 /// Shared between the HTTP handlers, the client's handlers and the watcher.
 pub(super) struct Hub {
@@ -28,6 +30,7 @@ pub(super) struct Hub {
 #[derive(Default)]
 struct State {
     history: VecDeque<Arc<str>>,
+    history_bytes: usize,
     next_ask: u64,
     /// Server questions waiting for the page: id → where the answer goes.
     asks: HashMap<u64, oneshot::Sender<Value>>,
@@ -71,10 +74,13 @@ impl Hub {
         // Under the lock, so a page subscribing now sees it either in the history or live,
         // never both or neither.
         let mut s = self.lock();
-        if s.history.len() == HISTORY {
-            s.history.pop_front();
-        }
+        s.history_bytes += text.len();
         s.history.push_back(text.clone());
+        while s.history.len() > HISTORY || (s.history_bytes > HISTORY_BYTES && s.history.len() > 1) {
+            if let Some(old) = s.history.pop_front() {
+                s.history_bytes -= old.len();
+            }
+        }
         // No page open: nothing to do.
         let _ = self.events.send(text);
     }

@@ -72,6 +72,7 @@ impl Args {
             nonce: Arc::from(random_hex(16)?.as_str()),
             label: Arc::from(target.label.as_str()),
             target: Arc::new(target.clone()),
+            stop: tokio_util::sync::CancellationToken::new(),
         };
         let shown = match bound.ip() {
             ip if ip.is_unspecified() => SocketAddr::new(IpAddr::V4(Ipv4Addr::LOCALHOST), bound.port()),
@@ -91,27 +92,28 @@ impl Args {
         if !self.no_open {
             open_browser(&url);
         }
+        let stop = dev.stop.clone();
         let app = http::router(dev);
-        let serving = tokio::spawn(async move {
-            axum::serve(listener, app)
-                .with_graceful_shutdown(super::shutdown_signal())
-                .await
-        });
         let first = (target.clone(), hub.clone());
         let connecting = tokio::spawn(async move { session::restart(&first.0, &first.1).await });
         let watching = plan.map(|plan| tokio::spawn(watch::run(plan, target.clone(), hub.clone())));
-        let outcome = serving.await;
-        connecting.abort();
-        if let Some(w) = watching {
-            w.abort();
-        }
-        if let Some(client) = hub.disconnected("mcpkit dev stopped".to_owned()) {
-            let _ = client.close().await;
-        }
+        let stopping = async move {
+            super::shutdown_signal().await;
+            connecting.abort();
+            if let Some(w) = watching {
+                w.abort();
+            }
+            // The open event streams end, and the running calls (their requests still open)
+            // are cancelled: graceful shutdown waits for both.
+            stop.cancel();
+            if let Some(client) = hub.disconnected("mcpkit dev stopped".to_owned()) {
+                let _ = client.close().await;
+            }
+        };
+        let outcome = axum::serve(listener, app).with_graceful_shutdown(stopping).await;
         match outcome {
-            Ok(Ok(())) => Ok(0),
-            Ok(Err(e)) => Err(Failure::usage(format!("serving the page: {e}"))),
-            Err(_) => Err(Failure::usage("serving the page: the task failed")),
+            Ok(()) => Ok(0),
+            Err(e) => Err(Failure::usage(format!("serving the page: {e}"))),
         }
     }
 }
