@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The whole test suite: installs the pinned interop peers (official Python and TypeScript
 # SDKs) and, when missing, the Debian packages the cluster tests start (redis-server, haproxy,
-# prometheus), runs every test of the workspace (unit, integration, real-process stdio and HTTP,
+# prometheus) and the browser tests drive (chromium, chromium-driver), runs every test of the workspace (unit, integration, real-process stdio and HTTP,
 # interop, doctests), type-checks the Windows build when that target is installed, smoke-runs
 # the fuzz targets when nightly and cargo-fuzz are there, then the
 # official conformance suite's server leg at both eras and its client leg, both at both eras.

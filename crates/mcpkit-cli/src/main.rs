@@ -112,6 +112,12 @@ enum Command {
     Complete(cmd::complete::Args),
     /// Check the server answers: prints `ok` (and the round-trip time on stderr).
     Ping(cmd::ping::Args),
+    /// Develop a server in the browser: `mcpkit dev -- cargo run`. A page on loopback (its URL,
+    /// with the access token, is the first line on stdout) lists tools, resources and prompts,
+    /// calls tools through generated forms, answers sampling and elicitation in dialogs and
+    /// shows every JSON-RPC message; a Cargo server is rebuilt and restarted when its `src/`
+    /// changes.
+    Dev(cmd::dev::Args),
     /// The server's skills (Skills extension): `mcpkit skills` lists them, `mcpkit skills get
     /// NAME` downloads one into ./NAME, every file verified against the skill's digests.
     Skills(cmd::skills::Args),
@@ -159,6 +165,7 @@ impl Command {
             Command::Prompt(_) => "prompt",
             Command::Complete(_) => "complete",
             Command::Ping(_) => "ping",
+            Command::Dev(_) => "dev",
             Command::Skills(_) => "skills",
             Command::Proxy(_) => "proxy",
             Command::New(_) => "new",
@@ -180,6 +187,7 @@ impl Command {
             Command::Prompt(a) => a.run(&globals).await,
             Command::Complete(a) => a.run(&globals).await,
             Command::Ping(a) => a.run(&globals).await,
+            Command::Dev(a) => a.run(&globals).await,
             Command::Skills(a) => a.run(&globals).await,
             Command::Proxy(a) => a.run(&globals).await,
             Command::Bench(a) => a.run(&globals).await,

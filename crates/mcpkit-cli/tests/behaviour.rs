@@ -33,6 +33,17 @@ mod codegen_clients_call_the_servers_they_were_generated_from;
 mod config_accepts_vscode_servers;
 mod ctrl_c_cancels_the_call_and_ends_the_session;
 mod ctrl_c_during_call_task_cancels_the_task;
+mod dev_page_calls_tools_and_answers_the_server_in_a_browser;
+mod dev_page_cancel_stops_the_call_and_tells_the_server;
+mod dev_page_refuses_requests_without_its_token;
+#[cfg(target_os = "linux")]
+mod dev_page_says_when_the_server_exits;
+mod dev_page_switches_the_era_and_reconnects;
+#[cfg(unix)]
+mod dev_stops_on_ctrl_c_with_the_page_open;
+#[cfg(unix)]
+mod dev_watch_rebuilds_a_cargo_server_and_shows_a_failed_build;
+mod dev_watch_restarts_the_server_when_a_file_changes;
 mod event_store_size_is_a_gauge;
 mod flood_of_one_client_leaves_another_served;
 mod inspect_declares_the_client_capabilities_of_call;

@@ -6,6 +6,7 @@ pub mod bench;
 pub mod call;
 pub mod codegen;
 pub mod complete;
+pub mod dev;
 pub mod inspect;
 pub mod install;
 pub mod interrupt;

@@ -4,6 +4,8 @@
 use std::io::{BufRead, BufReader};
 use std::process::{Child, Command, Stdio};
 
+pub(crate) mod browser;
+pub(crate) mod dev_host;
 pub(crate) mod handshake_only;
 pub(crate) mod hosts;
 pub(crate) mod peers;
