@@ -7,7 +7,7 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
 use mcpkit_types::jsonrpc::{parse, FrameError, MessageRef, OutgoingError, OutgoingNotification, OutgoingResult};
-use mcpkit_types::method::{CallTool, Method, NotificationMethod, ReadResource};
+use mcpkit_types::method::{CallTool, LoggingMessage, Method, NotificationMethod, ReadResource};
 use mcpkit_types::schema::{
     CallToolParams, CallToolResult, Implementation, JsonObject, LoggingMessageParams, ReadResourceParams,
     ResourceContents, Tool,
@@ -240,7 +240,7 @@ impl AppBridge {
                 drop(outbox);
                 self.event(ViewEvent::Initialized);
             }
-            "notifications/message" => {
+            LoggingMessage::NAME => {
                 if let Ok(log) = decode(params) {
                     self.event(ViewEvent::Log(log));
                 }
