@@ -14,21 +14,7 @@ async fn cancel_ends_the_call_with_notifications_cancelled() {
     let mut events = dev.events().await;
     events.until("connected", |e| e["kind"] == "connected").await;
 
-    let call = {
-        let body = json!({"call": 7, "tool": "test_elicitation", "arguments": {"message": "wait"}});
-        let base = dev.base().to_owned();
-        let token = dev.token().to_owned();
-        tokio::spawn(async move {
-            let reply = reqwest::Client::new()
-                .post(format!("{base}/api/call?token={token}"))
-                .header("content-type", "application/json")
-                .body(body.to_string())
-                .send()
-                .await
-                .unwrap();
-            serde_json::from_str::<Value>(&reply.text().await.unwrap()).unwrap()
-        })
-    };
+    let call = dev.spawn_call(json!({"call": 7, "tool": "test_elicitation", "arguments": {"message": "wait"}}));
     let call_id = events
         .until("tools/call", |e| {
             e["kind"] == "message" && e["text"].as_str().is_some_and(|t| t.contains("\"tools/call\""))

@@ -3,7 +3,7 @@
 //! dual-era reference server, `2026-07-28` speaks the stateless era (its elicitation arrives as
 //! an input round, still answered in the page), and `handshake` goes back.
 
-use serde_json::{json, Value};
+use serde_json::json;
 
 use crate::support::dev_host::DevHost;
 
@@ -42,20 +42,7 @@ async fn the_era_switch_reconnects_in_the_era_asked_for() {
     assert_eq!(added["result"]["structuredContent"], json!({"sum": 5.0}), "{added}");
 
     // The server's question, in the stateless era, is still the page's dialog.
-    let call = {
-        let (base, token) = (dev.base().to_owned(), dev.token().to_owned());
-        tokio::spawn(async move {
-            let body = json!({"call": 2, "tool": "test_elicitation", "arguments": {"message": "name?"}});
-            let reply = reqwest::Client::new()
-                .post(format!("{base}/api/call?token={token}"))
-                .header("content-type", "application/json")
-                .body(body.to_string())
-                .send()
-                .await
-                .unwrap();
-            serde_json::from_str::<Value>(&reply.text().await.unwrap()).unwrap()
-        })
-    };
+    let call = dev.spawn_call(json!({"call": 2, "tool": "test_elicitation", "arguments": {"message": "name?"}}));
     let ask = events
         .until("ask", |e| e["kind"] == "ask" && e["params"]["message"] == "name?")
         .await;

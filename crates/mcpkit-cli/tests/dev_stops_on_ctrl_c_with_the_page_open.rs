@@ -5,7 +5,7 @@
 use std::process::Command;
 use std::time::Duration;
 
-use serde_json::{json, Value};
+use serde_json::json;
 
 use crate::support::dev_host::DevHost;
 
@@ -14,20 +14,7 @@ async fn ctrl_c_ends_the_streams_and_the_calls_and_exits() {
     let mut dev = DevHost::start(&["--", env!("CARGO_BIN_EXE_mcpkit"), "serve"]);
     let mut events = dev.events().await;
     events.until("connected", |e| e["kind"] == "connected").await;
-    let call = {
-        let (base, token) = (dev.base().to_owned(), dev.token().to_owned());
-        tokio::spawn(async move {
-            let body = json!({"call": 1, "tool": "test_elicitation", "arguments": {"message": "wait"}});
-            let reply = reqwest::Client::new()
-                .post(format!("{base}/api/call?token={token}"))
-                .header("content-type", "application/json")
-                .body(body.to_string())
-                .send()
-                .await
-                .unwrap();
-            serde_json::from_str::<Value>(&reply.text().await.unwrap()).unwrap()
-        })
-    };
+    let call = dev.spawn_call(json!({"call": 1, "tool": "test_elicitation", "arguments": {"message": "wait"}}));
     events.until("ask", |e| e["kind"] == "ask").await;
 
     let sent = Command::new("kill")

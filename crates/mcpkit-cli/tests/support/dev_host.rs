@@ -143,6 +143,22 @@ impl DevHost {
             .unwrap();
         serde_json::from_str(&reply.text().await.unwrap()).unwrap()
     }
+
+    /// `POST /api/call` with `body` on a task of its own (for a call that waits on the page, an
+    /// answer or a cancel): its JSON reply when it ends.
+    pub(crate) fn spawn_call(&self, body: Value) -> tokio::task::JoinHandle<Value> {
+        let (base, token) = (self.base().to_owned(), self.token().to_owned());
+        tokio::spawn(async move {
+            let reply = reqwest::Client::new()
+                .post(format!("{base}/api/call?token={token}"))
+                .header("content-type", "application/json")
+                .body(body.to_string())
+                .send()
+                .await
+                .unwrap();
+            serde_json::from_str::<Value>(&reply.text().await.unwrap()).unwrap()
+        })
+    }
 }
 
 /// The page's event stream (`GET /api/events`), read as it comes.
