@@ -40,6 +40,7 @@ mod http_factory_backend_ends_a_cancelled_requests_stream;
 mod http_host_and_origin_allowlists_are_separate;
 mod http_load_and_session_limit;
 mod http_rate_limits_answer_429_with_retry_after_and_recover;
+mod http_readyz_asks_the_readiness_check;
 mod http_replies_are_json_unless_the_handler_streams;
 mod http_session_lifecycle;
 mod http_session_limits_are_per_client;

@@ -10,19 +10,36 @@ use axum::routing::get;
 use axum::Router;
 
 use super::directory::SharedDirectory;
+use crate::engine::BoxFuture;
+
+/// What else `/readyz` asks (see [`super::HttpServer::readiness`]): `Ok` with a line to add
+/// after "ready", or `Err` with why not.
+pub(super) type Readiness = Arc<dyn Fn() -> BoxFuture<Result<String, String>> + Send + Sync>;
 
 /// How long `/readyz` waits for the backends before it calls them unreachable.
 const READY_TIMEOUT: Duration = Duration::from_secs(2);
 
-/// The two probes; `/readyz` asks the shared session directory (none: always ready).
-pub(super) fn router(shared: Option<Arc<dyn SharedDirectory>>) -> Router {
+/// The two probes; `/readyz` asks the shared session directory and `also` (neither: always
+/// ready).
+pub(super) fn router(shared: Option<Arc<dyn SharedDirectory>>, also: Option<Readiness>) -> Router {
     Router::new()
         .route("/healthz", get(|| async { text(StatusCode::OK, "ok") }))
         .route(
             "/readyz",
             get(move || {
-                let shared = shared.clone();
-                async move { ready(shared.as_deref()).await }
+                let (shared, also) = (shared.clone(), also.clone());
+                async move {
+                    let backends = ready(shared.as_deref()).await;
+                    match (backends.status(), also) {
+                        (StatusCode::OK, Some(also)) => match tokio::time::timeout(READY_TIMEOUT, also()).await {
+                            Ok(Ok(line)) if line.is_empty() => backends,
+                            Ok(Ok(line)) => text(StatusCode::OK, &format!("ready: {line}")),
+                            Ok(Err(why)) => text(StatusCode::SERVICE_UNAVAILABLE, &format!("not ready: {why}")),
+                            Err(_) => text(StatusCode::SERVICE_UNAVAILABLE, "not ready: no answer in time"),
+                        },
+                        _ => backends,
+                    }
+                }
             }),
         )
 }

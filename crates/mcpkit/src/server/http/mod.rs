@@ -92,6 +92,7 @@ pub struct HttpServer {
     layers: Vec<Wrap>,
     inspector: Inspector,
     scale_out: Option<ScaleOut>,
+    readiness: Option<health::Readiness>,
     #[cfg(feature = "otel")]
     metrics: Option<crate::telemetry::Prometheus>,
 }
@@ -129,6 +130,7 @@ impl HttpServer {
             layers: Vec::new(),
             inspector: Inspector::default(),
             scale_out: None,
+            readiness: None,
             #[cfg(feature = "otel")]
             metrics: None,
         }
@@ -145,6 +147,18 @@ impl HttpServer {
         // Wired here only: `cluster` is what knows other instances exist; the rest of the
         // endpoint sees the shared halves of its session directory and stream log.
         self.scale_out = Some(cluster::scale_out(backends));
+        self
+    }
+
+    /// Also ask `check` on `GET /readyz` (within 2 s): `Ok(line)` is ready (the line, when not
+    /// empty, follows "ready: "), `Err(why)` answers 503 "not ready: why". For what the
+    /// process needs beyond its backends, such as a gateway's upstreams.
+    pub fn readiness<F, Fut>(mut self, check: F) -> HttpServer
+    where
+        F: Fn() -> Fut + Send + Sync + 'static,
+        Fut: std::future::Future<Output = Result<String, String>> + Send + 'static,
+    {
+        self.readiness = Some(Arc::new(move || Box::pin(check())));
         self
     }
 
@@ -262,7 +276,7 @@ impl HttpServer {
         }
         // Outside the layers (a load balancer's probe carries no credentials); everything else
         // goes to the layered router as it is (its fallback included).
-        health::router(shared).fallback_service(router)
+        health::router(shared, self.readiness).fallback_service(router)
     }
 
     /// Serve on `listener` until the [`HttpServer::shutdown`] token fires, with `TCP_NODELAY`
