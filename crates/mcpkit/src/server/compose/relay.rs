@@ -62,6 +62,11 @@ impl InFlight {
         }
     }
 
+    /// How many are running.
+    pub(super) fn len(&self) -> usize {
+        crate::sync::lock(&self.calls).len()
+    }
+
     /// The request an upstream's message belongs to (see the module's rule), or how many are
     /// running when it cannot be told.
     fn pick(&self) -> Result<(RequestContext, CancellationToken), usize> {

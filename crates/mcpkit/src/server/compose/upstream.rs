@@ -214,6 +214,11 @@ impl Upstream {
             .is_some_and(|(_, c)| !c.peer().is_closed())
     }
 
+    /// How many downstream requests are running through it now.
+    pub fn in_flight(&self) -> usize {
+        self.shared.in_flight.len()
+    }
+
     /// Resolves when the upstream is no longer served: its connection ended or it was
     /// detached (at once when it is not attached). A supervisor awaits this, then attaches a
     /// new client.
@@ -477,8 +482,15 @@ async fn forward_call(shared: &Shared, original: &str, call: ToolCall) -> Result
     tokio::pin!(upstream);
     loop {
         tokio::select! {
-            result = &mut upstream => return result.map_err(|e| failed(&shared.name, e)),
+            biased;
             Some(p) = progress.recv() => cx.progress(p.progress, p.total, p.message.as_deref()),
+            result = &mut upstream => {
+                // Progress sent before the result is passed on before it.
+                while let Ok(p) = progress.try_recv() {
+                    cx.progress(p.progress, p.total, p.message.as_deref());
+                }
+                return result.map_err(|e| failed(&shared.name, e));
+            }
             () = entered.interrupt.cancelled() => {
                 return Err(ErrorObject::internal("input required"));
             }
