@@ -7,6 +7,8 @@
 mod common;
 
 mod a_catalogue_item_registered_twice_or_misnamed_is_refused_at_build;
+mod a_mounted_server_is_served_under_its_prefix;
+mod a_proxied_upstream_is_served_and_relays_what_flows_back;
 mod a_client_rejects_skill_content_that_fails_verification;
 mod a_session_sees_what_it_was_shown_and_alone_hears_its_list_change;
 mod a_skill_md_without_frontmatter_is_refused;

@@ -18,7 +18,7 @@ use mcpkit_types::{ErrorCode, ErrorObject, ProtocolVersion};
 use tokio::sync::broadcast;
 
 use super::stateless::{is_stateless_error, supported_of, Handlers, Stateless};
-use super::{cache, dispatch, Client, ClientInner, ElicitFn, SamplingFn};
+use super::{cache, dispatch, Client, ClientInner, ElicitFn, RootsFn, SamplingFn};
 use crate::engine::{self, Peer, PeerOptions, RequestOptions};
 use crate::error::{Error, Result};
 use crate::transport::Transport;
@@ -55,6 +55,7 @@ pub struct ClientBuilder {
     sampling: Option<SamplingFn>,
     elicitation: Option<ElicitFn>,
     roots: Option<Vec<Root>>,
+    roots_fn: Option<RootsFn>,
     peer_options: PeerOptions,
 }
 
@@ -79,6 +80,7 @@ impl Default for ClientBuilder {
             sampling: None,
             elicitation: None,
             roots: None,
+            roots_fn: None,
             peer_options: PeerOptions::default(),
         }
     }
@@ -161,6 +163,21 @@ impl ClientBuilder {
         self
     }
 
+    /// Answer `roots/list` with `f` each time the server asks (declares `roots`; the roots set
+    /// with [`ClientBuilder::roots`] are then not used). For roots that come from elsewhere,
+    /// such as a gateway's downstream client.
+    pub fn on_roots<F, Fut>(mut self, f: F) -> Self
+    where
+        F: Fn() -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = Result<mcpkit_types::schema::ListRootsResult, ErrorObject>> + Send + 'static,
+    {
+        if self.capabilities.roots.is_none() {
+            self.capabilities.roots = Some(RootsCapability::default());
+        }
+        self.roots_fn = Some(Arc::new(move || Box::pin(f())));
+        self
+    }
+
     /// Declare extension `id` with `settings` (`{}`: support without settings) in the client
     /// capabilities (spec: 2026-07-28 `basic/versioning` "Extension negotiation"). See
     /// [`Client::uses_extension`](super::Client::uses_extension) for what the server declared.
@@ -198,6 +215,7 @@ impl ClientBuilder {
             sampling: self.sampling.clone(),
             elicitation: self.elicitation.clone(),
             roots: self.roots.is_some().then(|| roots.clone()),
+            roots_fn: self.roots_fn.clone(),
             notifications: notify_tx.clone(),
         });
         let network = network_of(&transport);
@@ -219,6 +237,7 @@ impl ClientBuilder {
             sampling: self.sampling.clone(),
             elicitation: self.elicitation.clone(),
             roots: self.roots.is_some().then(|| roots.clone()),
+            roots_fn: self.roots_fn.clone(),
         };
         let shared = |init, version, stateless| ClientInner {
             peer: peer.clone(),

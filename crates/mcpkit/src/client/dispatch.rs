@@ -15,7 +15,7 @@ use mcpkit_types::ErrorObject;
 use serde_json::value::RawValue;
 use tokio::sync::broadcast;
 
-use super::{ElicitFn, SamplingFn};
+use super::{ElicitFn, RootsFn, SamplingFn};
 use crate::engine::{BoxFuture, HandlerResult, IncomingRequest, Peer, Role};
 use crate::wire::{params, to_raw};
 
@@ -49,6 +49,7 @@ pub(crate) struct ClientService {
     pub(crate) sampling: Option<SamplingFn>,
     pub(crate) elicitation: Option<ElicitFn>,
     pub(crate) roots: Option<Arc<RwLock<Vec<Root>>>>,
+    pub(crate) roots_fn: Option<RootsFn>,
     pub(crate) notifications: broadcast::Sender<ServerNotification>,
 }
 
@@ -69,6 +70,10 @@ impl Role for ClientService {
                     let p: ElicitParams = params(raw.as_deref())?;
                     to_raw(&f(p).await?)
                 }),
+                None => not_found(req.method),
+            },
+            ListRoots::NAME if self.roots_fn.is_some() => match self.roots_fn.clone() {
+                Some(f) => Box::pin(async move { to_raw(&f().await?) }),
                 None => not_found(req.method),
             },
             ListRoots::NAME => match self.roots.clone() {

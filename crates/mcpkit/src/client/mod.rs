@@ -54,6 +54,7 @@ use crate::error::{Error, Result};
 
 type SamplingFn = Arc<dyn Fn(CreateMessageParams) -> BoxFuture<Result<CreateMessageResult, ErrorObject>> + Send + Sync>;
 type ElicitFn = Arc<dyn Fn(ElicitParams) -> BoxFuture<Result<ElicitResult, ErrorObject>> + Send + Sync>;
+type RootsFn = Arc<dyn Fn() -> BoxFuture<Result<mcpkit_types::schema::ListRootsResult, ErrorObject>> + Send + Sync>;
 
 /// A connected client. Cheap to clone; all clones share the connection.
 #[derive(Clone)]
@@ -406,6 +407,12 @@ impl Client {
             meta: None,
         };
         self.call::<Complete>(&p, RequestOptions::default()).await
+    }
+
+    /// `completion/complete` with the params as given (the reference, the argument, and the
+    /// `context` of the arguments already chosen).
+    pub async fn complete_with(&self, params: &CompleteParams) -> Result<CompleteResult> {
+        self.call::<Complete>(params, RequestOptions::default()).await
     }
 
     /// `logging/setLevel`. On the stateless wire the level travels in every later request's

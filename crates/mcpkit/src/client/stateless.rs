@@ -123,6 +123,7 @@ pub(crate) struct Handlers {
     pub(crate) sampling: Option<SamplingFn>,
     pub(crate) elicitation: Option<ElicitFn>,
     pub(crate) roots: Option<Arc<RwLock<Vec<Root>>>>,
+    pub(crate) roots_fn: Option<super::RootsFn>,
 }
 
 impl Handlers {
@@ -143,6 +144,10 @@ impl Handlers {
                         .ok_or(Error::MissingCapability("elicitation"))?;
                     serde_json::to_value(f(p).await.map_err(Error::Rpc)?)
                 }
+                InputRequest::ListRoots if self.roots_fn.is_some() => match &self.roots_fn {
+                    Some(f) => serde_json::to_value(f().await.map_err(Error::Rpc)?),
+                    None => return Err(Error::MissingCapability("roots")),
+                },
                 InputRequest::ListRoots => {
                     let roots = self.roots.as_ref().ok_or(Error::MissingCapability("roots"))?;
                     let roots = roots.read().map(|r| r.clone()).unwrap_or_default();

@@ -19,6 +19,8 @@ pub struct ServerBuilder {
     pub(super) registrations: registrations::Registrations,
     pub(super) middleware: stack::Stack,
     pub(super) authorize: Option<access::Hook>,
+    /// Run on the built server, in order (composition attaches its sources here).
+    pub(super) on_build: Vec<OnBuild>,
 }
 
 /// What one client may keep on a handshake-era session (a stdio connection, an HTTP
@@ -104,6 +106,7 @@ impl Default for ServerBuilder {
             registrations: registrations::Registrations::default(),
             middleware: stack::Stack::default(),
             authorize: None,
+            on_build: Vec::new(),
         }
     }
 }
@@ -305,7 +308,16 @@ impl ServerBuilder {
         Ok(self.finish())
     }
 
-    fn finish(self) -> Server {
+    fn finish(mut self) -> Server {
+        let on_build = std::mem::take(&mut self.on_build);
+        let server = self.assemble();
+        for hook in on_build {
+            hook(&server);
+        }
+        server
+    }
+
+    fn assemble(self) -> Server {
         let requires_scopes = self.catalog.requires_scopes();
         let snapshot = Snapshot::build(self.catalog, self.page_size);
         let info_json = serde_json::value::to_raw_value(&self.info).unwrap_or_default();
@@ -344,6 +356,7 @@ impl ServerBuilder {
                 ),
                 authorize: self.authorize,
                 changes_seen: std::sync::atomic::AtomicU64::new(0),
+                watchers: RwLock::new(Vec::new()),
                 extensions: self.extensions.declared(),
                 client_limits: self.client_limits,
                 changes: tokio::sync::broadcast::channel(256).0,

@@ -40,3 +40,13 @@ where
 }
 
 pub(crate) type CompletionFn = Arc<dyn Completer>;
+
+/// Completions answered elsewhere: the request as received, answered asynchronously (an
+/// upstream server's completions, asked through its client).
+pub(crate) type ForwardComplete = Arc<
+    dyn Fn(
+            mcpkit_types::schema::CompleteParams,
+        ) -> crate::engine::BoxFuture<Result<mcpkit_types::schema::CompleteResult, mcpkit_types::ErrorObject>>
+        + Send
+        + Sync,
+>;

@@ -79,7 +79,13 @@ fn catalogue(r: &mut Methods) {
     .request::<CallTool, _, _>(call_tool)
     .request::<ReadResource, _, _>(read_resource)
     .request::<GetPrompt, _, _>(get_prompt)
-    .request::<Complete, _, _>(|call, p| async move { call.finish(complete(call.snapshot(), p)?, None) });
+    .request::<Complete, _, _>(|call, p| async move {
+        let raw = match forwarded(call.snapshot(), &p) {
+            Some(forward) => to_raw(&forward(p).await?)?,
+            None => complete(call.snapshot(), p)?,
+        };
+        call.finish(raw, None)
+    });
 }
 
 /// One page of a pre-serialized list, or, on a server whose items are not all open to every
@@ -336,6 +342,23 @@ async fn get_prompt(mut call: Call, p: GetPromptParams) -> HandlerResult {
     let outcome = outcome.map(|r| r.for_version(version));
     // A result that sets no stateless member itself is completed as it is serialized.
     round.reply(outcome, failed, None, |r| r.result_type.is_none() && r.meta.is_none())
+}
+
+/// Where the completions of the prompt or template `p` names are answered, when not here.
+fn forwarded(snap: &Snapshot, p: &CompleteParams) -> Option<super::completion::ForwardComplete> {
+    match &p.reference {
+        CompletionReference::Prompt(r) => {
+            let &i = snap.prompt_index.get(&r.name)?;
+            snap.catalog.prompts[i].forward_complete.clone()
+        }
+        CompletionReference::Resource(r) => snap
+            .catalog
+            .templates
+            .iter()
+            .find(|t| t.template.uri_template == r.uri)?
+            .forward_complete
+            .clone(),
+    }
 }
 
 /// Spec: `server/utilities/completion`: at most 100 values, with `total` and `hasMore`.

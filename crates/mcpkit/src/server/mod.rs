@@ -5,6 +5,7 @@
 //! and each list page is serialized once when the catalogue changes, not per request.
 
 pub mod backend;
+pub mod compose;
 mod client_state;
 mod completion;
 mod context;
@@ -95,6 +96,11 @@ struct Preset {
 type RootsChanged = Arc<dyn Fn(RequestContext) + Send + Sync>;
 /// What a catalogue change is also handed to (instances sharing a bus; see `relay.rs`).
 type Relay = Arc<dyn Fn(&Change) + Send + Sync>;
+/// What else hears this server's catalogue changes (a server it is mounted in): `false` when
+/// it no longer listens, and is then forgotten.
+pub(crate) type Watcher = Arc<dyn Fn(&Change) -> bool + Send + Sync>;
+/// Run once on the server a builder built (what composition attaches to it).
+pub(crate) type OnBuild = Box<dyn FnOnce(&Server) + Send>;
 
 /// A server: its catalogue and its live sessions. Cheap to clone.
 #[derive(Clone)]
@@ -149,6 +155,8 @@ struct Inner {
     may_refuse: std::sync::atomic::AtomicBool,
     /// Catalogue changes heard so far (here or relayed): what the response cache checks.
     changes_seen: std::sync::atomic::AtomicU64,
+    /// What else hears the catalogue changes (servers this one is mounted in).
+    watchers: RwLock<Vec<Watcher>>,
 }
 
 impl Server {
@@ -359,6 +367,7 @@ impl Server {
         self.inner
             .changes_seen
             .fetch_add(1, std::sync::atomic::Ordering::AcqRel);
+        self.tell_watchers(&change);
         // Stateless-era listeners; no receiver is not an error.
         let _ = self.inner.changes.send(change);
         for s in self.inner.sessions.snapshot() {
@@ -368,6 +377,24 @@ impl Server {
                 }
             }
         }
+    }
+
+    /// Hand `change` to the watchers (no lock held while they run), forgetting those that no
+    /// longer listen.
+    fn tell_watchers(&self, change: &Change) {
+        let watchers = crate::sync::read(&self.inner.watchers).clone();
+        if watchers.is_empty() {
+            return;
+        }
+        let gone: Vec<Watcher> = watchers.into_iter().filter(|w| !w(change)).collect();
+        if !gone.is_empty() {
+            crate::sync::write(&self.inner.watchers).retain(|w| !gone.iter().any(|g| Arc::ptr_eq(g, w)));
+        }
+    }
+
+    /// Have `watcher` hear every later catalogue change of this server.
+    pub(crate) fn watch(&self, watcher: Watcher) {
+        crate::sync::write(&self.inner.watchers).push(watcher);
     }
 
     /// Apply a change to one list of the catalogue and, if it changed anything, tell every

@@ -172,6 +172,10 @@ pub struct PromptDef {
     pub(crate) switch: Option<bool>,
     /// Who sees and gets it (scopes, tags, hidden).
     pub(crate) guard: super::access::Guard,
+    /// What brought it when it came with others (a mount's prefix, an upstream's name).
+    pub(crate) source: Option<Arc<str>>,
+    /// Completions answered elsewhere (an upstream's), instead of by `completions`.
+    pub(crate) forward_complete: Option<super::completion::ForwardComplete>,
 }
 
 impl std::fmt::Debug for PromptDef {
@@ -217,6 +221,8 @@ impl PromptDef {
             completions: BTreeMap::new(),
             switch: None,
             guard: Default::default(),
+            source: None,
+            forward_complete: None,
         }
     }
 

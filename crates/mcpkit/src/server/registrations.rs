@@ -81,7 +81,7 @@ pub(crate) enum Kind {
 }
 
 impl Kind {
-    fn word(self) -> &'static str {
+    pub(crate) fn word(self) -> &'static str {
         match self {
             Kind::Tool => "tool",
             Kind::Prompt => "prompt",
@@ -103,11 +103,33 @@ struct Needed {
 
 /// The registrations of one builder, in order.
 #[derive(Debug, Default)]
-pub(crate) struct Registrations(Vec<(Kind, String, &'static Location<'static>)>, Vec<Needed>);
+pub(crate) struct Registrations(Vec<(Kind, String, Origin)>, Vec<Needed>);
+
+/// Where an item was registered: the call, and what brought it when it came with others (a
+/// mounted server, an upstream), said in words.
+#[derive(Debug, Clone)]
+pub(crate) struct Origin {
+    pub(crate) at: &'static Location<'static>,
+    pub(crate) by: Option<Arc<str>>,
+}
+
+impl std::fmt::Display for Origin {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match &self.by {
+            Some(by) => write!(f, "{} ({by})", self.at),
+            None => write!(f, "{}", self.at),
+        }
+    }
+}
 
 impl Registrations {
     pub(crate) fn add(&mut self, kind: Kind, key: &str, at: &'static Location<'static>) {
-        self.0.push((kind, key.to_owned(), at));
+        self.0.push((kind, key.to_owned(), Origin { at, by: None }));
+    }
+
+    /// Register an item brought by something else (`by`: "mount \"a\" (its tool \"echo\")").
+    pub(crate) fn add_by(&mut self, kind: Kind, key: &str, at: &'static Location<'static>, by: String) {
+        self.0.push((kind, key.to_owned(), Origin { at, by: Some(by.into()) }));
     }
 
     /// Remember what the item registered at `at` needs (nothing to remember: nothing kept).
@@ -126,7 +148,7 @@ impl Registrations {
 
     /// The first rule broken, in registration order.
     pub(crate) fn check(&self) -> Result<(), BuildError> {
-        let mut seen: std::collections::HashMap<(Kind, &str), &'static Location<'static>> = Default::default();
+        let mut seen: std::collections::HashMap<(Kind, &str), &Origin> = Default::default();
         for (kind, key, at) in &self.0 {
             if *kind == Kind::Tool {
                 if let Some(rule) = tool_name_rule(key) {

@@ -141,7 +141,7 @@ macro_rules! impl_resource_handler {
 }
 for_each_arity!(impl_resource_handler);
 
-type ErasedRead = Arc<dyn Fn(ResourceRequest) -> BoxFuture<Result<ReadResourceResult, ErrorObject>> + Send + Sync>;
+pub(crate) type ErasedRead = Arc<dyn Fn(ResourceRequest) -> BoxFuture<Result<ReadResourceResult, ErrorObject>> + Send + Sync>;
 
 fn erase<H: ResourceHandler<T>, T>(handler: H) -> ErasedRead {
     Arc::new(move |r| {
@@ -170,6 +170,8 @@ pub struct ResourceDef {
     pub(crate) guard: super::access::Guard,
     /// What it needs of the rest of the server (an MCP App view: the extension).
     pub(crate) needs: super::registrations::Needs,
+    /// What brought it when it came with others (a mount's prefix, an upstream's name).
+    pub(crate) source: Option<std::sync::Arc<str>>,
 }
 
 impl std::fmt::Debug for ResourceDef {
@@ -188,6 +190,7 @@ impl ResourceDef {
             read: erase(handler),
             guard: Default::default(),
             needs: Default::default(),
+            source: None,
         }
     }
 
@@ -252,6 +255,10 @@ pub struct ResourceTemplateDef {
     pub(crate) completions: BTreeMap<String, CompletionFn>,
     /// Who sees and reads it (scopes, tags, hidden).
     pub(crate) guard: super::access::Guard,
+    /// What brought it when it came with others (a mount's prefix, an upstream's name).
+    pub(crate) source: Option<std::sync::Arc<str>>,
+    /// Completions answered elsewhere (an upstream's), instead of by `completions`.
+    pub(crate) forward_complete: Option<super::completion::ForwardComplete>,
 }
 
 impl std::fmt::Debug for ResourceTemplateDef {
@@ -276,6 +283,8 @@ impl ResourceTemplateDef {
             read: erase(handler),
             completions: BTreeMap::new(),
             guard: Default::default(),
+            source: None,
+            forward_complete: None,
         })
     }
 

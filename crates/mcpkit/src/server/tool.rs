@@ -224,6 +224,8 @@ pub struct ToolDef {
     pub(crate) guard: super::access::Guard,
     /// What it needs of the rest of the server (an MCP App tool: its view, the extension).
     pub(crate) needs: super::registrations::Needs,
+    /// What brought it when it came with others (a mount's prefix, an upstream's name).
+    pub(crate) source: Option<Arc<str>>,
 }
 
 impl std::fmt::Debug for ToolDef {
@@ -248,6 +250,7 @@ impl ToolDef {
             switch: None,
             guard: Default::default(),
             needs: Default::default(),
+            source: None,
         }
     }
 

@@ -1,0 +1,603 @@
+//! [`Upstream`]: a server reached through a [`Client`], served as part of this one.
+
+use std::collections::HashSet;
+use std::panic::Location;
+use std::sync::{Arc, Mutex, RwLock, Weak};
+
+use mcpkit_types::schema::{
+    CallToolResult, CompleteParams, CompletionReference, GetPromptResult, InputRequest, Prompt, ReadResourceResult,
+    Resource, ResourceTemplate, Tool,
+};
+use mcpkit_types::ErrorObject;
+use tokio::sync::{broadcast, watch};
+
+use super::super::resource::ErasedRead;
+use super::super::uri_template::UriTemplate;
+use super::super::{
+    Inner, PromptDef, PromptRequest, ResourceDef, ResourceRequest, ResourceTemplateDef, Server, ServerBuilder,
+    ToolCall, ToolDef,
+};
+use super::items::{prefixed, Items};
+use super::relay::InFlight;
+use crate::client::{CallOptions, Client, ClientBuilder, ServerNotification};
+use crate::error::{Error, Result};
+
+/// An upstream server, reached through a [`Client`], whose catalogue a [`Server`] serves as
+/// its own: tools and prompts as `NAME_<name>`, resources and templates under their URIs.
+/// Cheap to clone: clones are handles to one upstream.
+///
+/// Calls, reads, prompts and completions are forwarded to it. While a downstream request runs
+/// through it, its progress reaches the downstream caller, its log messages the downstream
+/// session, and its sampling, elicitation and roots requests are asked of the downstream
+/// client on that request (a server→client request on a handshake-era session, an input round
+/// on the stateless wire: the downstream retry runs the upstream call again, which then finds
+/// its answer), provided the client was built with [`Upstream::relay`]. A downstream
+/// cancellation cancels the upstream call; an upstream's cancellation of its own request
+/// cancels what it asked downstream. The downstream request's span is the parent of the
+/// upstream call's, whose trace context travels in `_meta`.
+///
+/// Its `list_changed` notifications are followed (the catalogue listed again and the
+/// downstream sessions told), and `notifications/resources/updated` passed on to the
+/// downstream sessions subscribed to the URI.
+///
+/// When its connection ends, or on [`Upstream::detach`], its items leave the lists (with
+/// `list_changed`) and a request that still names one fails at once with a JSON-RPC error
+/// naming the upstream; [`Upstream::attach`] with a new client puts them back. The servers
+/// that serve it are held weakly.
+#[derive(Clone)]
+pub struct Upstream {
+    shared: Arc<Shared>,
+}
+
+impl std::fmt::Debug for Upstream {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Upstream")
+            .field("name", &self.shared.name)
+            .field("connected", &self.is_connected())
+            .finish_non_exhaustive()
+    }
+}
+
+struct Shared {
+    name: Arc<str>,
+    /// The upstream tool names served (`None`: all).
+    allow_tools: Option<HashSet<String>>,
+    /// The client in use, and its attachment number (a stale watcher must not detach a newer
+    /// client).
+    link: RwLock<Option<(u64, Client)>>,
+    attachments: std::sync::atomic::AtomicU64,
+    /// What it serves now, as the servers list it.
+    items: RwLock<Items>,
+    /// The servers serving it.
+    servers: Mutex<Vec<Weak<Inner>>>,
+    /// The downstream requests running through it.
+    in_flight: InFlight,
+    /// Whether a client is attached, for [`Upstream::connected`].
+    connected: watch::Sender<bool>,
+}
+
+impl Upstream {
+    /// An upstream named `name`, not connected yet: give it a client with
+    /// [`Upstream::attach`]. Its tools and prompts are listed as `NAME_<name>`, so `name`
+    /// should be short and of `A-Z a-z 0-9 _ - .` (the spec's tool-name characters).
+    pub fn new(name: impl Into<String>) -> Upstream {
+        Upstream {
+            shared: Arc::new(Shared {
+                name: name.into().into(),
+                allow_tools: None,
+                link: RwLock::new(None),
+                attachments: std::sync::atomic::AtomicU64::new(0),
+                items: RwLock::new(Items::default()),
+                servers: Mutex::new(Vec::new()),
+                in_flight: InFlight::default(),
+                connected: watch::channel(false).0,
+            }),
+        }
+    }
+
+    /// Serve only these of the upstream's tools (names as the upstream has them); the others
+    /// are not listed and cannot be called. Set before the upstream is shared (a handle
+    /// cloned earlier keeps serving every tool).
+    pub fn allow_tools<I, S>(self, names: I) -> Upstream
+    where
+        I: IntoIterator<Item = S>,
+        S: Into<String>,
+    {
+        let allow: HashSet<String> = names.into_iter().map(Into::into).collect();
+        let shared = match Arc::try_unwrap(self.shared) {
+            Ok(mut shared) => {
+                shared.allow_tools = Some(allow);
+                shared
+            }
+            Err(shared) => {
+                tracing::warn!("upstream {:?}: allow_tools on a shared handle is ignored", shared.name);
+                return Upstream { shared };
+            }
+        };
+        Upstream {
+            shared: Arc::new(shared),
+        }
+    }
+
+    /// Its name: the prefix of its tools and prompts.
+    pub fn name(&self) -> &str {
+        &self.shared.name
+    }
+
+    /// `builder` set up to pass the upstream's sampling, elicitation and roots requests on to
+    /// the downstream client (it then declares those capabilities to the upstream). Connect
+    /// the client it builds and [`attach`](Upstream::attach) it; a client built without this
+    /// serves calls, reads and prompts but answers none of the upstream's requests.
+    pub fn relay(&self, builder: ClientBuilder) -> ClientBuilder {
+        let (a, b, c) = (
+            Arc::downgrade(&self.shared),
+            Arc::downgrade(&self.shared),
+            Arc::downgrade(&self.shared),
+        );
+        builder
+            .on_sampling(move |params| {
+                let shared = a.upgrade();
+                async move {
+                    match ask(shared, InputRequest::Sample(params)).await? {
+                        mcpkit_types::schema::InputResponse::Sample(r) => Ok(r),
+                        _ => Err(ErrorObject::internal("the downstream client answered another question")),
+                    }
+                }
+            })
+            .on_elicitation(move |params| {
+                let shared = b.upgrade();
+                async move {
+                    match ask(shared, InputRequest::Elicit(params)).await? {
+                        mcpkit_types::schema::InputResponse::Elicit(r) => Ok(r),
+                        _ => Err(ErrorObject::internal("the downstream client answered another question")),
+                    }
+                }
+            })
+            .on_roots(move || {
+                let shared = c.upgrade();
+                async move {
+                    match ask(shared, InputRequest::ListRoots).await? {
+                        mcpkit_types::schema::InputResponse::ListRoots(r) => Ok(r),
+                        _ => Err(ErrorObject::internal("the downstream client answered another question")),
+                    }
+                }
+            })
+    }
+
+    /// Serve the upstream through `client` (replacing the client in use, if any): list its
+    /// tools, prompts, resources and templates, put them in the lists of the servers serving
+    /// it (`list_changed` to their sessions), and follow its notifications until its
+    /// connection ends, when its items leave the lists again. An error when the listing
+    /// fails; the upstream is then detached.
+    pub async fn attach(&self, client: Client) -> Result<()> {
+        let number = self
+            .shared
+            .attachments
+            .fetch_add(1, std::sync::atomic::Ordering::AcqRel)
+            + 1;
+        let notifications = client.notifications();
+        *crate::sync::write(&self.shared.link) = Some((number, client.clone()));
+        if let Err(e) = refresh(&self.shared, &client).await {
+            self.detach_if(number);
+            return Err(e);
+        }
+        self.shared.connected.send_replace(true);
+        tokio::spawn(follow(Arc::downgrade(&self.shared), number, client, notifications));
+        Ok(())
+    }
+
+    /// List the upstream's catalogue again and update the servers' lists (what a
+    /// `list_changed` from the upstream does by itself).
+    pub async fn refresh(&self) -> Result<()> {
+        let client = self.client().map_err(Error::Rpc)?;
+        refresh(&self.shared, &client).await
+    }
+
+    /// Stop serving the upstream: its items leave the lists (`list_changed` to the sessions),
+    /// and requests that still name one fail at once naming it. Returns the client it used,
+    /// if any (not closed: close it with [`Client::close`]).
+    pub fn detach(&self) -> Option<Client> {
+        let client = crate::sync::write(&self.shared.link).take().map(|(_, c)| c);
+        unpublish(&self.shared);
+        client
+    }
+
+    /// Detach if attachment `number` is still the one in use.
+    fn detach_if(&self, number: u64) {
+        detach_if(&self.shared, number);
+    }
+
+    /// Whether a client is attached and its connection open (what a `/readyz` reports).
+    pub fn is_connected(&self) -> bool {
+        crate::sync::read(&self.shared.link)
+            .as_ref()
+            .is_some_and(|(_, c)| !c.peer().is_closed())
+    }
+
+    /// How many downstream requests are running through it now.
+    pub fn in_flight(&self) -> usize {
+        self.shared.in_flight.len()
+    }
+
+    /// Resolves when the upstream is no longer served: its connection ended or it was
+    /// detached (at once when it is not attached). A supervisor awaits this, then attaches a
+    /// new client.
+    pub async fn disconnected(&self) {
+        let mut rx = self.shared.connected.subscribe();
+        let _ = rx.wait_for(|connected| !connected).await;
+    }
+
+    /// The client in use, or the error a request naming one of its items gets.
+    fn client(&self) -> Result<Client, ErrorObject> {
+        client_of(&self.shared)
+    }
+
+    /// Serve it on `server` (see [`Server::add_upstream`]).
+    fn serve_on(&self, server: &Server) {
+        {
+            let mut servers = crate::sync::lock(&self.shared.servers);
+            servers.retain(|s| s.strong_count() > 0);
+            if !servers.iter().any(|s| std::ptr::eq(s.as_ptr(), Arc::as_ptr(&server.inner))) {
+                servers.push(Arc::downgrade(&server.inner));
+            }
+        }
+        let items = crate::sync::read(&self.shared.items).clone();
+        server.replace_source(&self.shared.name, items);
+    }
+}
+
+impl ServerBuilder {
+    /// Serve `upstream`'s catalogue (see [`Upstream`]): what it lists now is registered here,
+    /// so a name or URI another item uses makes [`ServerBuilder::try_build`] fail naming both;
+    /// what it lists later (after a `list_changed`, a detach or a new client) replaces it.
+    #[track_caller]
+    pub fn proxy(mut self, upstream: &Upstream) -> Self {
+        let at = Location::caller();
+        let items = crate::sync::read(&upstream.shared.items).clone();
+        self = items.register(self, at, &format!("upstream {:?}", upstream.shared.name));
+        let upstream = upstream.clone();
+        self.on_build.push(Box::new(move |server: &Server| upstream.serve_on(server)));
+        self
+    }
+}
+
+impl Server {
+    /// Serve `upstream` from now on (see [`Upstream`]): its items join the lists, and
+    /// sessions get `list_changed`. An item whose name or URI is taken is left out, with a
+    /// warning (at build, [`ServerBuilder::proxy`] reports it as an error instead).
+    pub fn add_upstream(&self, upstream: &Upstream) {
+        upstream.serve_on(self);
+    }
+
+    /// Stop serving `upstream` here: its items leave the lists, and sessions get
+    /// `list_changed`. Whether it was served here.
+    pub fn remove_upstream(&self, upstream: &Upstream) -> bool {
+        let was = {
+            let mut servers = crate::sync::lock(&upstream.shared.servers);
+            let before = servers.len();
+            servers.retain(|s| s.strong_count() > 0 && !std::ptr::eq(s.as_ptr(), Arc::as_ptr(&self.inner)));
+            before != servers.len()
+        };
+        self.remove_source(&upstream.shared.name) || was
+    }
+}
+
+/// The error a request gets when the upstream it names is not connected.
+fn unavailable(name: &str) -> ErrorObject {
+    ErrorObject::internal(format!("upstream {name:?} is not connected")).with_data(serde_json::json!({ "upstream": name }))
+}
+
+/// The error a forwarded request gets when the upstream failed to answer (an error the
+/// upstream itself answered is passed on as it is).
+fn failed(name: &str, e: Error) -> ErrorObject {
+    match e {
+        Error::Rpc(e) => e,
+        e => ErrorObject::internal(format!("upstream {name:?} failed: {e}"))
+            .with_data(serde_json::json!({ "upstream": name })),
+    }
+}
+
+fn client_of(shared: &Shared) -> Result<Client, ErrorObject> {
+    match crate::sync::read(&shared.link).as_ref() {
+        Some((_, c)) if !c.peer().is_closed() => Ok(c.clone()),
+        _ => Err(unavailable(&shared.name)),
+    }
+}
+
+async fn ask(
+    shared: Option<Arc<Shared>>,
+    request: InputRequest,
+) -> Result<mcpkit_types::schema::InputResponse, ErrorObject> {
+    let Some(shared) = shared else {
+        return Err(ErrorObject::internal("the upstream is no longer served"));
+    };
+    shared.in_flight.ask(&shared.name, request).await
+}
+
+/// The servers serving the upstream now.
+fn servers(shared: &Shared) -> Vec<Server> {
+    crate::sync::lock(&shared.servers)
+        .iter()
+        .filter_map(Weak::upgrade)
+        .map(|inner| Server { inner })
+        .collect()
+}
+
+fn publish(shared: &Shared, items: Items) {
+    *crate::sync::write(&shared.items) = items.clone();
+    for server in servers(shared) {
+        server.replace_source(&shared.name, items.clone());
+    }
+}
+
+fn unpublish(shared: &Shared) {
+    *crate::sync::write(&shared.items) = Items::default();
+    for server in servers(shared) {
+        server.remove_source(&shared.name);
+    }
+    shared.connected.send_replace(false);
+}
+
+fn detach_if(shared: &Shared, number: u64) {
+    let mut link = crate::sync::write(&shared.link);
+    if link.as_ref().is_some_and(|(n, _)| *n == number) {
+        *link = None;
+        drop(link);
+        unpublish(shared);
+    }
+}
+
+/// Follow the upstream's notifications until its connection ends, then detach it.
+async fn follow(
+    shared: Weak<Shared>,
+    number: u64,
+    client: Client,
+    mut notifications: broadcast::Receiver<ServerNotification>,
+) {
+    let peer = client.peer().clone();
+    loop {
+        let next = tokio::select! {
+            () = peer.closed() => None,
+            n = notifications.recv() => Some(n),
+        };
+        let Some(shared) = shared.upgrade() else {
+            return;
+        };
+        let relist = match next {
+            None | Some(Err(broadcast::error::RecvError::Closed)) => {
+                tracing::warn!("upstream {:?}: the connection ended", shared.name);
+                detach_if(&shared, number);
+                return;
+            }
+            Some(Err(broadcast::error::RecvError::Lagged(_))) => true,
+            Some(Ok(ServerNotification::ToolListChanged))
+            | Some(Ok(ServerNotification::PromptListChanged))
+            | Some(Ok(ServerNotification::ResourceListChanged)) => true,
+            Some(Ok(ServerNotification::ResourceUpdated(p))) => {
+                for server in servers(&shared) {
+                    server.notify_resource_updated(&p.uri);
+                }
+                false
+            }
+            Some(Ok(ServerNotification::Log(m))) => {
+                shared.in_flight.log(&shared.name, m);
+                false
+            }
+            Some(Ok(_)) => false,
+        };
+        if relist && is_current(&shared, number) {
+            if let Err(e) = refresh(&shared, &client).await {
+                tracing::warn!("upstream {:?}: listing its catalogue again failed: {e}", shared.name);
+            }
+        }
+    }
+}
+
+fn is_current(shared: &Shared, number: u64) -> bool {
+    crate::sync::read(&shared.link)
+        .as_ref()
+        .is_some_and(|(n, _)| *n == number)
+}
+
+/// List the upstream's catalogue through `client` and publish it.
+async fn refresh(shared: &Arc<Shared>, client: &Client) -> Result<()> {
+    let caps = client.server_capabilities().clone();
+    let mut tools = if caps.tools.is_some() {
+        client.list_all_tools().await?
+    } else {
+        Vec::new()
+    };
+    if let Some(allow) = &shared.allow_tools {
+        tools.retain(|t| allow.contains(&t.name));
+    }
+    let prompts = if caps.prompts.is_some() {
+        client.list_all_prompts().await?
+    } else {
+        Vec::new()
+    };
+    let (resources, templates) = if caps.resources.is_some() {
+        (
+            client.list_all_resources().await?,
+            client.list_all_resource_templates().await?,
+        )
+    } else {
+        (Vec::new(), Vec::new())
+    };
+    let weak = Arc::downgrade(shared);
+    let items = Items {
+        tools: tools.into_iter().map(|t| tool_def(&weak, &shared.name, t)).collect(),
+        prompts: prompts.into_iter().map(|p| prompt_def(&weak, &shared.name, p)).collect(),
+        resources: resources.into_iter().map(|r| resource_def(&weak, r)).collect(),
+        templates: templates.into_iter().filter_map(|t| template_def(&weak, t)).collect(),
+    };
+    publish(shared, items.tagged(&shared.name));
+    Ok(())
+}
+
+/// The upstream of a forwarding handler, or the error naming it when it is gone.
+fn shared_of(weak: &Weak<Shared>, name: &str) -> Result<Arc<Shared>, ErrorObject> {
+    weak.upgrade().ok_or_else(|| unavailable(name))
+}
+
+fn tool_def(weak: &Weak<Shared>, name: &Arc<str>, mut tool: Tool) -> (String, ToolDef) {
+    let original: Arc<str> = tool.name.as_str().into();
+    tool.name = prefixed(name, &original);
+    // Tasks are not passed through: the call is forwarded as an ordinary request.
+    tool.execution = None;
+    let (weak, name, upstream_name) = (weak.clone(), name.clone(), original.clone());
+    let handler: super::super::tool::ErasedTool = Arc::new(move |call: ToolCall| {
+        let (weak, name, original) = (weak.clone(), name.clone(), upstream_name.clone());
+        Box::pin(async move {
+            let shared = shared_of(&weak, &name)?;
+            forward_call(&shared, &original, call).await
+        })
+    });
+    let def = ToolDef {
+        tool,
+        handler,
+        validator: None,
+        task_at_detach: false,
+        switch: None,
+        guard: Default::default(),
+        needs: Default::default(),
+        source: None,
+    };
+    (original.to_string(), def)
+}
+
+/// Forward one `tools/call`, relaying progress, until it ends, the downstream request is
+/// cancelled (the upstream call is then dropped, which cancels it there) or must end to ask
+/// for input.
+async fn forward_call(shared: &Shared, original: &str, call: ToolCall) -> Result<CallToolResult, ErrorObject> {
+    let client = client_of(shared)?;
+    let cx = call.cx;
+    let entered = shared.in_flight.enter(&cx);
+    let (tx, mut progress) = tokio::sync::mpsc::unbounded_channel();
+    let options = CallOptions {
+        progress: cx.progress_token().is_some().then_some(tx),
+        ..Default::default()
+    };
+    let arguments = call.arguments;
+    let upstream = client.call_tool_with(original, arguments.as_deref(), options);
+    tokio::pin!(upstream);
+    loop {
+        tokio::select! {
+            biased;
+            Some(p) = progress.recv() => cx.progress(p.progress, p.total, p.message.as_deref()),
+            result = &mut upstream => {
+                // Progress sent before the result is passed on before it.
+                while let Ok(p) = progress.try_recv() {
+                    cx.progress(p.progress, p.total, p.message.as_deref());
+                }
+                return result.map_err(|e| failed(&shared.name, e));
+            }
+            () = entered.interrupt.cancelled() => {
+                return Err(ErrorObject::internal("input required"));
+            }
+        }
+    }
+}
+
+fn prompt_def(weak: &Weak<Shared>, name: &Arc<str>, mut prompt: Prompt) -> (String, PromptDef) {
+    let original = prompt.name.clone();
+    prompt.name = prefixed(name, &original);
+    let get = {
+        let (weak, name, original) = (weak.clone(), name.clone(), original.clone());
+        Arc::new(move |request: PromptRequest| {
+            let (weak, name, original) = (weak.clone(), name.clone(), original.clone());
+            Box::pin(async move {
+                let shared = shared_of(&weak, &name)?;
+                let client = client_of(&shared)?;
+                let entered = shared.in_flight.enter(&request.cx);
+                tokio::select! {
+                    r = client.get_prompt(&original, request.arguments) => r.map_err(|e| failed(&name, e)),
+                    () = entered.interrupt.cancelled() => Err(ErrorObject::internal("input required")),
+                }
+            }) as crate::engine::BoxFuture<Result<GetPromptResult, ErrorObject>>
+        })
+    };
+    let upstream_name = original.clone();
+    let forward_complete = forwarding_completions(weak, name, move |reference| {
+        if let CompletionReference::Prompt(p) = reference {
+            p.name.clone_from(&upstream_name);
+        }
+    });
+    let def = PromptDef {
+        prompt,
+        get,
+        completions: Default::default(),
+        switch: None,
+        guard: Default::default(),
+        source: None,
+        forward_complete: Some(forward_complete),
+    };
+    (original, def)
+}
+
+/// Completions asked of the upstream, the reference rewritten to its own name by `rename`.
+fn forwarding_completions(
+    weak: &Weak<Shared>,
+    name: &Arc<str>,
+    rename: impl Fn(&mut CompletionReference) + Send + Sync + 'static,
+) -> super::super::completion::ForwardComplete {
+    let (weak, name) = (weak.clone(), name.clone());
+    let rename = Arc::new(rename);
+    Arc::new(move |mut params: CompleteParams| {
+        let (weak, name, rename) = (weak.clone(), name.clone(), rename.clone());
+        Box::pin(async move {
+            let shared = shared_of(&weak, &name)?;
+            let client = client_of(&shared)?;
+            rename(&mut params.reference);
+            params.meta = None;
+            client.complete_with(&params).await.map_err(|e| failed(&name, e))
+        })
+    })
+}
+
+/// A read of a resource or template of the upstream.
+fn reading(weak: &Weak<Shared>) -> ErasedRead {
+    let weak = weak.clone();
+    Arc::new(move |request: ResourceRequest| {
+        let weak = weak.clone();
+        Box::pin(async move {
+            let shared = weak.upgrade().ok_or_else(|| ErrorObject::internal("the upstream is no longer served"))?;
+            let client = client_of(&shared)?;
+            let entered = shared.in_flight.enter(&request.cx);
+            tokio::select! {
+                r = client.read_resource(&request.uri) => r.map_err(|e| failed(&shared.name, e)),
+                () = entered.interrupt.cancelled() => Err(ErrorObject::internal("input required")),
+            }
+        }) as crate::engine::BoxFuture<Result<ReadResourceResult, ErrorObject>>
+    })
+}
+
+fn resource_def(weak: &Weak<Shared>, resource: Resource) -> ResourceDef {
+    ResourceDef {
+        resource,
+        read: reading(weak),
+        guard: Default::default(),
+        needs: Default::default(),
+        source: None,
+    }
+}
+
+fn template_def(weak: &Weak<Shared>, template: ResourceTemplate) -> Option<ResourceTemplateDef> {
+    let matcher = match UriTemplate::parse(&template.uri_template) {
+        Ok(m) => m,
+        Err(e) => {
+            tracing::warn!("leaving out resource template {:?}: {e}", template.uri_template);
+            return None;
+        }
+    };
+    let name = weak.upgrade().map_or_else(|| Arc::from(""), |s| s.name.clone());
+    let forward_complete = forwarding_completions(weak, &name, |_| {});
+    Some(ResourceTemplateDef {
+        template,
+        matcher,
+        read: reading(weak),
+        completions: Default::default(),
+        guard: Default::default(),
+        source: None,
+        forward_complete: Some(forward_complete),
+    })
+}

@@ -1,0 +1,309 @@
+//! `compose::Upstream`: an upstream server reached through a client, served as `NAME_<item>`:
+//! listing, calls, reads, prompts and completions forwarded; its progress, sampling,
+//! elicitation and roots requests relayed to the downstream client (a server→client request
+//! on a handshake-era session, an input round on the stateless wire); a downstream
+//! cancellation cancels the upstream call; an upstream whose connection ends leaves the lists
+//! with `list_changed`, its calls fail at once naming it, and a mounted server keeps working.
+
+use std::time::Duration;
+
+use crate::common;
+
+use common::within;
+use mcpkit::client::{prompt_ref, resource_ref, CallOptions, ConnectMode, ServerNotification};
+use mcpkit::engine::Connection;
+use mcpkit::server::compose::Upstream;
+use mcpkit::server::{from_list, Args, PromptDef, RequestContext, ResourceDef, ResourceTemplateDef, ToolDef};
+use mcpkit::testing::TestPair;
+use mcpkit::types::schema::{
+    CreateMessageParams, CreateMessageResult, ElicitAction, ElicitResult, JsonObject,
+    ReadResourceResult, ResourceContents, Root, SamplingMessage,
+};
+use mcpkit::types::ProtocolVersion;
+use mcpkit::{Client, ClientBuilder, Server};
+use tokio::sync::mpsc;
+
+#[derive(serde::Deserialize, schemars::JsonSchema)]
+struct Message {
+    message: String,
+}
+
+/// The upstream: a tool of each kind, a prompt with completions, a resource and a template.
+/// `cancelled` hears when its `wait` tool is cancelled.
+fn upstream_server(cancelled: mpsc::UnboundedSender<()>) -> Server {
+    struct Hears(mpsc::UnboundedSender<()>);
+    impl Drop for Hears {
+        fn drop(&mut self) {
+            let _ = self.0.send(());
+        }
+    }
+    Server::builder()
+        .tool(ToolDef::new("echo", |Args(m): Args<Message>| async move { m.message }))
+        .tool(ToolDef::new("slow", |cx: RequestContext| async move {
+            for i in 1..=3 {
+                cx.progress(f64::from(i), Some(3.0), Some("working"));
+            }
+            "done"
+        }))
+        .tool(ToolDef::new("ask", |cx: RequestContext| async move {
+            let yes = cx.confirm("Go on?").await?;
+            Ok::<_, mcpkit::Error>(format!("confirmed: {yes}"))
+        }))
+        .tool(ToolDef::new("sample", |cx: RequestContext| async move {
+            let r = cx
+                .sample(CreateMessageParams::new(vec![SamplingMessage::user_text("hi")], 10))
+                .await?;
+            let text = r.content.as_slice().first().and_then(|c| c.as_text()).unwrap_or_default().to_owned();
+            Ok::<_, mcpkit::Error>(format!("model said: {text}"))
+        }))
+        .tool(ToolDef::new("roots", |cx: RequestContext| async move {
+            let r = cx.list_roots().await?;
+            Ok::<_, mcpkit::Error>(r.roots.into_iter().map(|r| r.uri).collect::<Vec<_>>().join(","))
+        }))
+        .tool(ToolDef::new("wait", move |cx: RequestContext| {
+            let hears = Hears(cancelled.clone());
+            async move {
+                let _hears = hears;
+                cx.cancellation().cancelled().await;
+                "never"
+            }
+        }))
+        .prompt(
+            PromptDef::new("greet", || async { "Hello!" })
+                .argument("name", "Who", false)
+                .complete("name", from_list(["ada", "alan"])),
+        )
+        .resource(ResourceDef::text("up://readme", "readme", "text/plain", "upstream text"))
+        .resource_template(
+            ResourceTemplateDef::new("up://item/{id}", "item", |mcpkit::server::Uri(uri): mcpkit::server::Uri| async move {
+                ReadResourceResult::new(vec![ResourceContents::text(uri.clone(), Some("text/plain"), format!("item at {uri}"))])
+            })
+            .unwrap()
+            .complete("id", from_list(["one", "two"])),
+        )
+        .build()
+}
+
+/// The upstream served over the in-memory pair and attached: the upstream server's
+/// connection (drop or close it to kill the upstream) and the handle.
+async fn attached(server: &Server) -> (Connection, Upstream) {
+    let (here, there) = mcpkit::transport::memory::pair();
+    let connection = server.start(there);
+    let upstream = Upstream::new("up");
+    let client = within("connect upstream", upstream.relay(Client::builder()).connect(here))
+        .await
+        .unwrap();
+    within("attach", upstream.attach(client)).await.unwrap();
+    (connection, upstream)
+}
+
+fn front(upstream: &Upstream) -> Server {
+    let local = Server::builder().tool(ToolDef::new("ping", || async { "pong" })).build();
+    Server::builder().enable_tools().mount("local", local).proxy(upstream).build()
+}
+
+/// A downstream client that answers everything it is asked.
+fn answering() -> ClientBuilder {
+    Client::builder()
+        .on_elicitation(|_| async {
+            Ok(ElicitResult {
+                action: ElicitAction::Accept,
+                content: Some(JsonObject::from_iter([("confirm".to_owned(), true.into())])),
+                meta: None,
+            })
+        })
+        .on_sampling(|_: CreateMessageParams| async { Ok(CreateMessageResult::text("test-llm", "forty-two")) })
+        .roots(vec![Root::new("file:///downstream")])
+}
+
+fn text(r: &mcpkit::types::schema::CallToolResult) -> &str {
+    r.content.first().and_then(|c| c.as_text()).unwrap_or_default()
+}
+
+#[tokio::test]
+async fn the_upstream_catalogue_is_listed_under_its_name_and_forwarded() {
+    let (tx, _rx) = mpsc::unbounded_channel();
+    let (_conn, upstream) = attached(&upstream_server(tx)).await;
+    assert!(upstream.is_connected());
+    let pair = within("connect", TestPair::connect(front(&upstream), Client::builder())).await.unwrap();
+    let c = &pair.client;
+    let tools: Vec<String> = c.list_all_tools().await.unwrap().into_iter().map(|t| t.name).collect();
+    assert_eq!(
+        tools,
+        ["local_ping", "up_echo", "up_slow", "up_ask", "up_sample", "up_roots", "up_wait"]
+    );
+    let r = within("echo", c.call_tool("up_echo", serde_json::json!({"message": "hi"}))).await.unwrap();
+    assert_eq!(text(&r), "hi");
+    let prompts: Vec<String> = c.list_all_prompts().await.unwrap().into_iter().map(|p| p.name).collect();
+    assert_eq!(prompts, ["up_greet"]);
+    let p = within("prompt", c.get_prompt("up_greet", [("name", "ada")])).await.unwrap();
+    assert_eq!(p.messages.len(), 1);
+    let uris: Vec<String> = c.list_all_resources().await.unwrap().into_iter().map(|r| r.uri).collect();
+    assert_eq!(uris, ["up://readme"]);
+    let read = within("read", c.read_resource("up://readme")).await.unwrap();
+    assert!(format!("{read:?}").contains("upstream text"), "{read:?}");
+    let read = within("template", c.read_resource("up://item/7")).await.unwrap();
+    assert!(format!("{read:?}").contains("item at up://item/7"), "{read:?}");
+    let done = within("complete prompt", c.complete(prompt_ref("up_greet"), "name", "al")).await.unwrap();
+    assert_eq!(done.completion.values, ["alan"]);
+    let done = within("complete template", c.complete(resource_ref("up://item/{id}"), "id", "o"))
+        .await
+        .unwrap();
+    assert_eq!(done.completion.values, ["one"]);
+}
+
+#[tokio::test]
+async fn an_allowlist_serves_only_the_tools_it_names() {
+    let (tx, _rx) = mpsc::unbounded_channel();
+    let server = upstream_server(tx);
+    let (here, there) = mcpkit::transport::memory::pair();
+    let _conn = server.start(there);
+    let upstream = Upstream::new("up").allow_tools(["echo"]);
+    let client = upstream.relay(Client::builder()).connect(here).await.unwrap();
+    within("attach", upstream.attach(client)).await.unwrap();
+    let pair = within("connect", TestPair::connect(front(&upstream), Client::builder())).await.unwrap();
+    let tools: Vec<String> = pair.client.list_all_tools().await.unwrap().into_iter().map(|t| t.name).collect();
+    assert_eq!(tools, ["local_ping", "up_echo"]);
+    let e = within("not allowed", pair.client.call_tool("up_slow", ())).await.unwrap_err();
+    assert!(e.rpc().is_some(), "{e:?}");
+}
+
+#[tokio::test]
+async fn upstream_progress_reaches_the_downstream_caller() {
+    let (tx, _rx) = mpsc::unbounded_channel();
+    let (_conn, upstream) = attached(&upstream_server(tx)).await;
+    let pair = within("connect", TestPair::connect(front(&upstream), Client::builder())).await.unwrap();
+    let (ptx, mut prx) = mpsc::unbounded_channel();
+    let options = CallOptions {
+        progress: Some(ptx),
+        ..Default::default()
+    };
+    let r = within("slow", pair.client.call_tool_with("up_slow", (), options)).await.unwrap();
+    assert_eq!(text(&r), "done");
+    let mut seen = Vec::new();
+    while let Ok(p) = prx.try_recv() {
+        seen.push((p.progress, p.total, p.message));
+    }
+    assert_eq!(
+        seen,
+        (1..=3).map(|i| (f64::from(i), Some(3.0), Some("working".to_owned()))).collect::<Vec<_>>()
+    );
+}
+
+#[tokio::test]
+async fn sampling_elicitation_and_roots_are_asked_of_the_downstream_client_in_both_eras() {
+    for (era, mode) in [
+        ("handshake", ConnectMode::Handshake),
+        ("stateless", ConnectMode::Pinned(ProtocolVersion::V2026_07_28)),
+    ] {
+        let (tx, _rx) = mpsc::unbounded_channel();
+        let (_conn, upstream) = attached(&upstream_server(tx)).await;
+        let pair = within("connect", TestPair::connect(front(&upstream), answering().mode(mode)))
+            .await
+            .unwrap();
+        let c = &pair.client;
+        let r = within("ask", c.call_tool("up_ask", ())).await.unwrap();
+        assert_eq!(text(&r), "confirmed: true", "{era}: {r:?}");
+        let r = within("sample", c.call_tool("up_sample", ())).await.unwrap();
+        assert_eq!(text(&r), "model said: forty-two", "{era}: {r:?}");
+        let r = within("roots", c.call_tool("up_roots", ())).await.unwrap();
+        assert_eq!(text(&r), "file:///downstream", "{era}: {r:?}");
+    }
+}
+
+#[tokio::test]
+async fn a_downstream_cancellation_cancels_the_upstream_call() {
+    let (tx, mut cancelled) = mpsc::unbounded_channel();
+    let (_conn, upstream) = attached(&upstream_server(tx)).await;
+    let pair = within("connect", TestPair::connect(front(&upstream), Client::builder())).await.unwrap();
+    let options = CallOptions {
+        timeout: Some(Duration::from_millis(200)),
+        ..Default::default()
+    };
+    let e = within("wait", pair.client.call_tool_with("up_wait", (), options)).await.unwrap_err();
+    assert!(matches!(e, mcpkit::Error::Timeout(_)), "{e:?}");
+    within("the upstream tool is cancelled", cancelled.recv()).await.unwrap();
+}
+
+#[tokio::test]
+async fn an_upstream_that_dies_leaves_the_lists_and_its_calls_fail_at_once_naming_it() {
+    let (tx, _rx) = mpsc::unbounded_channel();
+    let (conn, upstream) = attached(&upstream_server(tx)).await;
+    let front = front(&upstream);
+    let pair = within("connect", TestPair::connect(front, Client::builder())).await.unwrap();
+    within("ping", pair.client.ping()).await.unwrap();
+    let mut rx = pair.client.notifications();
+
+    // A call is running through the upstream when its end of the connection goes away.
+    let running = {
+        let client = pair.client.clone();
+        tokio::spawn(async move { client.call_tool("up_wait", ()).await })
+    };
+    within("the call reaches the upstream", async {
+        while upstream.in_flight() == 0 {
+            tokio::time::sleep(Duration::from_millis(5)).await;
+        }
+    })
+    .await;
+    conn.peer().close();
+    let e = within("the running call fails at once", running).await.unwrap().unwrap_err();
+    let e = e.rpc().cloned().unwrap_or_else(|| panic!("a JSON-RPC error: {e:?}"));
+    assert!(e.message.contains(r#"upstream "up""#), "{e:?}");
+    within("list_changed", async {
+        while !matches!(rx.recv().await.unwrap(), ServerNotification::ToolListChanged) {}
+    })
+    .await;
+    within("disconnected", upstream.disconnected()).await;
+    assert!(!upstream.is_connected());
+    let tools: Vec<String> = pair.client.list_all_tools().await.unwrap().into_iter().map(|t| t.name).collect();
+    assert_eq!(tools, ["local_ping"]);
+    let started = std::time::Instant::now();
+    let e = within("gone", pair.client.call_tool("up_echo", serde_json::json!({"message": "x"})))
+        .await
+        .unwrap_err();
+    assert!(started.elapsed() < Duration::from_secs(1));
+    assert!(e.rpc().is_some(), "a JSON-RPC error: {e:?}");
+    let r = within("local", pair.client.call_tool("local_ping", ())).await.unwrap();
+    assert_eq!(text(&r), "pong");
+
+    // A new upstream connection puts the items back.
+    let (tx, _rx) = mpsc::unbounded_channel();
+    let server = upstream_server(tx);
+    let (here, there) = mcpkit::transport::memory::pair();
+    let _conn = server.start(there);
+    let client = upstream.relay(Client::builder()).connect(here).await.unwrap();
+    within("attach again", upstream.attach(client)).await.unwrap();
+    within("list_changed back", async {
+        while !matches!(rx.recv().await.unwrap(), ServerNotification::ToolListChanged) {}
+    })
+    .await;
+    let r = within("echo again", pair.client.call_tool("up_echo", serde_json::json!({"message": "back"})))
+        .await
+        .unwrap();
+    assert_eq!(text(&r), "back");
+}
+
+#[tokio::test]
+async fn a_detached_upstream_names_itself_in_the_error_and_can_be_removed_and_added() {
+    let (tx, _rx) = mpsc::unbounded_channel();
+    let (_conn, upstream) = attached(&upstream_server(tx)).await;
+    let server = front(&upstream);
+    // Calls made while it is detached fail naming it (through the table, no transport).
+    let detached = upstream.detach();
+    assert!(detached.is_some());
+    let listed = server
+        .call::<mcpkit::types::method::ListTools>(Default::default())
+        .await
+        .unwrap();
+    assert_eq!(listed.tools.len(), 1, "{listed:?}");
+    // The handle attached again, then the server stops serving it.
+    within("attach", upstream.attach(detached.unwrap())).await.unwrap();
+    let listed = server.call::<mcpkit::types::method::ListTools>(Default::default()).await.unwrap();
+    assert_eq!(listed.tools.len(), 7);
+    assert!(server.remove_upstream(&upstream));
+    let listed = server.call::<mcpkit::types::method::ListTools>(Default::default()).await.unwrap();
+    assert_eq!(listed.tools.len(), 1);
+    server.add_upstream(&upstream);
+    let listed = server.call::<mcpkit::types::method::ListTools>(Default::default()).await.unwrap();
+    assert_eq!(listed.tools.len(), 7);
+}
