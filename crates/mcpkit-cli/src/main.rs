@@ -125,6 +125,10 @@ enum Command {
     /// HTTP at http://ADDR/mcp (one child per session, stopped when the session ends);
     /// `--server URL` speaks stdio on stdin/stdout and forwards to a remote HTTP server.
     Proxy(cmd::proxy::Args),
+    /// Serve many MCP servers behind one endpoint (`--config FILE`, TOML): their tools and
+    /// prompts as NAME_<name>, with the limits, authorization and scale-out of `serve`;
+    /// upstreams reconnected with backoff, reloaded on SIGHUP or a change of the file.
+    Gateway(cmd::gateway::Args),
     /// Load-test one tool: N callers on one connection (pipelined over stdio, concurrent POSTs
     /// on one HTTP session); prints requests/s and latency percentiles.
     Bench(cmd::bench::Args),
@@ -168,6 +172,7 @@ impl Command {
             Command::Dev(_) => "dev",
             Command::Skills(_) => "skills",
             Command::Proxy(_) => "proxy",
+            Command::Gateway(_) => "gateway",
             Command::New(_) => "new",
             Command::Install(_) => "install",
             Command::Uninstall(_) => "uninstall",
@@ -190,6 +195,7 @@ impl Command {
             Command::Dev(a) => a.run(&globals).await,
             Command::Skills(a) => a.run(&globals).await,
             Command::Proxy(a) => a.run(&globals).await,
+            Command::Gateway(a) => a.run(&globals).await,
             Command::Bench(a) => a.run(&globals).await,
             Command::New(a) => a.run(&globals).await,
             Command::Install(a) => a.run(&globals).await,
@@ -209,7 +215,11 @@ fn main() -> ExitCode {
         verbose: cli.verbose,
         log_format: cli.log_format,
         otlp_endpoint: cli.otlp_endpoint.clone(),
-        prometheus: matches!(&cli.command, Command::Serve(a) if a.metrics_addr().is_some()),
+        prometheus: match &cli.command {
+            Command::Serve(a) => a.metrics_addr().is_some(),
+            Command::Gateway(a) => a.metrics_addr().is_some(),
+            _ => false,
+        },
         print_trace: matches!(&cli.command, Command::Call(a) if a.print_trace()),
     });
     // Serving stdio is one connection: a current-thread runtime answers a call without waking

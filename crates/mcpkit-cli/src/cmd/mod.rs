@@ -7,6 +7,7 @@ pub mod call;
 pub mod codegen;
 pub mod complete;
 pub mod dev;
+pub mod gateway;
 pub mod inspect;
 pub mod install;
 pub mod interrupt;

@@ -109,7 +109,7 @@ pub struct TargetArgs {
     #[arg(long)]
     pub oauth: bool,
     /// The port of the OAuth loopback redirect URI.
-    #[arg(long, value_name = "PORT", default_value_t = 33418, requires = "oauth")]
+    #[arg(long, value_name = "PORT", default_value_t = DEFAULT_OAUTH_PORT, requires = "oauth")]
     pub oauth_port: u16,
     /// Where a stdio server's stderr goes: `prefix` (the default: each line shown on mcpkit's
     /// stderr as `server: LINE`, escaped on a terminal; with `--protocol auto`, what the server
@@ -158,7 +158,7 @@ impl Default for TargetArgs {
             timeout: Duration::from_secs(30),
             protocol: ConnectMode::Handshake,
             oauth: false,
-            oauth_port: 33418,
+            oauth_port: DEFAULT_OAUTH_PORT,
             server_stderr: ServerStderr::Prefix,
             command: Vec::new(),
         }
@@ -202,6 +202,9 @@ pub struct Target {
     /// Where a stdio server's stderr goes.
     pub stderr: ServerStderr,
 }
+
+/// The loopback port of the OAuth redirect (`--oauth-port`): registered clients remember it.
+pub const DEFAULT_OAUTH_PORT: u16 = 33418;
 
 /// The default configuration search, in order (`~` and `$XDG_CONFIG_HOME` expanded).
 pub const DEFAULT_CONFIG_PATHS: &[&str] = &[

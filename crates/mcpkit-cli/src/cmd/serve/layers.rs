@@ -12,7 +12,7 @@ use crate::target::parse_duration;
 
 /// Middleware of the reference server; none by default.
 #[derive(clap::Args, Debug, Clone, Default)]
-pub(super) struct LayerArgs {
+pub(crate) struct LayerArgs {
     /// Limit the rate of requests (repeatable): RATE per client (its verified user with
     /// --auth-issuer, else its address), `tool:NAME=RATE` per client for one tool, or
     /// `global=RATE` for all clients together. RATE is N/s, N/m or N/h. Refused requests get
@@ -91,15 +91,23 @@ fn parse_named<T: Setting>(s: &str) -> Result<(Option<String>, T), String> {
 }
 
 impl LayerArgs {
+    /// Also limit rates as `per_client`, `tools` and `global` say (beside the flags).
+    pub(crate) fn add_rates(&mut self, per_client: Option<Rate>, tools: &[(String, Rate)], global: Option<Rate>) {
+        self.rate_limit.extend(per_client.map(RateSpec::Client));
+        self.rate_limit
+            .extend(tools.iter().map(|(name, rate)| RateSpec::Tool(name.clone(), *rate)));
+        self.rate_limit.extend(global.map(RateSpec::Global));
+    }
+
     /// Whether a layer keeps state that instances share with --redis.
-    pub(super) fn shares_state(&self) -> bool {
+    pub(crate) fn shares_state(&self) -> bool {
         !self.rate_limit.is_empty() || self.cache_ttl.is_some()
     }
 
     /// The layers these flags describe, outermost first: the rate limit (a refused request
     /// costs nothing more), the cache, then concurrency, the timeout, and the response size.
     /// With `redis`, the rate limit and the cache keep their state there.
-    pub(super) fn layers(&self, redis: Option<&mcpkit_redis::Redis>) -> Vec<Arc<dyn Middleware>> {
+    pub(crate) fn layers(&self, redis: Option<&mcpkit_redis::Redis>) -> Vec<Arc<dyn Middleware>> {
         let mut layers: Vec<Arc<dyn Middleware>> = Vec::new();
         if !self.rate_limit.is_empty() {
             let mut limit = RateLimit::new();

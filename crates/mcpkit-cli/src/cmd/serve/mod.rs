@@ -19,6 +19,7 @@ use super::{shutdown_signal, Globals};
 mod layers;
 use crate::target::Failure;
 use crate::trace::{printer, traced};
+pub(crate) use layers::LayerArgs;
 
 /// Run the built-in reference server (every conformance fixture, plus `echo` and `add`):
 /// on stdio, or with `--http ADDR` over Streamable HTTP at `http://ADDR/mcp`.
@@ -28,6 +29,29 @@ pub struct Args {
     /// of stdio. The bound URL is printed on stderr.
     #[arg(long, value_name = "ADDR")]
     http: Option<SocketAddr>,
+    /// Serve Prometheus text at http://ADDR/metrics (a separate address, e.g. 127.0.0.1:9464;
+    /// port 0 picks one; the bound URL is printed on stderr): the MCP metrics of this server.
+    #[arg(long, value_name = "ADDR")]
+    metrics: Option<SocketAddr>,
+    // Boxed: the command enum's variants stay of similar size.
+    #[command(flatten)]
+    endpoint: Box<HttpArgs>,
+    #[command(flatten)]
+    auth: Box<AuthArgs>,
+    #[command(flatten)]
+    task_limits: TaskLimitArgs,
+    #[command(flatten)]
+    cluster: Box<ClusterArgs>,
+    #[command(flatten)]
+    client_limits: ClientLimitArgs,
+    #[command(flatten)]
+    layers: Box<layers::LayerArgs>,
+}
+
+/// How the HTTP endpoint checks Host and Origin, and its connection, session and stream
+/// limits (every flag needs an address to serve on: `serve --http`, or `gateway`'s).
+#[derive(clap::Args, Debug, Clone, Default)]
+pub(crate) struct HttpArgs {
     /// Accept any Host header (only behind a proxy that checks it). Origin is still checked
     /// (see --allow-origin). Default: only the loopback names localhost, 127.0.0.1 and [::1].
     #[arg(long, requires = "http")]
@@ -44,33 +68,33 @@ pub struct Args {
     /// Serve handshake-era requests without sessions (each POST on its own).
     #[arg(long, alias = "stateless", requires = "http")]
     sessionless: bool,
-    /// Serve Prometheus text at http://ADDR/metrics (a separate address, e.g. 127.0.0.1:9464;
-    /// port 0 picks one; the bound URL is printed on stderr): the MCP metrics of this server.
-    #[arg(long, value_name = "ADDR")]
-    metrics: Option<SocketAddr>,
     #[command(flatten)]
     limits: ConnectionArgs,
-    // Boxed: the command enum's variants stay of similar size.
     #[command(flatten)]
-    auth: Box<AuthArgs>,
+    session_limits: SessionLimitArgs,
     #[command(flatten)]
-    session_limits: Box<SessionLimitArgs>,
-    #[command(flatten)]
-    task_limits: TaskLimitArgs,
-    #[command(flatten)]
-    cluster: Box<ClusterArgs>,
-    #[command(flatten)]
-    proxies: Box<TrustedProxyArgs>,
-    #[command(flatten)]
-    client_limits: ClientLimitArgs,
-    #[command(flatten)]
-    layers: Box<layers::LayerArgs>,
+    proxies: TrustedProxyArgs,
+}
+
+impl HttpArgs {
+    /// The HTTP endpoint's configuration these flags describe.
+    pub(crate) fn config(&self) -> HttpConfig {
+        let mut config = HttpConfig {
+            sessionless: self.sessionless,
+            ..HttpConfig::default()
+        };
+        super::allow_hosts_and_origins(&mut config, self.allow_any_host, &self.allow_host, &self.allow_origin);
+        self.proxies.apply(&mut config);
+        self.limits.apply(&mut config);
+        self.session_limits.apply(&mut config);
+        config
+    }
 }
 
 /// What one client may keep on its session, on stdio and over HTTP alike (`ClientLimits`, set
 /// on the server; unset: the library's default, given in each help line).
 #[derive(clap::Args, Debug, Clone, Default)]
-struct ClientLimitArgs {
+pub(crate) struct ClientLimitArgs {
     /// At most this many resources subscribed at once per session; resources/subscribe beyond
     /// it is refused [default: 100].
     #[arg(long, value_name = "N")]
@@ -86,7 +110,7 @@ struct ClientLimitArgs {
 
 impl ClientLimitArgs {
     /// The limits these flags describe, the library's defaults elsewhere.
-    fn limits(&self) -> ClientLimits {
+    pub(crate) fn limits(&self) -> ClientLimits {
         let mut limits = ClientLimits::default();
         let set = |field: &mut usize, value: Option<usize>| {
             if let Some(v) = value {
@@ -132,19 +156,19 @@ impl TrustedProxyArgs {
 /// behind a load balancer without affinity (sessions, SSE resumption, server→client traffic,
 /// requestState keys and tasks are shared).
 #[derive(clap::Args, Debug, Clone, Default)]
-struct ClusterArgs {
+pub(crate) struct ClusterArgs {
     /// Share the server's state with every instance using this Redis (redis://HOST:PORT/DB;
     /// Redis 6.2 or later, or Valkey). Also read from MCPKIT_REDIS_URL.
     #[arg(long, requires = "http", value_name = "URL")]
-    redis: Option<String>,
+    pub(crate) redis: Option<String>,
     /// The deployment's key prefix in Redis: instances share state only with the same prefix
     /// [default: mcpkit].
     #[arg(long, value_name = "PREFIX")]
-    redis_prefix: Option<String>,
+    pub(crate) redis_prefix: Option<String>,
     /// This instance's name among those sharing the Redis ([A-Za-z0-9_.-], at most 64)
     /// [default: random].
     #[arg(long, value_name = "ID")]
-    instance_id: Option<String>,
+    pub(crate) instance_id: Option<String>,
 }
 
 impl ClusterArgs {
@@ -260,33 +284,19 @@ impl Args {
             });
         };
         let config = self.http_config();
-        let mut layer_redis = None;
-        let shared = match self.cluster.resolve()? {
-            None => None,
-            Some((url, prefix, id)) => {
-                if self.layers.shares_state() {
-                    let redis = mcpkit_redis::Redis::connect(&url, &prefix).await.map_err(|e| Failure {
-                        code: 1,
-                        message: format!("--redis {url}: {e}"),
-                    })?;
-                    layer_redis = Some(redis);
-                }
-                let backends = mcpkit_redis::RedisBackends::connect_with(&url, &prefix, &id, task_limits)
-                    .await
-                    .map_err(|e| Failure {
-                        code: 1,
-                        message: format!("--redis {url}: {e}"),
-                    })?;
-                eprintln!("mcpkit serve: sharing state through Redis (prefix {prefix}, instance {id})");
-                Some(backends)
-            }
-        };
+        let (shared, layer_redis) = share(&self.cluster, self.layers.shares_state(), task_limits, "serve").await?;
         let (limits, layers) = (self.client_limits(), self.layers.layers(layer_redis.as_ref()));
         let telemetry = globals.telemetry.clone();
-        let server = move |tasks| crate::reference::server_for(telemetry, Some(tasks), limits, &layers);
-        serve_http(addr, config, server, &self.auth, globals, shared, task_limits)
-            .await
-            .map(|()| 0)
+        let tasks = match &shared {
+            Some(b) => b.tasks.clone(),
+            None => Arc::new(MemoryTaskStore::new(task_limits)),
+        };
+        let server = crate::reference::server_for(telemetry, Some(tasks), limits, &layers);
+        let mut http = HttpServer::new(server).config(config).sse_legacy(true);
+        if let Some(backends) = shared {
+            http = http.scale_out(backends);
+        }
+        serve_http(addr, http, &self.auth, globals, "serve").await.map(|()| 0)
     }
 
     /// The task store's bounds these flags describe.
@@ -301,15 +311,7 @@ impl Args {
 
     /// The HTTP endpoint's configuration these flags describe.
     pub fn http_config(&self) -> HttpConfig {
-        let mut config = HttpConfig {
-            sessionless: self.sessionless,
-            ..HttpConfig::default()
-        };
-        super::allow_hosts_and_origins(&mut config, self.allow_any_host, &self.allow_host, &self.allow_origin);
-        self.proxies.apply(&mut config);
-        self.limits.apply(&mut config);
-        self.session_limits.apply(&mut config);
-        config
+        self.endpoint.config()
     }
 }
 
@@ -397,7 +399,7 @@ impl SessionLimitArgs {
 /// The bounds of the reference server's task store, stdio and HTTP (with --redis, counted
 /// over all the instances together). Only expired tasks ever make room for new ones.
 #[derive(clap::Args, Debug, Clone, Default)]
-struct TaskLimitArgs {
+pub(crate) struct TaskLimitArgs {
     /// At most this many live tasks, all clients together; more are refused [default: 10000].
     #[arg(long, value_name = "N")]
     max_tasks: Option<usize>,
@@ -413,7 +415,7 @@ struct TaskLimitArgs {
 
 impl TaskLimitArgs {
     /// The limits given, the library's defaults elsewhere.
-    fn limits(&self) -> TaskLimits {
+    pub(crate) fn limits(&self) -> TaskLimits {
         let d = TaskLimits::default();
         TaskLimits::new(
             self.max_tasks.unwrap_or(d.capacity),
@@ -425,39 +427,39 @@ impl TaskLimitArgs {
 
 /// OAuth 2.1 protection of `mcpkit serve --http` (the resource-server side).
 #[derive(clap::Args, Debug, Clone, Default)]
-struct AuthArgs {
+pub(crate) struct AuthArgs {
     /// Protect the HTTP endpoint with OAuth 2.1: accept only bearer tokens issued by this
     /// authorization server (its issuer URL, advertised in the protected-resource metadata).
     /// Needs --auth-jwks or --auth-introspect.
     #[arg(long, requires = "http", value_name = "URL")]
-    auth_issuer: Option<String>,
+    pub(crate) auth_issuer: Option<String>,
     /// The resource identifier tokens must be issued for (their audience). Default: the
     /// endpoint's own URL, http://ADDR/mcp with the bound address.
     #[arg(long, requires = "auth_issuer", value_name = "URL")]
-    auth_audience: Option<String>,
+    pub(crate) auth_audience: Option<String>,
     /// Verify JWT access tokens with the keys published at this JWKS URL.
     #[arg(long, requires = "auth_issuer", value_name = "URL")]
-    auth_jwks: Option<String>,
+    pub(crate) auth_jwks: Option<String>,
     /// Verify tokens by RFC 7662 introspection at this URL (with --auth-client-id and
     /// --auth-client-secret, this server's credentials at the authorization server).
     #[arg(long, requires = "auth_issuer", conflicts_with = "auth_jwks", value_name = "URL")]
-    auth_introspect: Option<String>,
+    pub(crate) auth_introspect: Option<String>,
     /// This server's client id at the introspection endpoint.
     #[arg(long, requires = "auth_introspect", value_name = "ID")]
-    auth_client_id: Option<String>,
+    pub(crate) auth_client_id: Option<String>,
     /// This server's client secret at the introspection endpoint.
     #[arg(long, requires = "auth_introspect", value_name = "SECRET")]
-    auth_client_secret: Option<String>,
+    pub(crate) auth_client_secret: Option<String>,
     /// Scopes every request needs (comma-separated); named in the 401 challenge.
     #[arg(long, requires = "auth_issuer", value_delimiter = ',', value_name = "SCOPE")]
-    auth_scope: Vec<String>,
+    pub(crate) auth_scope: Vec<String>,
     /// Extra scopes one JSON-RPC method needs, as METHOD=SCOPE[,SCOPE] (repeatable), e.g.
     /// tools/call=mcp:write. A token without them gets 403 insufficient_scope (step-up).
     #[arg(long, requires = "auth_issuer", value_name = "METHOD=SCOPES")]
-    auth_method_scope: Vec<String>,
+    pub(crate) auth_method_scope: Vec<String>,
     /// The scopes advertised in the metadata (`scopes_supported`; comma-separated).
     #[arg(long, requires = "auth_issuer", value_delimiter = ',', value_name = "SCOPE")]
-    auth_scopes_supported: Vec<String>,
+    pub(crate) auth_scopes_supported: Vec<String>,
 }
 
 impl AuthArgs {
@@ -511,18 +513,43 @@ impl AuthArgs {
     }
 }
 
-/// Serve HTTP on `addr`; with `trace_wire`, every JSON-RPC message in and out (both eras, the
-/// legacy endpoints too) is printed to stderr.
-async fn serve_http(
+/// With `--redis` (or its variable): the backends instances share, and the Redis connection
+/// for the middleware that keeps state there (`layers_share`: a rate limit or a cache).
+/// `command` names the process in what it prints.
+pub(crate) async fn share(
+    cluster: &ClusterArgs,
+    layers_share: bool,
+    task_limits: TaskLimits,
+    command: &str,
+) -> Result<(Option<Backends>, Option<mcpkit_redis::Redis>), Failure> {
+    let Some((url, prefix, id)) = cluster.resolve()? else {
+        return Ok((None, None));
+    };
+    let unreachable = |e: mcpkit_redis::Error| Failure {
+        code: 1,
+        message: format!("--redis {url}: {e}"),
+    };
+    let layer_redis = match layers_share {
+        true => Some(mcpkit_redis::Redis::connect(&url, &prefix).await.map_err(unreachable)?),
+        false => None,
+    };
+    let backends = mcpkit_redis::RedisBackends::connect_with(&url, &prefix, &id, task_limits)
+        .await
+        .map_err(unreachable)?;
+    eprintln!("mcpkit {command}: sharing state through Redis (prefix {prefix}, instance {id})");
+    Ok((Some(backends), layer_redis))
+}
+
+/// Serve `http` on `addr` until Ctrl-C or SIGTERM; with `trace_wire`, every JSON-RPC message
+/// in and out (both eras, the legacy endpoints too) is printed to stderr. `command` names the
+/// process in what it prints.
+pub(crate) async fn serve_http(
     addr: SocketAddr,
-    config: HttpConfig,
-    server: impl FnOnce(Arc<dyn TaskStore>) -> mcpkit::Server,
+    http: HttpServer,
     auth: &AuthArgs,
     globals: &Globals,
-    shared: Option<Backends>,
-    task_limits: TaskLimits,
+    command: &str,
 ) -> Result<(), Failure> {
-    let trace_wire = globals.trace_wire;
     let io = |e: std::io::Error| Failure {
         code: 1,
         message: e.to_string(),
@@ -530,18 +557,8 @@ async fn serve_http(
     let listener = tokio::net::TcpListener::bind(addr).await.map_err(io)?;
     let endpoint = format!("http://{}/mcp", listener.local_addr().map_err(io)?);
     let stop = CancellationToken::new();
-    let tasks = match &shared {
-        Some(b) => b.tasks.clone(),
-        None => Arc::new(MemoryTaskStore::new(task_limits)),
-    };
-    let mut http = HttpServer::new(server(tasks))
-        .config(config)
-        .sse_legacy(true)
-        .shutdown(stop.clone());
-    if let Some(backends) = shared {
-        http = http.scale_out(backends);
-    }
-    let http = if trace_wire {
+    let http = http.shutdown(stop.clone());
+    let http = if globals.trace_wire {
         http.inspect(printer("client"))
     } else {
         http
@@ -549,11 +566,11 @@ async fn serve_http(
     // Every route (Streamable HTTP and the legacy HTTP+SSE endpoints) behind the layer.
     let http = match auth.protection(&endpoint)? {
         Some(protection) => {
-            eprintln!("mcpkit serve: listening on {endpoint} (OAuth 2.1 protected)");
+            eprintln!("mcpkit {command}: listening on {endpoint} (OAuth 2.1 protected)");
             http.layer(protection)
         }
         None => {
-            eprintln!("mcpkit serve: listening on {endpoint}");
+            eprintln!("mcpkit {command}: listening on {endpoint}");
             http
         }
     };
@@ -566,7 +583,7 @@ async fn serve_http(
 
 /// Serve `prometheus` at `http://addr/metrics` on a task of its own, for as long as the process
 /// runs.
-async fn serve_metrics(addr: SocketAddr, prometheus: mcpkit::telemetry::Prometheus) -> Result<(), Failure> {
+pub(crate) async fn serve_metrics(addr: SocketAddr, prometheus: mcpkit::telemetry::Prometheus) -> Result<(), Failure> {
     let listener = tokio::net::TcpListener::bind(addr).await.map_err(|e| Failure {
         code: 1,
         message: format!("cannot listen for --metrics on {addr}: {e}"),
@@ -575,7 +592,7 @@ async fn serve_metrics(addr: SocketAddr, prometheus: mcpkit::telemetry::Promethe
         code: 1,
         message: e.to_string(),
     })?;
-    eprintln!("mcpkit serve: metrics on http://{bound}/metrics");
+    eprintln!("mcpkit: metrics on http://{bound}/metrics");
     let app = mcpkit::telemetry::metrics_router(prometheus);
     tokio::spawn(async move {
         if let Err(e) = axum::serve(listener, app).await {
