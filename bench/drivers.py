@@ -203,20 +203,21 @@ def open_session(port, version="2025-11-25"):
         conn.close()
 
 
-def warm_up(port, sid, calls, stateless):
-    """A few sequential calls on one connection before wrk's run (wrk has no warm-up phase)."""
+def warm_up(port, sid, calls, stateless, tool="echo"):
+    """A few sequential calls of `tool` on one connection before wrk's run (wrk has no warm-up
+    phase)."""
     conn = http.client.HTTPConnection(HOST, port, timeout=30)
     args = json.loads(ECHO_ARGS)
     try:
         for i in range(calls):
-            params = {"name": "echo", "arguments": args}
+            params = {"name": tool, "arguments": args}
             if stateless:
                 params["_meta"] = {
                     "io.modelcontextprotocol/protocolVersion": "2026-07-28",
                     "io.modelcontextprotocol/clientCapabilities": {},
                     "io.modelcontextprotocol/clientInfo": {"name": "warm-up", "version": "0"},
                 }
-                extra = {"Mcp-Method": "tools/call", "Mcp-Name": "echo"}
+                extra = {"Mcp-Method": "tools/call", "Mcp-Name": tool}
                 status, _, data = post(conn, call_body(i, params), version="2026-07-28", extra=extra)
             else:
                 status, _, data = post(conn, call_body(i, params), session=sid, version="2025-11-25")
@@ -230,12 +231,15 @@ def call_body(i, params):
     return {"jsonrpc": "2.0", "id": 1_000_000 + i, "method": "tools/call", "params": params}
 
 
-def wrk_run(url, concurrency, opts, mode, sid=None, placement=None):
-    """wrk with bench/wrk/tools-call.lua: returns the report (rps, p50_us, p99_us, ...)."""
+def wrk_run(url, concurrency, opts, mode, sid=None, placement=None, tool="echo", timeout=None):
+    """wrk with bench/wrk/tools-call.lua calling `tool`: returns the report (rps, p50_us,
+    p99_us, ...)."""
     threads = 1 if concurrency == 1 else 2
     argv = [WRK, f"-t{threads}", f"-c{concurrency}", f"-d{max(1, round(opts.duration))}s", "--latency"]
+    if timeout:
+        argv += ["--timeout", f"{timeout}s"]  # wrk's default is 2 s: a slow server's calls count as errors
     argv += ["-s", WRK_LUA, url]
-    env = dict(os.environ, MODE=mode, ARGS=ECHO_ARGS)
+    env = dict(os.environ, MODE=mode, ARGS=ECHO_ARGS, TOOL=tool)
     if sid:
         env["SID"] = sid
     done = subprocess.run(pinned(argv, placement, 1), capture_output=True, timeout=opts.duration * 4 + 60, env=env)

@@ -10,11 +10,13 @@
 --         wire: no session, protocol `_meta` in the params, Mcp-Method and Mcp-Name headers)
 --   SID   the Mcp-Session-Id of the session mode (the harness opens the session first)
 --   ARGS  the tool arguments, a JSON object (default {"message":"hello"})
+--   TOOL  the tool called (default echo; a gateway serves it as NAME_echo)
 --
 --   MODE=session SID=... wrk -t2 -c16 -d5s -s bench/wrk/tools-call.lua http://127.0.0.1:PORT/mcp
 local mode = os.getenv("MODE") or "session"
 local sid = os.getenv("SID")
 local args = os.getenv("ARGS") or '{"message":"hello"}'
+local tool = os.getenv("TOOL") or "echo"
 local meta = '"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28",'
   .. '"io.modelcontextprotocol/clientCapabilities":{},'
   .. '"io.modelcontextprotocol/clientInfo":{"name":"wrk","version":"0"}}'
@@ -39,7 +41,7 @@ function init()
   if mode == "stateless" then
     wrk.headers["MCP-Protocol-Version"] = "2026-07-28"
     wrk.headers["Mcp-Method"] = "tools/call"
-    wrk.headers["Mcp-Name"] = "echo"
+    wrk.headers["Mcp-Name"] = tool
   else
     wrk.headers["MCP-Protocol-Version"] = "2025-11-25"
     if sid then
@@ -53,9 +55,9 @@ function request()
   local id = tid * 1000000000 + counter
   local params
   if mode == "stateless" then
-    params = '{"name":"echo","arguments":' .. args .. ',' .. meta .. '}'
+    params = '{"name":"' .. tool .. '","arguments":' .. args .. ',' .. meta .. '}'
   else
-    params = '{"name":"echo","arguments":' .. args .. '}'
+    params = '{"name":"' .. tool .. '","arguments":' .. args .. '}'
   end
   local body = '{"jsonrpc":"2.0","id":' .. id .. ',"method":"tools/call","params":' .. params .. '}'
   return wrk.format(nil, nil, nil, body)
