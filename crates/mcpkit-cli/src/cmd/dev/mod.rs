@@ -5,6 +5,7 @@
 //! ([`http`]) on loopback behind a random token. With `--watch` (the default for `-- cargo run
 //! …`), a change rebuilds and restarts the server and the page reconnects ([`watch`]).
 
+mod app;
 mod http;
 mod hub;
 pub mod page;
@@ -63,8 +64,32 @@ impl Args {
         let bound = listener
             .local_addr()
             .map_err(|e| Failure::usage(format!("cannot listen on {addr}: {e}")))?;
+        // The views' origin: another port on the same address, so a view shares no origin
+        // with the page.
+        let views_listener = tokio::net::TcpListener::bind(SocketAddr::new(bound.ip(), 0))
+            .await
+            .map_err(|e| Failure::usage(format!("cannot listen for the App views on {}: {e}", bound.ip())))?;
+        let views_bound = views_listener
+            .local_addr()
+            .map_err(|e| Failure::usage(format!("cannot listen for the App views: {e}")))?;
         let token = random_hex(32)?;
         let hub = Hub::new(options);
+        hub.set_roots(default_roots());
+        let shown = match bound.ip() {
+            ip if ip.is_unspecified() => SocketAddr::new(IpAddr::V4(Ipv4Addr::LOCALHOST), bound.port()),
+            _ => bound,
+        };
+        let views_shown = SocketAddr::new(shown.ip(), views_bound.port());
+        let page_origins = hosts_of(bound)
+            .iter()
+            .map(|h| format!("http://{h}"))
+            .collect::<Vec<_>>()
+            .join(" ");
+        let views = app::Views {
+            hub: hub.clone(),
+            hosts: hosts_of(views_bound).into(),
+            page_origins: Arc::from(page_origins.as_str()),
+        };
         let dev = http::Dev {
             hub: hub.clone(),
             token: Arc::from(token.as_str()),
@@ -73,10 +98,7 @@ impl Args {
             label: Arc::from(target.label.as_str()),
             target: Arc::new(target.clone()),
             stop: tokio_util::sync::CancellationToken::new(),
-        };
-        let shown = match bound.ip() {
-            ip if ip.is_unspecified() => SocketAddr::new(IpAddr::V4(Ipv4Addr::LOCALHOST), bound.port()),
-            _ => bound,
+            views_base: Arc::from(format!("http://{views_shown}").as_str()),
         };
         let url = format!("http://{shown}/?token={token}");
         // The first line on stdout, and the only one: what a script or a test reads.
@@ -93,6 +115,7 @@ impl Args {
             open_browser(&url);
         }
         let stop = dev.stop.clone();
+        let dev_stop_views = dev.stop.clone();
         let app = http::router(dev);
         let first = (target.clone(), hub.clone());
         let connecting = tokio::spawn(async move { session::restart(&first.0, &first.1).await });
@@ -110,7 +133,15 @@ impl Args {
                 let _ = client.close().await;
             }
         };
+        let views_stop = dev_stop_views.clone();
+        let serving_views = tokio::spawn(async move {
+            let app = app::router(views);
+            axum::serve(views_listener, app)
+                .with_graceful_shutdown(views_stop.cancelled_owned())
+                .await
+        });
         let outcome = axum::serve(listener, app).with_graceful_shutdown(stopping).await;
+        serving_views.abort();
         match outcome {
             Ok(()) => Ok(0),
             Err(e) => Err(Failure::usage(format!("serving the page: {e}"))),
@@ -132,6 +163,24 @@ fn hosts_of(addr: SocketAddr) -> Vec<String> {
     }
     hosts.dedup();
     hosts
+}
+
+/// The roots offered at first: the working folder, as a `file://` URI.
+fn default_roots() -> Vec<mcpkit::types::schema::Root> {
+    let Ok(dir) = std::env::current_dir() else {
+        return Vec::new();
+    };
+    let mut uri = String::from("file://");
+    for b in dir.to_string_lossy().bytes() {
+        match b {
+            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'/' | b'.' | b'_' | b'~' | b'-' => uri.push(char::from(b)),
+            b'\\' => uri.push('/'),
+            other => uri.push_str(&format!("%{other:02X}")),
+        }
+    }
+    let mut root = mcpkit::types::schema::Root::new(uri);
+    root.name = dir.file_name().map(|n| n.to_string_lossy().into_owned());
+    vec![root]
 }
 
 /// `bytes` random bytes, hex.

@@ -1,0 +1,172 @@
+//! The App region of `mcpkit dev`, in a real headless Chromium against `mcpkit dev --no-open --
+//! mcpkit serve`: calling `test_app_counter` (linked to the `ui://` counter view) renders the
+//! view in an iframe sandboxed to scripts only, loaded from another origin (the views' own
+//! listener) with the CSP built from the view's metadata; the view, bridged by the host's
+//! `AppBridge`, is sent the call's input and result (it shows the count), and its "Increment"
+//! button calls the app-only `test_app_counter_increment` through the host: the new count shows
+//! in the view and the call is in Messages. The view cannot reach the page, and the browser's
+//! console has no error.
+
+use std::panic::AssertUnwindSafe;
+
+use fantoccini::Locator;
+use futures_util::FutureExt as _;
+use serde_json::Value;
+
+use crate::support::browser::Browser;
+use crate::support::dev_host::DevHost;
+
+const TOOLS: &str = "//section[@id='tools']";
+const FORM: &str = "//form[@id='call-form']";
+
+#[tokio::test(flavor = "multi_thread")]
+async fn the_counter_view_increments_through_the_host_bridge() {
+    let browser = Browser::start().await;
+    let outcome = AssertUnwindSafe(exercise(&browser)).catch_unwind().await;
+    browser.close().await;
+    if let Err(panic) = outcome {
+        std::panic::resume_unwind(panic);
+    }
+}
+
+/// The JSON-RPC messages Messages holds (sent and received, on the wire to the server and
+/// between the view and the host), each `{peer, dir, message}`.
+async fn messages(b: &Browser) -> Vec<Value> {
+    let script = "return [...document.querySelectorAll('#message-list li')].map(li => ({\
+                  view: !!li.querySelector('.tag'), \
+                  dir: li.className, \
+                  text: li.querySelector('pre').textContent}))";
+    let v = b.client().execute(script, vec![]).await.unwrap();
+    v.as_array()
+        .unwrap()
+        .iter()
+        .map(|m| {
+            serde_json::json!({
+                "peer": if m["view"] == true { "view" } else { "server" },
+                "dir": m["dir"],
+                "message": serde_json::from_str::<Value>(m["text"].as_str().unwrap()).unwrap_or(Value::Null),
+            })
+        })
+        .collect()
+}
+
+/// Wait (up to 20 s) until the view's count is `count` (the frame entered).
+async fn view_shows(b: &Browser, count: &str) {
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+    loop {
+        let text = match b.client().find(Locator::Id("count")).await {
+            Ok(e) => e.text().await.unwrap_or_default(),
+            Err(_) => String::new(),
+        };
+        if text == count {
+            return;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the view did not show the count {count} within 20 s: {text:?}"
+        );
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+}
+
+async fn exercise(b: &Browser) {
+    let dev = DevHost::start(&["--", env!("CARGO_BIN_EXE_mcpkit"), "serve"]);
+    b.client().goto(&dev.url).await.unwrap();
+
+    // The App region is a landmark named "App".
+    let region = b.client().find(Locator::Id("app")).await.unwrap();
+    assert_eq!(b.role_and_name(&region).await, ("region".to_owned(), "App".to_owned()));
+
+    b.button(TOOLS, "test_app_counter").await.click().await.unwrap();
+    b.wait_text("#call-name", "test_app_counter").await;
+    b.button(FORM, "Call").await.click().await.unwrap();
+    // The model's answer, as text, in Result.
+    b.wait_text("#result-body", "Count: 0").await;
+
+    // The view: in an iframe sandboxed to scripts alone, from another origin than the page's.
+    let frame = b.wait("#app-frame iframe").await;
+    assert_eq!(frame.attr("sandbox").await.unwrap().as_deref(), Some("allow-scripts"));
+    let src = frame.attr("src").await.unwrap().expect("the iframe has a src");
+    let page_origin = dev.base().to_owned();
+    let view_origin: String = src.split("/view?").next().unwrap().to_owned();
+    assert!(view_origin.starts_with("http://127.0.0.1:"), "{src}");
+    assert_ne!(view_origin, page_origin, "the view is served from the page's own origin");
+    assert!(!src.contains(dev.token()), "the view's URL carries the page's token");
+    // Its document carries the CSP built from its metadata (the counter declares no origins:
+    // it may connect nowhere), framed by the page alone and sandboxed even when opened alone.
+    let reply = reqwest::get(&src).await.unwrap();
+    let csp = reply
+        .headers()
+        .get("content-security-policy")
+        .expect("the view has a CSP")
+        .to_str()
+        .unwrap()
+        .to_owned();
+    assert!(csp.contains("default-src 'none'"), "{csp}");
+    assert!(csp.contains("connect-src 'none'"), "{csp}");
+    assert!(csp.contains(&format!("frame-ancestors {page_origin}")), "{csp}");
+    assert!(csp.ends_with("sandbox allow-scripts"), "{csp}");
+    // Without its key, no view.
+    let keyless = src.split("&key=").next().unwrap();
+    assert_eq!(reqwest::get(keyless).await.unwrap().status(), 404);
+
+    // Inside the view: it was sent the call's result (the count), then "Increment" calls the
+    // app-only tool through the host.
+    frame.enter_frame().await.unwrap();
+    view_shows(b, "0").await;
+    let increment = b
+        .client()
+        .wait()
+        .at_most(std::time::Duration::from_secs(20))
+        .for_element(Locator::XPath("//button[normalize-space(.)='Increment' and not(@disabled)]"))
+        .await
+        .unwrap();
+    increment.click().await.unwrap();
+    view_shows(b, "1").await;
+    b.button("", "Increment").await.click().await.unwrap();
+    view_shows(b, "2").await;
+    // The view runs in an opaque origin and cannot reach the page.
+    let reach = b
+        .client()
+        .execute(
+            "let parent; try { parent = window.parent.document.title; } catch (e) { parent = e.name; } \
+             return [self.origin, parent];",
+            vec![],
+        )
+        .await
+        .unwrap();
+    assert_eq!(reach, serde_json::json!(["null", "SecurityError"]));
+    b.client().enter_parent_frame().await.unwrap();
+
+    // The view's calls reached the server through the host, and show in Messages: the view's
+    // request to the host, and the host's to the server.
+    b.wait_text("#app-note", "ready").await;
+    let all = messages(b).await;
+    let increments = |peer: &str| {
+        all.iter()
+            .filter(|m| {
+                m["peer"] == peer
+                    && m["message"]["method"] == "tools/call"
+                    && m["message"]["params"]["name"] == "test_app_counter_increment"
+            })
+            .count()
+    };
+    assert_eq!(increments("view"), 2, "{all:#?}");
+    assert_eq!(increments("server"), 2, "{all:#?}");
+    for method in [
+        "ui/initialize",
+        "ui/notifications/initialized",
+        "ui/notifications/tool-input",
+        "ui/notifications/tool-result",
+    ] {
+        assert!(
+            all.iter().any(|m| m["peer"] == "view" && m["message"]["method"] == method),
+            "no {method} between the view and the host: {all:#?}"
+        );
+    }
+    // The count the model reads moved too.
+    b.button(FORM, "Call").await.click().await.unwrap();
+    b.wait_text("#result-body", "Count: 2").await;
+
+    b.assert_no_console_errors().await;
+}
