@@ -90,7 +90,10 @@ async fn exercise(b: &Browser) {
     let page_origin = dev.base().to_owned();
     let view_origin: String = src.split("/view?").next().unwrap().to_owned();
     assert!(view_origin.starts_with("http://127.0.0.1:"), "{src}");
-    assert_ne!(view_origin, page_origin, "the view is served from the page's own origin");
+    assert_ne!(
+        view_origin, page_origin,
+        "the view is served from the page's own origin"
+    );
     assert!(!src.contains(dev.token()), "the view's URL carries the page's token");
     // Its document carries the CSP built from its metadata (the counter declares no origins:
     // it may connect nowhere), framed by the page alone and sandboxed even when opened alone.
@@ -118,7 +121,9 @@ async fn exercise(b: &Browser) {
         .client()
         .wait()
         .at_most(std::time::Duration::from_secs(20))
-        .for_element(Locator::XPath("//button[normalize-space(.)='Increment' and not(@disabled)]"))
+        .for_element(Locator::XPath(
+            "//button[normalize-space(.)='Increment' and not(@disabled)]",
+        ))
         .await
         .unwrap();
     increment.click().await.unwrap();
@@ -160,7 +165,8 @@ async fn exercise(b: &Browser) {
         "ui/notifications/tool-result",
     ] {
         assert!(
-            all.iter().any(|m| m["peer"] == "view" && m["message"]["method"] == method),
+            all.iter()
+                .any(|m| m["peer"] == "view" && m["message"]["method"] == method),
             "no {method} between the view and the host: {all:#?}"
         );
     }

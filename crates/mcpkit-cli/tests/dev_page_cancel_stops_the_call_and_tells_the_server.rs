@@ -89,13 +89,34 @@ async fn in_the_browser(b: &Browser) {
     b.wait_text("#progress-text", "/ 300 step").await;
     let bar = b.client().find(Locator::Id("progress-bar")).await.unwrap();
     assert_eq!(bar.attr("max").await.unwrap().as_deref(), Some("300"));
-    let value: f64 = bar.attr("value").await.unwrap().expect("the bar has a value").parse().unwrap();
+    let value: f64 = bar
+        .attr("value")
+        .await
+        .unwrap()
+        .expect("the bar has a value")
+        .parse()
+        .unwrap();
     assert!(value >= 1.0, "the bar did not move: {value}");
     let started = std::time::Instant::now();
-    b.button("//section[@id='result']", "Cancel").await.click().await.unwrap();
+    b.button("//section[@id='result']", "Cancel")
+        .await
+        .click()
+        .await
+        .unwrap();
     b.wait_text("#result-body", "Cancelled.").await;
-    assert!(started.elapsed() < Duration::from_secs(10), "Cancel took {:?}", started.elapsed());
-    assert!(!b.client().find(Locator::Id("progress")).await.unwrap().is_displayed().await.unwrap());
+    assert!(
+        started.elapsed() < Duration::from_secs(10),
+        "Cancel took {:?}",
+        started.elapsed()
+    );
+    assert!(!b
+        .client()
+        .find(Locator::Id("progress"))
+        .await
+        .unwrap()
+        .is_displayed()
+        .await
+        .unwrap());
     b.wait_text("#message-list", "notifications/cancelled").await;
 
     // As a task: listed in Tasks (a landmark) with its status; "Cancel task" cancels it on the
@@ -108,7 +129,11 @@ async fn in_the_browser(b: &Browser) {
     b.labelled(FORM, "Run as a task").await.click().await.unwrap();
     b.button(FORM, "Call").await.click().await.unwrap();
     b.wait_text("#task-list", "working").await;
-    b.button("//section[@id='tasks']", "Cancel task").await.click().await.unwrap();
+    b.button("//section[@id='tasks']", "Cancel task")
+        .await
+        .click()
+        .await
+        .unwrap();
     b.wait_text("#task-list", "cancelled").await;
     b.wait_text("#message-list", "tasks/cancel").await;
     b.wait_text("#result-body", "cancelled").await;

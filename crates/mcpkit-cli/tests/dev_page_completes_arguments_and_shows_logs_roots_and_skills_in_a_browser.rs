@@ -31,7 +31,12 @@ async fn exercise(b: &Browser) {
     b.client().goto(&dev.url).await.unwrap();
     b.button("//section[@id='tools']", "add").await;
 
-    for (id, name) in [("logs", "Logs"), ("roots", "Roots"), ("skills", "Skills"), ("prompts", "Prompts")] {
+    for (id, name) in [
+        ("logs", "Logs"),
+        ("roots", "Roots"),
+        ("skills", "Skills"),
+        ("prompts", "Prompts"),
+    ] {
         let section = b.client().find(Locator::Id(id)).await.unwrap();
         assert_eq!(b.role_and_name(&section).await, ("region".to_owned(), name.to_owned()));
     }
@@ -71,11 +76,12 @@ async fn exercise(b: &Browser) {
 
     // The logging level, then the server's log messages in Logs.
     let level = b.labelled("//section[@id='logs']", "Logging level").await;
-    level
-        .select_by_value("info")
+    level.select_by_value("info").await.unwrap();
+    b.button("//section[@id='logs']", "Set level")
+        .await
+        .click()
         .await
         .unwrap();
-    b.button("//section[@id='logs']", "Set level").await.click().await.unwrap();
     b.wait_text("#log-note", "Level set to info.").await;
     b.wait_text("#message-list", "logging/setLevel").await;
     b.button("//section[@id='tools']", "test_tool_with_logging")
@@ -104,7 +110,11 @@ async fn exercise(b: &Browser) {
         .send_keys("scratch")
         .await
         .unwrap();
-    b.button("//section[@id='roots']", "Add root").await.click().await.unwrap();
+    b.button("//section[@id='roots']", "Add root")
+        .await
+        .click()
+        .await
+        .unwrap();
     b.wait_text("#root-list", "file:///tmp/mcpkit-dev-root (scratch)").await;
     b.wait_text("#message-list", "notifications/roots/list_changed").await;
     let state = dev.state().await;

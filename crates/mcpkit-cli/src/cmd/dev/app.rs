@@ -64,7 +64,10 @@ async fn document(State(views): State<Views>, request: Request) -> Response {
     );
     let mut r = view.html.to_string().into_response();
     let h = r.headers_mut();
-    h.insert(header::CONTENT_TYPE, HeaderValue::from_static("text/html; charset=utf-8"));
+    h.insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static("text/html; charset=utf-8"),
+    );
     h.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
     h.insert("x-content-type-options", HeaderValue::from_static("nosniff"));
     h.insert(header::REFERRER_POLICY, HeaderValue::from_static("no-referrer"));
@@ -74,7 +77,11 @@ async fn document(State(views): State<Views>, request: Request) -> Response {
             r
         }
         // A policy that is not a header value is not served without one.
-        Err(_) => (StatusCode::INTERNAL_SERVER_ERROR, "the view's policy is not a header value\n").into_response(),
+        Err(_) => (
+            StatusCode::INTERNAL_SERVER_ERROR,
+            "the view's policy is not a header value\n",
+        )
+            .into_response(),
     }
 }
 
@@ -98,13 +105,15 @@ pub(super) async fn open(
         Ok(k) => k,
         Err(f) => return json!({"error": f.message}),
     };
-    let mut context = HostContext::default();
-    context.tool_info = tool.map(|t| ToolInfo::new(None, t));
-    context.theme = theme.filter(|t| t == "light" || t == "dark");
-    context.display_mode = Some("inline".to_owned());
-    context.available_display_modes = Some(vec!["inline".to_owned()]);
-    context.locale = locale.filter(|l| l.len() <= 35);
-    context.platform = Some("web".to_owned());
+    let context = HostContext {
+        tool_info: tool.map(|t| ToolInfo::new(None, t)),
+        theme: theme.filter(|t| t == "light" || t == "dark"),
+        display_mode: Some("inline".to_owned()),
+        available_display_modes: Some(vec!["inline".to_owned()]),
+        locale: locale.filter(|l| l.len() <= 35),
+        platform: Some("web".to_owned()),
+        ..HostContext::default()
+    };
     let (bridge, outlet) = AppBridge::new(
         client,
         Implementation::new("mcpkit-dev", env!("CARGO_PKG_VERSION")),

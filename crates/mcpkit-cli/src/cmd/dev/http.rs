@@ -258,7 +258,10 @@ async fn cancel(State(dev): State<Dev>, body: Bytes) -> Response {
     if let (Some(task), Some(client)) = (dev.hub.task_of(id), dev.hub.client()) {
         return match client.cancel_task(&task).await {
             Ok(()) => json_response(StatusCode::OK, &json!({"cancelled": true, "task": task})),
-            Err(e) => json_response(StatusCode::OK, &json!({"cancelled": false, "error": one_line(&e.to_string())})),
+            Err(e) => json_response(
+                StatusCode::OK,
+                &json!({"cancelled": false, "error": one_line(&e.to_string())}),
+            ),
         };
     }
     json_response(StatusCode::OK, &json!({"cancelled": dev.hub.cancel(id)}))
@@ -472,7 +475,16 @@ async fn open_view(State(dev): State<Dev>, body: Bytes) -> Response {
     };
     let tool = serde_json::from_value(v["tool"].clone()).ok();
     let text = |k: &str| v[k].as_str().map(str::to_owned);
-    let opened = app::open(&dev.hub, client, &dev.views_base, uri, tool, text("theme"), text("locale")).await;
+    let opened = app::open(
+        &dev.hub,
+        client,
+        &dev.views_base,
+        uri,
+        tool,
+        text("theme"),
+        text("locale"),
+    )
+    .await;
     json_response(StatusCode::OK, &opened)
 }
 
@@ -487,7 +499,10 @@ async fn view_post(State(dev): State<Dev>, body: Bytes) -> Response {
         return bad_request("expected {\"view\": number, \"message\": string}");
     };
     let Some(view) = dev.hub.view(id) else {
-        return json_response(StatusCode::NOT_FOUND, &json!({"error": "no such view (closed, or the server reconnected)"}));
+        return json_response(
+            StatusCode::NOT_FOUND,
+            &json!({"error": "no such view (closed, or the server reconnected)"}),
+        );
     };
     let reply = app::post(&dev.hub, &view.bridge, message).await;
     json_response(StatusCode::OK, &json!({"reply": reply}))

@@ -200,8 +200,15 @@ impl Hub {
     }
 
     /// Keep `view` open (its output carried by `pump`); the oldest closes beyond [`VIEWS`].
-    #[allow(clippy::too_many_arguments)]
-    pub(super) fn add_view(&self, id: u64, bridge: AppBridge, html: Arc<str>, csp: Arc<str>, key: Arc<str>, pump: AbortHandle) {
+    pub(super) fn add_view(
+        &self,
+        id: u64,
+        bridge: AppBridge,
+        html: Arc<str>,
+        csp: Arc<str>,
+        key: Arc<str>,
+        pump: AbortHandle,
+    ) {
         let mut s = self.lock();
         s.views.push_back(OpenView {
             id,

@@ -1,8 +1,10 @@
 //! `mcpkit dev`: a local web host for developing an MCP server. The page (embedded, see
 //! [`page`]) shows what the server offers, calls its tools through forms generated from their
-//! schemas, answers its sampling and elicitation requests in dialogs and shows every JSON-RPC
-//! message; this process holds the MCP client ([`session`]) and serves the page's API
-//! ([`http`]) on loopback behind a random token. With `--watch` (the default for `-- cargo run
+//! schemas, renders their MCP Apps views ([`app`]: a sandboxed iframe on a second listener,
+//! bridged by `mcpkit::apps::host::AppBridge`), answers its sampling and elicitation requests
+//! in dialogs, completes arguments, offers roots, shows log messages, tasks and skills, and
+//! every JSON-RPC message; this process holds the MCP client ([`session`]) and serves the
+//! page's API ([`http`]) on loopback behind a random token. With `--watch` (the default for `-- cargo run
 //! …`), a change rebuilds and restarts the server and the page reconnects ([`watch`]).
 
 mod app;
@@ -24,7 +26,8 @@ use hub::Hub;
 /// Develop an MCP server in the browser: `mcpkit dev -- cargo run`. Serves a page on loopback
 /// (its URL, with the access token, is the first line on stdout) that lists the server's
 /// tools, resources and prompts, calls tools through forms generated from their schemas,
-/// answers sampling and elicitation in dialogs and shows every JSON-RPC message.
+/// renders their MCP Apps views, answers sampling and elicitation in dialogs and shows every
+/// JSON-RPC message and log message.
 #[derive(clap::Args, Debug)]
 pub struct Args {
     /// Serve the page on this address (default: 127.0.0.1 on a free port).
@@ -170,17 +173,23 @@ fn default_roots() -> Vec<mcpkit::types::schema::Root> {
     let Ok(dir) = std::env::current_dir() else {
         return Vec::new();
     };
+    let mut root = mcpkit::types::schema::Root::new(file_uri(&dir));
+    root.name = dir.file_name().map(|n| n.to_string_lossy().into_owned());
+    vec![root]
+}
+
+/// `path` (absolute) as a `file://` URI: bytes outside the unreserved set and `/` are
+/// percent-encoded, `\` becomes `/`.
+fn file_uri(path: &std::path::Path) -> String {
     let mut uri = String::from("file://");
-    for b in dir.to_string_lossy().bytes() {
+    for b in path.to_string_lossy().bytes() {
         match b {
             b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'/' | b'.' | b'_' | b'~' | b'-' => uri.push(char::from(b)),
             b'\\' => uri.push('/'),
             other => uri.push_str(&format!("%{other:02X}")),
         }
     }
-    let mut root = mcpkit::types::schema::Root::new(uri);
-    root.name = dir.file_name().map(|n| n.to_string_lossy().into_owned());
-    vec![root]
+    uri
 }
 
 /// `bytes` random bytes, hex.
@@ -211,5 +220,19 @@ fn open_browser(url: &str) {
             std::thread::spawn(move || child.wait());
         }
         Err(e) => eprintln!("mcpkit dev: cannot open a browser ({e}): open the URL above"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::file_uri;
+
+    #[test]
+    fn a_folder_is_a_percent_encoded_file_uri() {
+        assert_eq!(
+            file_uri(std::path::Path::new("/home/me/my server")),
+            "file:///home/me/my%20server"
+        );
+        assert_eq!(file_uri(std::path::Path::new("/tmp/é#?")), "file:///tmp/%C3%A9%23%3F");
     }
 }

@@ -8,7 +8,9 @@ use mcpkit::apps::host::AppBridge;
 use mcpkit::client::tasks::{task_progress, ToolOutcome};
 use mcpkit::client::{CallOptions, ConnectMode};
 use mcpkit::transport::inspect::{inspect, Direction, Observed};
-use mcpkit::types::schema::{CallToolResult, CreateMessageResult, ElicitAction, ElicitResult, JsonObject, ProgressParams};
+use mcpkit::types::schema::{
+    CallToolResult, CreateMessageResult, ElicitAction, ElicitResult, JsonObject, ProgressParams,
+};
 use mcpkit::types::{ErrorCode, ErrorObject};
 use mcpkit::Client;
 use serde_json::{json, Value};

@@ -729,7 +729,7 @@ function onEvent(e) {
     case "task-end":
       return onTaskEnd(e);
     case "note":
-      return setStatus(e.text);
+      return addLog({ level: "notice", logger: "mcpkit dev", data: e.text }, "host");
     case "ask":
       if (e.method === "elicitation/create") return askElicitation(e.id, e.params || {});
       if (e.method === "sampling/createMessage") return askSampling(e.id, e.params || {});
