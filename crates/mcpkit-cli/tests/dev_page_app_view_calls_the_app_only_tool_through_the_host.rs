@@ -4,8 +4,9 @@
 //! listener) with the CSP built from the view's metadata; the view, bridged by the host's
 //! `AppBridge`, is sent the call's input and result (it shows the count), and its "Increment"
 //! button calls the app-only `test_app_counter_increment` through the host: the new count shows
-//! in the view and the call is in Messages. The view cannot reach the page, and the browser's
-//! console has no error.
+//! in the view and the call is in Messages; a tool the server does not have is refused by the
+//! bridge. The view cannot reach the page. The same in the stateless era, after the page's era
+//! switch. The browser's console has no error.
 
 use std::panic::AssertUnwindSafe;
 
@@ -141,6 +142,24 @@ async fn exercise(b: &Browser) {
         .await
         .unwrap();
     assert_eq!(reach, serde_json::json!(["null", "SecurityError"]));
+    // The host's visibility gate is on the view's path: a tool its server does not have is
+    // refused by the bridge.
+    let refused = b
+        .client()
+        .execute_async(
+            "const done = arguments[arguments.length - 1]; \
+             window.addEventListener('message', (e) => { \
+               if (e.data && e.data.id === 1000) done(e.data.error ? e.data.error.message : 'answered'); }); \
+             window.parent.postMessage({jsonrpc: '2.0', id: 1000, method: 'tools/call', \
+               params: {name: 'no_such_tool', arguments: {}}}, '*');",
+            vec![],
+        )
+        .await
+        .unwrap();
+    assert_eq!(
+        refused,
+        serde_json::json!("\"no_such_tool\" is not a tool of this view's server")
+    );
     b.client().enter_parent_frame().await.unwrap();
 
     // The view's calls reached the server through the host, and show in Messages: the view's
@@ -173,6 +192,31 @@ async fn exercise(b: &Browser) {
     // The count the model reads moved too.
     b.button(FORM, "Call").await.click().await.unwrap();
     b.wait_text("#result-body", "Count: 2").await;
+
+    // The stateless era: reconnected (a new server process, its count at 0), the view works the
+    // same way.
+    b.labelled("//section[@id='server']", "Protocol")
+        .await
+        .select_by_value("2026-07-28")
+        .await
+        .unwrap();
+    b.button("//section[@id='server']", "Reconnect")
+        .await
+        .click()
+        .await
+        .unwrap();
+    b.wait_text("#status", "Connected (2026-07-28)").await;
+    b.button(TOOLS, "test_app_counter").await.click().await.unwrap();
+    b.wait_text("#call-name", "test_app_counter").await;
+    b.button(FORM, "Call").await.click().await.unwrap();
+    b.wait_text("#result-body", "Count: 0").await;
+    b.wait_text("#app-note", "ready").await;
+    let frame = b.wait("#app-frame iframe").await;
+    frame.enter_frame().await.unwrap();
+    view_shows(b, "0").await;
+    b.button("", "Increment").await.click().await.unwrap();
+    view_shows(b, "1").await;
+    b.client().enter_parent_frame().await.unwrap();
 
     b.assert_no_console_errors().await;
 }
