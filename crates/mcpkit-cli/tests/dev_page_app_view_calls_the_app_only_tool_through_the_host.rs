@@ -219,4 +219,18 @@ async fn exercise(b: &Browser) {
     b.client().enter_parent_frame().await.unwrap();
 
     b.assert_no_console_errors().await;
+    // The view's own console is read too: a line it writes shows up.
+    b.wait("#app-frame iframe").await.enter_frame().await.unwrap();
+    b.client()
+        .execute("console.error('mcpkit-view-console-probe')", vec![])
+        .await
+        .unwrap();
+    b.client().enter_parent_frame().await.unwrap();
+    let probe = b.console().await;
+    assert!(
+        probe.iter().any(|e| e["message"]
+            .as_str()
+            .is_some_and(|m| m.contains("mcpkit-view-console-probe"))),
+        "the view's console is not read back: {probe:#?}"
+    );
 }

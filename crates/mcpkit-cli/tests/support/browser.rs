@@ -52,6 +52,9 @@ impl Browser {
                 "--disable-sync",
                 "--disable-dev-shm-usage",
                 "--window-size=1400,1000",
+                // A sandboxed iframe (an App view) in the page's renderer, so chromedriver's
+                // log has its console too (an isolated frame's console is not read back).
+                "--disable-features=IsolateSandboxedIframes",
             ]
             .iter()
             .map(|a| (*a).to_owned())

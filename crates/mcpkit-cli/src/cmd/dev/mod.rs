@@ -83,8 +83,10 @@ impl Args {
             _ => bound,
         };
         let views_shown = SocketAddr::new(shown.ip(), views_bound.port());
+        // CSP host sources have no IPv6 literals: `[::1]` is left out.
         let page_origins = hosts_of(bound)
             .iter()
+            .filter(|h| !h.starts_with('['))
             .map(|h| format!("http://{h}"))
             .collect::<Vec<_>>()
             .join(" ");
