@@ -4,8 +4,9 @@
 //! bridged by `mcpkit::apps::host::AppBridge`), answers its sampling and elicitation requests
 //! in dialogs, completes arguments, offers roots, shows log messages, tasks and skills, and
 //! every JSON-RPC message; this process holds the MCP client ([`session`]) and serves the
-//! page's API ([`http`]) on loopback behind a random token. With `--watch` (the default for `-- cargo run
-//! …`), a change rebuilds and restarts the server and the page reconnects ([`watch`]).
+//! page's API ([`http`]) on loopback behind a random token. With `--watch` (the default for
+//! `-- cargo run …`), a change rebuilds and restarts the server and the page reconnects
+//! ([`watch`]).
 
 mod app;
 mod http;
@@ -120,7 +121,7 @@ impl Args {
             open_browser(&url);
         }
         let stop = dev.stop.clone();
-        let dev_stop_views = dev.stop.clone();
+        let views_stop = dev.stop.clone();
         let app = http::router(dev);
         let first = (target.clone(), hub.clone());
         let connecting = tokio::spawn(async move { session::restart(&first.0, &first.1).await });
@@ -138,7 +139,6 @@ impl Args {
                 let _ = client.close().await;
             }
         };
-        let views_stop = dev_stop_views.clone();
         let serving_views = tokio::spawn(async move {
             let app = app::router(views);
             axum::serve(views_listener, app)
