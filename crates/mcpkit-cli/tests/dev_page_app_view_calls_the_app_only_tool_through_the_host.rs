@@ -129,7 +129,8 @@ async fn exercise(b: &Browser) {
         .unwrap();
     increment.click().await.unwrap();
     view_shows(b, "1").await;
-    b.button("", "Increment").await.click().await.unwrap();
+    // From the keyboard too: Enter on the focused button.
+    b.button("", "Increment").await.send_keys("\u{E007}").await.unwrap();
     view_shows(b, "2").await;
     // The view runs in an opaque origin and cannot reach the page.
     let reach = b

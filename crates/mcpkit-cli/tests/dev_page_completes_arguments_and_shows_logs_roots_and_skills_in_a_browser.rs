@@ -66,11 +66,13 @@ async fn exercise(b: &Browser) {
         .unwrap();
     let id = b.labelled(FORM, "id").await;
     id.send_keys("4").await.unwrap();
-    b.button("//ul[@aria-label='Completions for id']", "456")
-        .await
-        .click()
-        .await
-        .unwrap();
+    // With the keyboard alone: Tab from the field reaches the suggestion, Enter takes it.
+    b.button("//ul[@aria-label='Completions for id']", "456").await;
+    id.send_keys("\u{E004}").await.unwrap();
+    let focused = b.client().active_element().await.unwrap();
+    assert_eq!(focused.text().await.unwrap(), "456");
+    focused.send_keys("\u{E007}").await.unwrap();
+    assert_eq!(id.prop("value").await.unwrap().as_deref(), Some("456"));
     b.button(FORM, "Read").await.click().await.unwrap();
     b.wait_text("#result-body", "test://template/456/data").await;
 
