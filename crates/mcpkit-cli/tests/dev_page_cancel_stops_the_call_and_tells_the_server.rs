@@ -3,7 +3,8 @@
 //! stream, which carries every message), and the dialog the call was waiting on is closed.
 //! In a real headless Chromium: a long call's progress moves the progress bar, "Cancel" ends
 //! it ("Cancelled.", `notifications/cancelled` in Messages); a call run as a task shows in
-//! Tasks with its status, and "Cancel task" cancels it on the server (`tasks/cancel`).
+//! Tasks with its status, and "Cancel task" cancels it on the server (`tasks/cancel`); one left
+//! to run ends completed, its result in Result.
 
 use std::panic::AssertUnwindSafe;
 use std::time::Duration;
@@ -139,6 +140,19 @@ async fn in_the_browser(b: &Browser) {
     b.wait_text("#task-list", "cancelled").await;
     b.wait_text("#message-list", "tasks/cancel").await;
     b.wait_text("#result-body", "cancelled").await;
+
+    // A task left to run ends completed, its result in Result.
+    b.button(TOOLS, "slow_compute").await.click().await.unwrap();
+    b.wait_text("#call-name", "slow_compute").await;
+    b.labelled(FORM, "seconds").await.send_keys("0.5").await.unwrap();
+    b.labelled(FORM, "label").await.send_keys("briefly").await.unwrap();
+    b.labelled(FORM, "Run as a task").await.click().await.unwrap();
+    b.button(FORM, "Call").await.click().await.unwrap();
+    b.wait_text("#result-body", "Computed briefly in 0.5s").await;
+    let tasks = b.wait_text("#task-list", "completed").await;
+    assert_eq!(tasks.matches("cancelled").count(), 1, "{tasks}");
+    assert_eq!(tasks.matches("completed").count(), 1, "{tasks}");
+    b.wait_text("#message-list", "tasks/get").await;
 
     b.assert_no_console_errors().await;
 }
