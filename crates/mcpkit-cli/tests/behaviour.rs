@@ -33,8 +33,10 @@ mod codegen_clients_call_the_servers_they_were_generated_from;
 mod config_accepts_vscode_servers;
 mod ctrl_c_cancels_the_call_and_ends_the_session;
 mod ctrl_c_during_call_task_cancels_the_task;
+mod dev_page_app_view_calls_the_app_only_tool_through_the_host;
 mod dev_page_calls_tools_and_answers_the_server_in_a_browser;
 mod dev_page_cancel_stops_the_call_and_tells_the_server;
+mod dev_page_completes_arguments_and_shows_logs_roots_and_skills_in_a_browser;
 mod dev_page_refuses_requests_without_its_token;
 #[cfg(target_os = "linux")]
 mod dev_page_says_when_the_server_exits;

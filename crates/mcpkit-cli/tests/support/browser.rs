@@ -52,6 +52,9 @@ impl Browser {
                 "--disable-sync",
                 "--disable-dev-shm-usage",
                 "--window-size=1400,1000",
+                // A sandboxed iframe (an App view) in the page's renderer, so chromedriver's
+                // log has its console too (an isolated frame's console is not read back).
+                "--disable-features=IsolateSandboxedIframes",
             ]
             .iter()
             .map(|a| (*a).to_owned())
@@ -170,6 +173,29 @@ impl Browser {
             .expect("chromedriver's log endpoint");
         let v: Value = serde_json::from_str(&reply.text().await.unwrap()).unwrap();
         v["value"].as_array().cloned().unwrap_or_default()
+    }
+
+    /// Assert the page logged nothing at error level (its frames included), and that the
+    /// console is really read back: a line written now must show up.
+    pub(crate) async fn assert_no_console_errors(&self) {
+        let severe: Vec<_> = self
+            .console()
+            .await
+            .into_iter()
+            .filter(|e| e["level"] == "SEVERE")
+            .collect();
+        assert!(severe.is_empty(), "console errors: {severe:#?}");
+        self.client()
+            .execute("console.error('mcpkit-console-probe')", vec![])
+            .await
+            .unwrap();
+        let probe = self.console().await;
+        assert!(
+            probe.iter().any(|e| e["message"]
+                .as_str()
+                .is_some_and(|m| m.contains("mcpkit-console-probe"))),
+            "the console is not read back: {probe:#?}"
+        );
     }
 
     /// End the session (Chromium quits) and stop chromedriver.

@@ -1,6 +1,9 @@
 //! The page's own HTTP API, on loopback: `GET /` (the page, assets inlined), `GET /api/events`
-//! (SSE: the wire, progress, the server's questions, reconnections), `GET /api/state`, `POST
-//! /api/call`, `/api/cancel`, `/api/answer`, `/api/read`, `/api/prompt`, `/api/reconnect` (the era switch). Every request needs the
+//! (SSE: the wire, progress, the server's questions, reconnections, views' output, tasks), `GET
+//! /api/state`, `POST /api/call`, `/api/cancel`, `/api/answer`, `/api/read`, `/api/prompt`,
+//! `/api/complete`, `/api/roots`, `/api/log-level`, `/api/task/cancel`, `/api/skill`,
+//! `/api/view` (open a view), `/api/view/post` (what a view posted), `/api/view/close`,
+//! `/api/reconnect` (the era switch). Every request needs the
 //! token (401 without it), a `Host` naming the address served (421 otherwise) and, when sent, an
 //! `Origin` of that address (403 otherwise): another site open in the browser, or a DNS
 //! rebinding, cannot drive the server.
@@ -20,7 +23,7 @@ use futures_util::stream::{self, Stream, StreamExt as _};
 use serde_json::{json, Value};
 
 use super::hub::Hub;
-use super::{page, session};
+use super::{app, page, session};
 use crate::target::{one_line, parse_mode, Target};
 
 /// What every handler needs.
@@ -39,6 +42,9 @@ pub(super) struct Dev {
     pub(super) target: Arc<Target>,
     /// Cancelled when mcpkit dev stops: the event streams end.
     pub(super) stop: tokio_util::sync::CancellationToken,
+    /// The views' origin (`http://127.0.0.1:PORT`, another listener): where the App region's
+    /// iframe loads a view from.
+    pub(super) views_base: Arc<str>,
 }
 
 /// The router of the page and its API.
@@ -53,6 +59,14 @@ pub(super) fn router(dev: Dev) -> Router {
         .route("/api/read", post(read))
         .route("/api/prompt", post(prompt))
         .route("/api/reconnect", post(reconnect))
+        .route("/api/complete", post(complete))
+        .route("/api/roots", post(roots))
+        .route("/api/log-level", post(log_level))
+        .route("/api/task/cancel", post(cancel_task))
+        .route("/api/skill", post(skill))
+        .route("/api/view", post(open_view))
+        .route("/api/view/post", post(view_post))
+        .route("/api/view/close", post(close_view))
         .layer(axum::middleware::from_fn_with_state(dev.clone(), guard))
         .with_state(dev)
 }
@@ -98,15 +112,16 @@ pub(super) fn check(dev: &Dev, headers: &HeaderMap, query: Option<&str>) -> Resu
 }
 
 /// Equal, in a time that does not depend on where they differ.
-fn same(a: &[u8], b: &[u8]) -> bool {
+pub(super) fn same(a: &[u8], b: &[u8]) -> bool {
     a.len() == b.len() && a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
 }
 
 async fn index(State(dev): State<Dev>) -> Response {
     let csp = format!(
         "default-src 'none'; script-src 'nonce-{n}'; style-src 'nonce-{n}'; img-src data:; media-src data:; \
-         connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'",
-        n = dev.nonce
+         connect-src 'self'; frame-src {v}; base-uri 'none'; form-action 'none'; frame-ancestors 'none'",
+        n = dev.nonce,
+        v = dev.views_base
     );
     let mut r = page::html(&dev.nonce, &dev.label).into_response();
     let h = r.headers_mut();
@@ -174,8 +189,8 @@ fn client_of(dev: &Dev) -> Result<mcpkit::Client, Box<Response>> {
 async fn state(State(dev): State<Dev>) -> Response {
     let (generation, down) = dev.hub.status();
     let mut v = match dev.hub.client() {
-        Some(client) => session::describe(&client).await,
-        None => json!({"connected": false, "error": down}),
+        Some(client) => session::describe(&client, &dev.hub.roots()).await,
+        None => json!({"connected": false, "error": down, "roots": dev.hub.roots()}),
     };
     v["generation"] = json!(generation);
     v["target"] = json!(&*dev.label);
@@ -183,7 +198,8 @@ async fn state(State(dev): State<Dev>) -> Response {
     json_response(StatusCode::OK, &v)
 }
 
-/// `{call, tool, arguments}`: runs the tool; answers when it ends (or is cancelled).
+/// `{call, tool, arguments, task?, view?}`: runs the tool (as a task when `task`; with the
+/// view `view` sent its input and result); answers when it ends (or is cancelled).
 async fn call(State(dev): State<Dev>, body: Bytes) -> Response {
     let v = match body_json(&body) {
         Ok(v) => v,
@@ -200,19 +216,27 @@ async fn call(State(dev): State<Dev>, body: Bytes) -> Response {
         Value::Null => json!({}),
         a => a.clone(),
     };
-    let task = tokio::spawn(session::call_tool(
-        dev.hub.clone(),
-        client,
+    let view = v["view"].as_u64().and_then(|view| dev.hub.view(view)).map(|v| v.bridge);
+    let plan = session::CallPlan {
         id,
-        tool.to_owned(),
+        tool: tool.to_owned(),
         arguments,
-    ));
+        as_task: v["task"].as_bool().unwrap_or(false),
+        view: view.clone(),
+    };
+    let task = tokio::spawn(session::call_tool(dev.hub.clone(), client, plan));
     dev.hub.start_call(id, task.abort_handle());
     let outcome = task.await;
     dev.hub.end_call(id);
+    dev.hub.end_task(id);
     match outcome {
         Ok(v) => json_response(StatusCode::OK, &v),
-        Err(e) if e.is_cancelled() => json_response(StatusCode::OK, &json!({"cancelled": true})),
+        Err(e) if e.is_cancelled() => {
+            if let Some(view) = view {
+                view.send_tool_cancelled(Some("cancelled by the user".to_owned()));
+            }
+            json_response(StatusCode::OK, &json!({"cancelled": true}))
+        }
         Err(_) => json_response(
             StatusCode::INTERNAL_SERVER_ERROR,
             &json!({"error": "the call's task failed"}),
@@ -229,6 +253,17 @@ async fn cancel(State(dev): State<Dev>, body: Bytes) -> Response {
     let Some(id) = v["call"].as_u64() else {
         return bad_request("expected {\"call\": number}");
     };
+    // A call that became a task: the task is cancelled on the server (`tasks/cancel`), and the
+    // call ends when the server says the task ended.
+    if let (Some(task), Some(client)) = (dev.hub.task_of(id), dev.hub.client()) {
+        return match client.cancel_task(&task).await {
+            Ok(()) => json_response(StatusCode::OK, &json!({"cancelled": true, "task": task})),
+            Err(e) => json_response(
+                StatusCode::OK,
+                &json!({"cancelled": false, "error": one_line(&e.to_string())}),
+            ),
+        };
+    }
     json_response(StatusCode::OK, &json!({"cancelled": dev.hub.cancel(id)}))
 }
 
@@ -309,4 +344,178 @@ async fn reconnect(State(dev): State<Dev>, body: Bytes) -> Response {
     let connected = session::restart(&dev.target, &dev.hub).await;
     let (_, why) = dev.hub.status();
     json_response(StatusCode::OK, &json!({"connected": connected, "error": why}))
+}
+
+/// `{ref: {type: "ref/prompt", name} | {type: "ref/resource", uri}, argument, value}`:
+/// `completion/complete`.
+async fn complete(State(dev): State<Dev>, body: Bytes) -> Response {
+    let v = match body_json(&body) {
+        Ok(v) => v,
+        Err(r) => return *r,
+    };
+    let reference = serde_json::from_value::<mcpkit::types::schema::CompletionReference>(v["ref"].clone());
+    let (Ok(reference), Some(argument), Some(value)) = (reference, v["argument"].as_str(), v["value"].as_str()) else {
+        return bad_request("expected {\"ref\": {\"type\": \"ref/prompt\", \"name\"} | {\"type\": \"ref/resource\", \"uri\"}, \"argument\": string, \"value\": string}");
+    };
+    let client = match client_of(&dev) {
+        Ok(c) => c,
+        Err(r) => return *r,
+    };
+    let v = match client.complete(reference, argument, value).await {
+        Ok(r) => json!({"result": r}),
+        Err(e) => json!({"error": one_line(&e.to_string())}),
+    };
+    json_response(StatusCode::OK, &v)
+}
+
+/// Roots the page may offer at most.
+const ROOTS: usize = 64;
+
+/// `{roots: [{uri, name?}]}`: offer these roots from now on; the server is told
+/// (`notifications/roots/list_changed`).
+async fn roots(State(dev): State<Dev>, body: Bytes) -> Response {
+    let v = match body_json(&body) {
+        Ok(v) => v,
+        Err(r) => return *r,
+    };
+    let roots = match serde_json::from_value::<Vec<mcpkit::types::schema::Root>>(v["roots"].clone()) {
+        Ok(r) if r.len() <= ROOTS && r.iter().all(|r| !r.uri.trim().is_empty()) => r,
+        Ok(_) => return bad_request(format!("at most {ROOTS} roots, each with a URI")),
+        Err(e) => return bad_request(format!("expected {{\"roots\": [{{\"uri\", \"name\"}}]}}: {e}")),
+    };
+    dev.hub.set_roots(roots.clone());
+    let v = match dev.hub.client() {
+        Some(client) => match client.set_roots(roots) {
+            Ok(()) => json!({"ok": true}),
+            Err(e) => json!({"error": one_line(&e.to_string())}),
+        },
+        None => json!({"ok": true}),
+    };
+    json_response(StatusCode::OK, &v)
+}
+
+/// `{level}`: `logging/setLevel`, and again on every new connection.
+async fn log_level(State(dev): State<Dev>, body: Bytes) -> Response {
+    let v = match body_json(&body) {
+        Ok(v) => v,
+        Err(r) => return *r,
+    };
+    let Ok(level) = serde_json::from_value::<mcpkit::types::schema::LoggingLevel>(v["level"].clone()) else {
+        return bad_request("expected {\"level\": \"debug\" | \"info\" | … | \"emergency\"}");
+    };
+    let client = match client_of(&dev) {
+        Ok(c) => c,
+        Err(r) => return *r,
+    };
+    dev.hub.set_log_level(level);
+    let v = match client.set_log_level(level).await {
+        Ok(()) => json!({"ok": true}),
+        Err(e) => json!({"error": one_line(&e.to_string())}),
+    };
+    json_response(StatusCode::OK, &v)
+}
+
+/// `{task}`: `tasks/cancel`.
+async fn cancel_task(State(dev): State<Dev>, body: Bytes) -> Response {
+    let v = match body_json(&body) {
+        Ok(v) => v,
+        Err(r) => return *r,
+    };
+    let Some(task) = v["task"].as_str() else {
+        return bad_request("expected {\"task\": string}");
+    };
+    let client = match client_of(&dev) {
+        Ok(c) => c,
+        Err(r) => return *r,
+    };
+    let v = match client.cancel_task(task).await {
+        Ok(()) => json!({"ok": true}),
+        Err(e) => json!({"error": one_line(&e.to_string())}),
+    };
+    json_response(StatusCode::OK, &v)
+}
+
+/// `{uri}`: load the skill whose `SKILL.md` is `uri` (checked against its entry).
+async fn skill(State(dev): State<Dev>, body: Bytes) -> Response {
+    let v = match body_json(&body) {
+        Ok(v) => v,
+        Err(r) => return *r,
+    };
+    let Some(uri) = v["uri"].as_str() else {
+        return bad_request("expected {\"uri\": string}");
+    };
+    let client = match client_of(&dev) {
+        Ok(c) => c,
+        Err(r) => return *r,
+    };
+    let loaded = async {
+        let entry = client.get_skill(uri).await?;
+        client.load_skill(&entry).await
+    };
+    let v = match loaded.await {
+        Ok(s) => json!({"result": {"name": s.name(), "entry": s.entry, "text": s.text}}),
+        Err(e) => json!({"error": one_line(&e.to_string())}),
+    };
+    json_response(StatusCode::OK, &v)
+}
+
+/// `{uri, tool?, theme?, locale?}`: open the view at `uri` in the App region (for the tool
+/// `tool`, its definition, when a call opens it).
+async fn open_view(State(dev): State<Dev>, body: Bytes) -> Response {
+    let v = match body_json(&body) {
+        Ok(v) => v,
+        Err(r) => return *r,
+    };
+    let Some(uri) = v["uri"].as_str() else {
+        return bad_request("expected {\"uri\": \"ui://…\", \"tool\": {…}}");
+    };
+    let client = match client_of(&dev) {
+        Ok(c) => c,
+        Err(r) => return *r,
+    };
+    let tool = serde_json::from_value(v["tool"].clone()).ok();
+    let text = |k: &str| v[k].as_str().map(str::to_owned);
+    let opened = app::open(
+        &dev.hub,
+        client,
+        &dev.views_base,
+        uri,
+        tool,
+        text("theme"),
+        text("locale"),
+    )
+    .await;
+    json_response(StatusCode::OK, &opened)
+}
+
+/// `{view, message}`: a JSON-RPC message view `view` posted; answers `{reply}`, the message to
+/// post back (`null` for none).
+async fn view_post(State(dev): State<Dev>, body: Bytes) -> Response {
+    let v = match body_json(&body) {
+        Ok(v) => v,
+        Err(r) => return *r,
+    };
+    let (Some(id), Some(message)) = (v["view"].as_u64(), v["message"].as_str()) else {
+        return bad_request("expected {\"view\": number, \"message\": string}");
+    };
+    let Some(view) = dev.hub.view(id) else {
+        return json_response(
+            StatusCode::NOT_FOUND,
+            &json!({"error": "no such view (closed, or the server reconnected)"}),
+        );
+    };
+    let reply = app::post(&dev.hub, &view.bridge, message).await;
+    json_response(StatusCode::OK, &json!({"reply": reply}))
+}
+
+/// `{view}`: close a view.
+async fn close_view(State(dev): State<Dev>, body: Bytes) -> Response {
+    let v = match body_json(&body) {
+        Ok(v) => v,
+        Err(r) => return *r,
+    };
+    let Some(id) = v["view"].as_u64() else {
+        return bad_request("expected {\"view\": number}");
+    };
+    json_response(StatusCode::OK, &json!({"closed": dev.hub.close_view(id)}))
 }

@@ -6,7 +6,9 @@ use std::collections::{HashMap, VecDeque};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::{SystemTime, UNIX_EPOCH};
 
+use mcpkit::apps::host::AppBridge;
 use mcpkit::client::ConnectMode;
+use mcpkit::types::schema::{LoggingLevel, Root};
 use mcpkit::Client;
 use serde_json::{json, Value};
 use tokio::sync::{broadcast, oneshot};
@@ -18,6 +20,10 @@ use crate::target::ConnectOptions;
 /// and at most this many bytes (a server sending images fills it fast).
 const HISTORY: usize = 5000;
 const HISTORY_BYTES: usize = 32 << 20;
+
+/// Views open at once (the App region shows one; a few more stay reachable while a page
+/// replaces them): opening one more closes the oldest.
+const VIEWS: usize = 8;
 
 /// Shared between the HTTP handlers, the client's handlers and the watcher.
 pub(super) struct Hub {
@@ -36,11 +42,33 @@ struct State {
     asks: HashMap<u64, oneshot::Sender<Value>>,
     /// Running tool calls by the page's call id.
     calls: HashMap<u64, AbortHandle>,
+    /// The task a running call became, by the page's call id.
+    tasks: HashMap<u64, String>,
     client: Option<Client>,
     /// Bumped on every (re)connection, so the page knows to reload what it shows.
     generation: u64,
     /// Why there is no client now (a failed start or build), for the page.
     down: Option<String>,
+    next_view: u64,
+    /// The views open in the App region, oldest first.
+    views: VecDeque<OpenView>,
+    /// The roots the page offers the server.
+    roots: Vec<Root>,
+    /// The logging level the page chose, set again on every new connection.
+    log_level: Option<LoggingLevel>,
+}
+
+/// A view open in the App region: its bridge to the server, its document and the key its URL
+/// carries on the views' origin.
+#[derive(Clone)]
+pub(super) struct OpenView {
+    pub(super) id: u64,
+    pub(super) bridge: AppBridge,
+    pub(super) html: Arc<str>,
+    pub(super) csp: Arc<str>,
+    pub(super) key: Arc<str>,
+    /// The task that carries the bridge's output to the page.
+    pump: AbortHandle,
 }
 
 impl Hub {
@@ -122,6 +150,21 @@ impl Hub {
         self.lock().calls.insert(id, handle);
     }
 
+    /// Call `id` became task `task`: "Cancel" cancels the task.
+    pub(super) fn start_task(&self, id: u64, task: String) {
+        self.lock().tasks.insert(id, task);
+    }
+
+    /// Call `id`'s task ended.
+    pub(super) fn end_task(&self, id: u64) {
+        self.lock().tasks.remove(&id);
+    }
+
+    /// The task call `id` became, if it did and still runs.
+    pub(super) fn task_of(&self, id: u64) -> Option<String> {
+        self.lock().tasks.get(&id).cloned()
+    }
+
     /// Forget a call that ended.
     pub(super) fn end_call(&self, id: u64) {
         self.lock().calls.remove(&id);
@@ -149,8 +192,79 @@ impl Hub {
         (s.generation, s.down.clone())
     }
 
-    /// A new connection replaces the old one (returned, to be closed); its calls and open
-    /// questions end. Also returns the new connection's generation.
+    /// A new view number.
+    pub(super) fn next_view(&self) -> u64 {
+        let mut s = self.lock();
+        s.next_view += 1;
+        s.next_view
+    }
+
+    /// Keep `view` open (its output carried by `pump`); the oldest closes beyond [`VIEWS`].
+    pub(super) fn add_view(
+        &self,
+        id: u64,
+        bridge: AppBridge,
+        html: Arc<str>,
+        csp: Arc<str>,
+        key: Arc<str>,
+        pump: AbortHandle,
+    ) {
+        let mut s = self.lock();
+        s.views.push_back(OpenView {
+            id,
+            bridge,
+            html,
+            csp,
+            key,
+            pump,
+        });
+        while s.views.len() > VIEWS {
+            if let Some(old) = s.views.pop_front() {
+                old.pump.abort();
+            }
+        }
+    }
+
+    /// Open view `id`.
+    pub(super) fn view(&self, id: u64) -> Option<OpenView> {
+        self.lock().views.iter().find(|v| v.id == id).cloned()
+    }
+
+    /// Close view `id`; whether it was open.
+    pub(super) fn close_view(&self, id: u64) -> bool {
+        let mut s = self.lock();
+        let before = s.views.len();
+        s.views.retain(|v| {
+            if v.id == id {
+                v.pump.abort();
+            }
+            v.id != id
+        });
+        s.views.len() != before
+    }
+
+    /// The roots offered to the server.
+    pub(super) fn roots(&self) -> Vec<Root> {
+        self.lock().roots.clone()
+    }
+
+    /// Offer `roots` from now on.
+    pub(super) fn set_roots(&self, roots: Vec<Root>) {
+        self.lock().roots = roots;
+    }
+
+    /// The logging level the page chose, if any.
+    pub(super) fn log_level(&self) -> Option<LoggingLevel> {
+        self.lock().log_level
+    }
+
+    /// Remember the logging level the page chose.
+    pub(super) fn set_log_level(&self, level: LoggingLevel) {
+        self.lock().log_level = Some(level);
+    }
+
+    /// A new connection replaces the old one (returned, to be closed); its calls, open
+    /// questions and views end. Also returns the new connection's generation.
     pub(super) fn connected(&self, client: Client) -> (Option<Client>, u64) {
         let (old, generation) = {
             let mut s = self.lock();
@@ -159,6 +273,10 @@ impl Hub {
             for (_, call) in s.calls.drain() {
                 call.abort();
             }
+            for view in s.views.drain(..) {
+                view.pump.abort();
+            }
+            s.tasks.clear();
             // Dropping the senders answers the questions with `None`.
             s.asks.clear();
             (s.client.replace(client), s.generation)
@@ -188,6 +306,10 @@ impl Hub {
             for (_, call) in s.calls.drain() {
                 call.abort();
             }
+            for view in s.views.drain(..) {
+                view.pump.abort();
+            }
+            s.tasks.clear();
             s.asks.clear();
             s.client.take()
         };

@@ -4,9 +4,13 @@
 
 use std::sync::Arc;
 
+use mcpkit::apps::host::AppBridge;
+use mcpkit::client::tasks::{task_progress, ToolOutcome};
 use mcpkit::client::{CallOptions, ConnectMode};
 use mcpkit::transport::inspect::{inspect, Direction, Observed};
-use mcpkit::types::schema::{CreateMessageResult, ElicitAction, ElicitResult, ProgressParams};
+use mcpkit::types::schema::{
+    CallToolResult, CreateMessageResult, ElicitAction, ElicitResult, JsonObject, ProgressParams,
+};
 use mcpkit::types::{ErrorCode, ErrorObject};
 use mcpkit::Client;
 use serde_json::{json, Value};
@@ -22,6 +26,12 @@ pub(super) async fn restart(target: &Target, hub: &Arc<Hub>) -> bool {
     }
     match connect(target, hub.options(), hub).await {
         Ok(client) => {
+            // The level the page chose holds for every connection.
+            if let Some(level) = hub.log_level() {
+                if let Err(e) = client.set_log_level(level).await {
+                    hub.publish(json!({"kind": "note", "text": format!("logging/setLevel failed: {}", one_line(&e.to_string()))}));
+                }
+            }
             let peer = client.peer().clone();
             let (old, generation) = hub.connected(client);
             if let Some(old) = old {
@@ -71,8 +81,11 @@ async fn connect(target: &Target, options: ConnectOptions, hub: &Arc<Hub>) -> Re
         wire.publish(json!({"kind": "message", "dir": dir, "at": timestamp(), "text": text}));
     });
     let (sampling, elicitation) = (hub.clone(), hub.clone());
+    // A host that renders MCP Apps views, offering the page's roots.
     let builder = Client::builder()
         .name("mcpkit-dev", env!("CARGO_PKG_VERSION"))
+        .extension(mcpkit::apps::EXTENSION_ID, mcpkit::apps::settings())
+        .roots(hub.roots())
         .on_sampling(move |p| {
             let hub = sampling.clone();
             async move {
@@ -107,7 +120,7 @@ async fn connect(target: &Target, options: ConnectOptions, hub: &Arc<Hub>) -> Re
 
 /// What the page shows of the connection: server info, revision, capabilities, instructions,
 /// and the lists.
-pub(super) async fn describe(client: &Client) -> Value {
+pub(super) async fn describe(client: &Client, hub_roots: &[mcpkit::types::schema::Root]) -> Value {
     let init = client.initialize_result();
     let tools = list(
         client.list_all_tools().await,
@@ -125,8 +138,14 @@ pub(super) async fn describe(client: &Client) -> Value {
         client.list_all_prompts().await,
         client.server_capabilities().prompts.is_some(),
     );
+    let skills = match client.serves_skills() {
+        true => list(client.list_all_skills().await, true),
+        false => Value::Null,
+    };
     json!({
         "connected": true,
+        "skills": skills,
+        "roots": hub_roots,
         "serverInfo": init.server_info,
         "protocolVersion": client.protocol_version().to_string(),
         "stateless": client.is_stateless(),
@@ -149,9 +168,31 @@ fn list<T: serde::Serialize>(r: mcpkit::Result<Vec<T>>, declared: bool) -> Value
     }
 }
 
-/// Call `tool` for the page's call `id`: progress goes to the page as events; the result (or
-/// the error) is returned.
-pub(super) async fn call_tool(hub: Arc<Hub>, client: Client, id: u64, tool: String, arguments: Value) -> Value {
+/// How the page asked for a call.
+pub(super) struct CallPlan {
+    /// The page's call id.
+    pub(super) id: u64,
+    /// The tool.
+    pub(super) tool: String,
+    /// Its arguments.
+    pub(super) arguments: Value,
+    /// Call it as a task (the Tasks extension): the server may answer with a task, which is
+    /// then followed to its end.
+    pub(super) as_task: bool,
+    /// The view opened for it: sent the arguments, then the result.
+    pub(super) view: Option<AppBridge>,
+}
+
+/// Call the tool for the page: progress (and a task's states) go to the page as events; the
+/// result (or the error) is returned.
+pub(super) async fn call_tool(hub: Arc<Hub>, client: Client, plan: CallPlan) -> Value {
+    let CallPlan {
+        id,
+        tool,
+        arguments,
+        as_task,
+        view,
+    } = plan;
     let (ptx, mut prx) = tokio::sync::mpsc::unbounded_channel::<ProgressParams>();
     let progress_hub = hub.clone();
     let progress = tokio::spawn(async move {
@@ -165,6 +206,9 @@ pub(super) async fn call_tool(hub: Arc<Hub>, client: Client, id: u64, tool: Stri
             }));
         }
     });
+    if let (Some(view), Value::Object(args)) = (&view, &arguments) {
+        view.send_tool_input(args.clone().into_iter().collect::<JsonObject>());
+    }
     // The page has "Cancel", and a call may wait on a dialog the user is still filling in: no
     // short timeout.
     let options = CallOptions {
@@ -172,10 +216,65 @@ pub(super) async fn call_tool(hub: Arc<Hub>, client: Client, id: u64, tool: Stri
         reset_timeout_on_progress: true,
         progress: Some(ptx),
     };
-    let outcome = client.call_tool_with(&tool, arguments, options).await;
+    let outcome = match as_task {
+        true => call_as_task(&hub, &client, id, &tool, arguments, options).await,
+        false => client.call_tool_with(&tool, arguments, options).await,
+    };
     progress.abort();
     match outcome {
-        Ok(result) => json!({"result": result}),
-        Err(e) => json!({"error": one_line(&e.to_string())}),
+        Ok(result) => {
+            if let Some(view) = &view {
+                view.send_tool_result(&result);
+            }
+            json!({"result": result})
+        }
+        Err(e) => {
+            if let Some(view) = &view {
+                view.send_tool_cancelled(Some(one_line(&e.to_string())));
+            }
+            json!({"error": one_line(&e.to_string())})
+        }
     }
+}
+
+/// Call `tool` as a task and follow the task to its end, each state it is seen in sent to the
+/// page (`kind: task`); the server may also answer at once.
+async fn call_as_task(
+    hub: &Arc<Hub>,
+    client: &Client,
+    call: u64,
+    tool: &str,
+    arguments: Value,
+    options: CallOptions,
+) -> mcpkit::Result<CallToolResult> {
+    let handle = match client.call_tool_as_task(tool, arguments, options).await? {
+        ToolOutcome::Task(handle) => handle,
+        ToolOutcome::Result(r) => {
+            hub.publish(json!({"kind": "note", "text": format!("{tool}: the server answered at once (no task)")}));
+            return Ok(r);
+        }
+        other => return Err(mcpkit::Error::InvalidResponse(format!("unexpected answer {other:?}"))),
+    };
+    let task_id = handle.task.task_id.clone();
+    hub.publish(json!({"kind": "task", "call": call, "tool": tool, "task": handle.task}));
+    hub.start_task(call, task_id.clone());
+    let (seen, named) = (hub.clone(), tool.to_owned());
+    let outcome = client
+        .wait_task(&task_id, move |t| {
+            seen.publish(json!({
+                "kind": "task",
+                "call": call,
+                "tool": named,
+                "task": t.task.task,
+                "progress": task_progress(t),
+            }));
+        })
+        .await;
+    let end = match &outcome {
+        Ok(_) => json!({"kind": "task-end", "call": call, "task": task_id, "status": "completed"}),
+        Err(e) => json!({"kind": "task-end", "call": call, "task": task_id, "error": one_line(&e.to_string())}),
+    };
+    hub.publish(end);
+    hub.end_task(call);
+    outcome
 }

@@ -6,6 +6,8 @@ const $ = (id) => document.getElementById(id);
 let calls = 0;
 let running = null; // the call id shown in Result while it runs
 let generation = -1;
+let serverCaps = {};
+let roots = [];
 
 function withToken(path) {
   return `${path}?token=${encodeURIComponent(token)}`;
@@ -37,6 +39,7 @@ async function loadState() {
   const protocol = $("protocol");
   if (s.mode && ![...protocol.options].some((o) => o.value === s.mode)) protocol.append(el("option", { value: s.mode, text: s.mode }));
   if (s.mode) protocol.value = s.mode;
+  if (Array.isArray(s.roots)) renderRoots(s.roots);
   if (!s.connected) {
     setStatus(s.error ? `Not connected: ${s.error}` : "Connecting…", !!s.error);
     return;
@@ -54,6 +57,7 @@ async function loadState() {
   row("Version", si.version);
   row("Revision", s.protocolVersion + (s.stateless ? " (stateless era)" : " (handshake era)"));
   const caps = s.capabilities || {};
+  serverCaps = caps;
   row("Capabilities", Object.keys(caps).filter((k) => caps[k] != null).join(", ") || "none");
   if (caps.extensions) row("Extensions", Object.keys(caps.extensions).join(", "));
   $("capabilities").textContent = JSON.stringify(caps, null, 2);
@@ -62,6 +66,9 @@ async function loadState() {
   renderTools(s.tools);
   renderResources(s.resources, s.resourceTemplates);
   renderPrompts(s.prompts);
+  renderSkills(s.skills);
+  $("tasks").hidden = !(caps.extensions && caps.extensions["io.modelcontextprotocol/tasks"]);
+  $("log-note").textContent = caps.logging ? "" : "The server does not declare logging.";
 }
 
 function selectIn(list, button) {
@@ -75,10 +82,14 @@ function renderTools(tools) {
   $("tools-note").textContent = tools && tools.error ? `tools/list failed: ${tools.error}` : items.length ? "" : "No tools.";
   for (const t of items) {
     const b = el("button", { type: "button", text: t.name, "aria-pressed": "false" });
-    if (t.description) b.title = t.description;
+    const marks = [viewUriOf(t) ? "has a view (MCP App)" : "", appOnly(t) ? "app only" : ""].filter(Boolean).join(", ");
+    if (t.description || marks) b.title = [t.description, marks].filter(Boolean).join(" — ");
     b.addEventListener("click", () => {
       selectIn(list, b);
-      showCallForm(t.title || t.name, t.description, t.inputSchema, "Call", (args) => callTool(t.name, args));
+      showCallForm(t.title || t.name, t.description, t.inputSchema, "Call", (args) => callTool(t, args));
+      const support = t.execution && t.execution.taskSupport;
+      $("call-task").hidden = support !== "optional";
+      $("call-as-task").checked = false;
     });
     list.append(el("li", {}, b));
   }
@@ -95,10 +106,13 @@ function renderResources(resources, templates) {
   const tl = $("template-list");
   tl.replaceChildren();
   for (const t of (templates && templates.items) || []) {
-    const b = el("button", { type: "button", text: t.uriTemplate, "aria-label": `Use template ${t.uriTemplate}` });
+    const b = el("button", { type: "button", text: t.uriTemplate, "aria-label": `Read template ${t.uriTemplate}` });
     b.addEventListener("click", () => {
-      $("read-uri").value = t.uriTemplate;
-      $("read-uri").focus();
+      const names = templateVariables(t.uriTemplate);
+      const schema = { type: "object", properties: {}, required: names };
+      for (const n of names) schema.properties[n] = { type: "string" };
+      showCallForm(t.title || t.name || t.uriTemplate, t.description, schema, "Read", (args) => readResource(expandTemplate(t.uriTemplate, args)));
+      if (serverCaps.completions) attachCompletion($("call-fields"), { type: "ref/resource", uri: t.uriTemplate });
     });
     tl.append(el("li", {}, b, t.description ? el("small", { class: "desc", text: t.description }) : null));
   }
@@ -117,8 +131,268 @@ function renderPrompts(prompts) {
         if (a.required) schema.required.push(a.name);
       }
       showCallForm(p.title || p.name, p.description, schema, "Get", (args) => getPrompt(p.name, args));
+      if (serverCaps.completions) attachCompletion($("call-fields"), { type: "ref/prompt", name: p.name });
     });
     list.append(el("li", {}, b));
+  }
+}
+
+// The variables of an RFC 6570 URI template, in order.
+function templateVariables(template) {
+  const names = [];
+  for (const m of template.matchAll(/\{([+#./;?&]?)([^}]*)\}/g)) {
+    for (const part of m[2].split(",")) {
+      const n = part.replace(/\*$/, "").replace(/:\d+$/, "").trim();
+      if (n && !names.includes(n)) names.push(n);
+    }
+  }
+  return names;
+}
+
+// `template` with its variables replaced by `args` (reserved expansion for `{+x}` and `{#x}`).
+function expandTemplate(template, args) {
+  return template.replace(/\{([+#./;?&]?)([^}]*)\}/g, (_, op, list) => {
+    const reserved = op === "+" || op === "#";
+    const enc = (v) => (reserved ? encodeURI(v) : encodeURIComponent(v));
+    const vars = list.split(",").map((p) => p.replace(/\*$/, "").replace(/:\d+$/, "").trim());
+    const present = vars.filter((n) => args[n] !== undefined && args[n] !== "");
+    const sep = { "": ",", "+": ",", "#": ",", ".": ".", "/": "/", ";": ";", "?": "&", "&": "&" }[op];
+    const named = op === ";" || op === "?" || op === "&";
+    const parts = present.map((n) => (named ? `${n}=${enc(String(args[n]))}` : enc(String(args[n]))));
+    if (!parts.length) return "";
+    const first = { "": "", "+": "", "#": "#", ".": ".", "/": "/", ";": ";", "?": "?", "&": "&" }[op];
+    return first + parts.join(sep);
+  });
+}
+
+// Completions (`completion/complete`) under each text input of `container`, asked as the user
+// types; a suggestion is a button that fills the input in.
+function attachCompletion(container, ref) {
+  for (const input of container.querySelectorAll("input[name]")) {
+    if (input.type !== "text") continue;
+    const list = el("ul", { class: "suggestions", "aria-label": `Completions for ${input.name}` });
+    input.parentNode.append(list);
+    let timer = null;
+    let asked = 0;
+    const ask = async () => {
+      const n = ++asked;
+      const v = await api("/api/complete", { ref, argument: input.name, value: input.value });
+      if (n !== asked) return;
+      list.replaceChildren();
+      if (v.error) return list.append(el("li", { class: "note", text: `completion/complete failed: ${v.error}` }));
+      const values = (v.result && v.result.completion && v.result.completion.values) || [];
+      for (const value of values.slice(0, 30)) {
+        const b = el("button", { type: "button", text: String(value) });
+        b.addEventListener("click", () => {
+          input.value = String(value);
+          list.replaceChildren();
+          input.focus();
+        });
+        list.append(el("li", {}, b));
+      }
+    };
+    input.addEventListener("input", () => {
+      clearTimeout(timer);
+      timer = setTimeout(ask, 150);
+    });
+  }
+}
+
+function renderSkills(skills) {
+  $("skills").hidden = !skills;
+  const list = $("skill-list");
+  list.replaceChildren();
+  if (!skills) return;
+  const items = skills.items || [];
+  $("skills-note").textContent = skills.error ? `skills/list failed: ${skills.error}` : items.length ? "" : "No skills.";
+  for (const k of items) {
+    const name = (k.frontmatter && k.frontmatter.name) || k.uri;
+    const b = el("button", { type: "button", text: String(name), title: (k.frontmatter && k.frontmatter.description) || k.uri });
+    b.addEventListener("click", () => showSkill(String(name), k.uri));
+    list.append(el("li", {}, b));
+  }
+}
+
+async function showSkill(name, uri) {
+  const body = resultHeading(`Skill ${name}`);
+  const v = await api("/api/skill", { uri });
+  if (v.error) return showError(body, v.error);
+  body.append(el("p", { class: "note", text: uri }), el("pre", { text: (v.result && v.result.text) || "" }));
+}
+
+// ---- roots ----
+
+function renderRoots(list) {
+  roots = list;
+  const ul = $("root-list");
+  ul.replaceChildren();
+  if (!roots.length) ul.append(el("li", { class: "note", text: "No roots." }));
+  roots.forEach((r, i) => {
+    const remove = el("button", { type: "button", text: "Remove", "aria-label": `Remove root ${r.uri}` });
+    remove.addEventListener("click", () => sendRoots(roots.filter((_, j) => j !== i)));
+    ul.append(el("li", {}, el("code", { text: r.uri }), r.name ? ` (${r.name}) ` : " ", remove));
+  });
+}
+
+async function sendRoots(next) {
+  const v = await api("/api/roots", { roots: next });
+  if (v.error) {
+    $("roots-note").textContent = `Roots not changed: ${v.error}`;
+    return;
+  }
+  renderRoots(next);
+  $("roots-note").textContent = "Roots changed; the server was told (notifications/roots/list_changed).";
+}
+
+$("root-form").addEventListener("submit", (e) => {
+  e.preventDefault();
+  const uri = $("root-uri").value.trim();
+  if (!uri) return;
+  const name = $("root-name").value.trim();
+  sendRoots(roots.concat([name ? { uri, name } : { uri }]));
+  $("root-uri").value = "";
+  $("root-name").value = "";
+});
+
+// ---- logs ----
+
+$("log-form").addEventListener("submit", async (e) => {
+  e.preventDefault();
+  const level = $("log-level").value;
+  if (!level) return;
+  const v = await api("/api/log-level", { level });
+  $("log-note").textContent = v.error ? `logging/setLevel failed: ${v.error}` : `Level set to ${level}.`;
+});
+
+$("log-clear").addEventListener("click", () => $("log-list").replaceChildren());
+
+function addLog(p, source, at) {
+  const data = typeof p.data === "string" ? p.data : JSON.stringify(p.data);
+  $("log-list").append(
+    el("li", { class: `log-${p.level}` }, el("time", { text: at || "" }), el("span", { class: "level", text: String(p.level || "") }), source === "view" ? el("span", { class: "tag", text: "view" }) : null, p.logger ? `[${p.logger}] ` : "", data || ""),
+  );
+}
+
+// ---- tasks ----
+
+const taskRows = new Map();
+
+function onTask(e) {
+  const t = e.task || {};
+  let row = taskRows.get(t.taskId);
+  if (!row) {
+    const status = el("span");
+    const cancel = el("button", { type: "button", text: "Cancel task", "aria-label": `Cancel task ${t.taskId}` });
+    cancel.addEventListener("click", () => api("/api/task/cancel", { task: t.taskId }));
+    row = { li: el("li", {}, el("code", { text: t.taskId }), ` ${e.tool || ""}: `, status, " ", cancel), status, cancel };
+    taskRows.set(t.taskId, row);
+    $("task-list").append(row.li);
+    $("tasks").hidden = false;
+  }
+  const p = e.progress ? ` (${e.progress.progress}${e.progress.total != null ? ` / ${e.progress.total}` : ""})` : "";
+  row.status.textContent = `${t.status}${p}${t.statusMessage ? ` ${t.statusMessage}` : ""}`;
+  row.cancel.hidden = ["completed", "failed", "cancelled"].includes(t.status);
+}
+
+function onTaskEnd(e) {
+  const row = taskRows.get(e.task);
+  if (!row) return;
+  if (e.error) row.status.textContent = `ended: ${e.error}`;
+  else if (!/^completed/.test(row.status.textContent)) row.status.textContent = "completed";
+  row.cancel.hidden = true;
+}
+
+// ---- the App region: a tool's view (MCP Apps) ----
+
+let currentView = null; // {id, frame, uri}
+
+function viewUriOf(t) {
+  const m = t._meta || {};
+  const uri = (m.ui && m.ui.resourceUri) || m["ui/resourceUri"];
+  return typeof uri === "string" && uri.startsWith("ui://") ? uri : null;
+}
+
+function appOnly(t) {
+  const v = t._meta && t._meta.ui && t._meta.ui.visibility;
+  return Array.isArray(v) && !v.includes("model");
+}
+
+function closeView() {
+  if (!currentView) return;
+  api("/api/view/close", { view: currentView.id });
+  currentView.frame.remove();
+  currentView = null;
+}
+
+// Open the view at `uri` (for `tool`) in a sandboxed iframe on the views' origin; its id, or
+// null when it could not be opened.
+async function openView(uri, tool) {
+  closeView();
+  $("app-requests").replaceChildren();
+  $("app-note").textContent = `Opening ${uri}…`;
+  const theme = matchMedia("(prefers-color-scheme: dark)").matches ? "dark" : "light";
+  const v = await api("/api/view", { uri, tool, theme, locale: navigator.language });
+  if (v.error) {
+    $("app-note").textContent = `The view ${uri} could not be opened: ${v.error}`;
+    return null;
+  }
+  const frame = el("iframe", { sandbox: v.sandbox, title: `View ${uri}`, referrerpolicy: "no-referrer", src: v.src });
+  if (v.allow) frame.setAttribute("allow", v.allow);
+  if (v.prefersBorder === false) frame.classList.add("borderless");
+  currentView = { id: v.view, frame, uri };
+  $("app-frame").replaceChildren(frame);
+  $("app-note").textContent = `${uri}${tool ? ` (${tool.name})` : ""}: loading`;
+  return v.view;
+}
+
+function postToView(view, text) {
+  if (!view.frame.contentWindow) return;
+  try {
+    // The view's origin is opaque (sandboxed without allow-same-origin): "*" is the only target.
+    view.frame.contentWindow.postMessage(JSON.parse(text), "*");
+  } catch (err) {
+    console.warn("mcpkit dev: a message for the view could not be posted", err);
+  }
+}
+
+// What the view posts goes to mcpkit dev's bridge (which answers, and calls the server with
+// the visibility gate); the answer comes back here.
+window.addEventListener("message", async (e) => {
+  const view = currentView;
+  if (!view || e.source !== view.frame.contentWindow) return;
+  const m = e.data;
+  if (!m || typeof m !== "object" || m.jsonrpc !== "2.0") return;
+  const v = await api("/api/view/post", { view: view.id, message: JSON.stringify(m) });
+  if (typeof v.reply === "string" && currentView === view) postToView(view, v.reply);
+});
+
+function onViewEvent(e) {
+  const ev = e.event || {};
+  const current = currentView && e.view === currentView.id;
+  if (ev.type === "log") return addLog(ev.log || {}, "view");
+  if (!current) return;
+  const requests = $("app-requests");
+  switch (ev.type) {
+    case "initialized":
+      $("app-note").textContent = `${currentView.uri}: ready`;
+      return;
+    case "size":
+      if (typeof ev.height === "number" && ev.height > 0) currentView.frame.style.height = `${Math.min(Math.max(ev.height, 40), 2000)}px`;
+      return;
+    case "open-link": {
+      const open = el("button", { type: "button", text: "Open link" });
+      open.addEventListener("click", () => {
+        if (/^https?:\/\//i.test(ev.url || "")) window.open(ev.url, "_blank", "noopener,noreferrer");
+      });
+      requests.append(el("li", {}, "The view asks to open ", el("code", { text: ev.url || "" }), " ", open));
+      return;
+    }
+    case "message":
+      requests.append(el("li", {}, "The view adds a message: ", el("code", { text: JSON.stringify(ev.params) })));
+      return;
+    case "model-context":
+      requests.append(el("li", {}, "The view updates the model's context: ", el("code", { text: JSON.stringify(ev.params) })));
+      return;
   }
 }
 
@@ -140,6 +414,7 @@ function showCallForm(name, description, schema, verb, run) {
   $("call-description").textContent = description || "";
   $("call-error").textContent = "";
   $("call-submit").textContent = verb;
+  $("call-task").hidden = true;
   const read = schemaForm(schema, $("call-fields"));
   submitForm = () => {
     let args;
@@ -173,14 +448,20 @@ function showError(body, message) {
   body.append(el("p", { class: "error", text: message }));
 }
 
-async function callTool(name, args) {
+async function callTool(t, args) {
+  const name = t.name;
   const id = ++calls;
   running = id;
   const body = resultHeading(`${name} (running)`);
   $("progress").hidden = false;
   $("progress-bar").removeAttribute("value");
   $("progress-text").textContent = "";
-  const v = await api("/api/call", { call: id, tool: name, arguments: args });
+  // A tool with a view: the view opens first and is sent the call's input, then its result.
+  const uri = viewUriOf(t);
+  const view = uri ? await openView(uri, t) : null;
+  const support = t.execution && t.execution.taskSupport;
+  const task = support === "required" || (support === "optional" && $("call-as-task").checked);
+  const v = await api("/api/call", { call: id, tool: name, arguments: args, task, view });
   if (running === id) {
     running = null;
     $("progress").hidden = true;
@@ -301,12 +582,22 @@ function onMessage(e) {
     }
   })();
   const arrow = e.dir === "out" ? "→" : "←";
-  const line = el("summary", {}, el("time", { text: e.at }), " ", el("span", { class: "arrow", text: arrow, "aria-label": e.dir === "out" ? "sent" : "received" }), " ", el("span", { text: summary(e.text) }));
+  const view = e.peer === "view";
+  const line = el("summary", {}, el("time", { text: e.at }), " ", el("span", { class: "arrow", text: arrow, "aria-label": e.dir === "out" ? "sent" : "received" }), view ? el("span", { class: "tag", text: "view", title: "between the App view and mcpkit dev" }) : " ", el("span", { text: summary(e.text) }));
   const li = el("li", { class: `dir-${e.dir}` }, el("details", {}, line, el("pre", { text: pretty })));
   const filter = $("message-filter").value.toLowerCase();
   li.hidden = filter !== "" && !e.text.toLowerCase().includes(filter);
   li.dataset.text = e.text.toLowerCase();
   $("message-list").append(li);
+  if (view) return;
+  if (e.dir === "in" && e.text.includes('"notifications/message"')) {
+    try {
+      const m = JSON.parse(e.text);
+      if (m.method === "notifications/message") addLog(m.params || {}, "server", e.at);
+    } catch {
+      // Not JSON: not a log message.
+    }
+  }
   // A list changed on the server: show the new one.
   if (e.dir === "in" && /"method":"notifications\/(tools|resources|prompts)\/list_changed"/.test(e.text)) {
     scheduleLoad();
@@ -428,6 +719,17 @@ function onEvent(e) {
       return onMessage(e);
     case "progress":
       return onProgress(e);
+    case "view-post":
+      if (currentView && e.view === currentView.id) postToView(currentView, e.text);
+      return;
+    case "view-event":
+      return onViewEvent(e);
+    case "task":
+      return onTask(e);
+    case "task-end":
+      return onTaskEnd(e);
+    case "note":
+      return addLog({ level: "notice", logger: "mcpkit dev", data: e.text }, "host");
     case "ask":
       if (e.method === "elicitation/create") return askElicitation(e.id, e.params || {});
       if (e.method === "sampling/createMessage") return askSampling(e.id, e.params || {});
@@ -442,7 +744,15 @@ function onEvent(e) {
       return;
     }
     case "connected":
-      if (e.generation !== generation) scheduleLoad();
+      if (e.generation !== generation) {
+        // The views of the old connection are closed with it.
+        if (currentView) {
+          currentView.frame.remove();
+          currentView = null;
+          $("app-note").textContent = "Reconnected: call the tool again to see its view.";
+        }
+        scheduleLoad();
+      }
       return;
     case "disconnected":
       return setStatus(`Disconnected: ${e.reason}`, true);
