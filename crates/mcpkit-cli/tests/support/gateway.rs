@@ -146,7 +146,8 @@ impl Gateway {
         Gateway::start_at(dir, path, args)
     }
 
-    fn start_at(dir: tempfile::TempDir, path: PathBuf, args: &[&str]) -> Gateway {
+    /// Start the gateway on the config file at `path` (kept with `dir`).
+    pub(crate) fn start_at(dir: tempfile::TempDir, path: PathBuf, args: &[&str]) -> Gateway {
         let mut cmd = Command::new(env!("CARGO_BIN_EXE_mcpkit"));
         cmd.arg("gateway")
             .arg("--config")
