@@ -140,15 +140,25 @@ impl Gateway {
     /// Write `config` to a fresh folder and start the gateway on it; returns once it listens
     /// (each upstream has connected or failed once).
     pub(crate) fn start(config: &str, args: &[&str]) -> Gateway {
+        Gateway::start_with_env(config, args, &[])
+    }
+
+    /// [`Gateway::start`] with these environment variables set.
+    pub(crate) fn start_with_env(config: &str, args: &[&str], env: &[(&str, &str)]) -> Gateway {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("gateway.toml");
         std::fs::write(&path, config).unwrap();
-        Gateway::start_at(dir, path, args)
+        Gateway::launch(dir, path, args, env)
     }
 
     /// Start the gateway on the config file at `path` (kept with `dir`).
     pub(crate) fn start_at(dir: tempfile::TempDir, path: PathBuf, args: &[&str]) -> Gateway {
+        Gateway::launch(dir, path, args, &[])
+    }
+
+    fn launch(dir: tempfile::TempDir, path: PathBuf, args: &[&str], env: &[(&str, &str)]) -> Gateway {
         let mut cmd = Command::new(env!("CARGO_BIN_EXE_mcpkit"));
+        cmd.envs(env.iter().copied());
         cmd.arg("gateway")
             .arg("--config")
             .arg(&path)
@@ -218,8 +228,13 @@ pub(crate) struct ServeUpstream {
 impl ServeUpstream {
     /// Start it on a free port.
     pub(crate) fn start(args: &[&str]) -> ServeUpstream {
+        ServeUpstream::start_with_env(args, &[])
+    }
+
+    /// [`ServeUpstream::start`] with these environment variables set (not kept for a restart).
+    pub(crate) fn start_with_env(args: &[&str], env: &[(&str, &str)]) -> ServeUpstream {
         let args: Vec<String> = args.iter().map(|a| (*a).to_owned()).collect();
-        let (child, stderr, url) = Self::spawn("127.0.0.1:0", &args);
+        let (child, stderr, url) = Self::spawn("127.0.0.1:0", &args, env);
         ServeUpstream {
             child: Some(child),
             args,
@@ -228,8 +243,9 @@ impl ServeUpstream {
         }
     }
 
-    fn spawn(addr: &str, args: &[String]) -> (Child, Lines, String) {
+    fn spawn(addr: &str, args: &[String], env: &[(&str, &str)]) -> (Child, Lines, String) {
         let mut cmd = Command::new(env!("CARGO_BIN_EXE_mcpkit"));
+        cmd.envs(env.iter().copied());
         cmd.args(["serve", "--http", addr]).args(args);
         start_listening(cmd, "mcpkit serve: listening on ")
     }
