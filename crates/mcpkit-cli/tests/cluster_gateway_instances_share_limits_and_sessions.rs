@@ -57,7 +57,12 @@ async fn a_per_client_rate_limit_holds_across_both_instances() {
         let reply = post_stateless_call(&http, &balancer.url(), id, "ref_echo", json!({"message": "hi"})).await;
         statuses.push(reply.status().as_u16());
     }
-    assert_eq!(statuses, [200, 200, 200, 200, 200, 429, 429, 429, 429, 429], "{}", stderr(&gateways));
+    assert_eq!(
+        statuses,
+        [200, 200, 200, 200, 200, 429, 429, 429, 429, 429],
+        "{}",
+        stderr(&gateways)
+    );
     let served = balancer.wait_for_requests(10, Duration::from_secs(5), |r| r.body_has("\"tools/call\""));
     for id in ["i1", "i2"] {
         assert!(
@@ -75,8 +80,10 @@ async fn a_session_survives_the_instance_that_opened_it() {
     let http = reqwest::Client::new();
     let url = balancer.url();
     let session = open_session(&http, &url).await;
-    let call = |id: u64| json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
-        "params": {"name": "ref_echo", "arguments": {"message": format!("call {id}")}}});
+    let call = |id: u64| {
+        json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
+        "params": {"name": "ref_echo", "arguments": {"message": format!("call {id}")}}})
+    };
     let reply = post(&http, &url, Some(&session), &call(2)).await;
     assert_eq!(reply.status(), 200);
     let body = mcpkit_test_support::sse::reply_of(&reply.text().await.unwrap());
@@ -92,7 +99,12 @@ async fn a_session_survives_the_instance_that_opened_it() {
     );
     for id in 3..7 {
         let reply = post(&http, &url, Some(&session), &call(id)).await;
-        assert_eq!(reply.status(), 200, "call {id} on the session {opener} opened; {}", stderr(&gateways));
+        assert_eq!(
+            reply.status(),
+            200,
+            "call {id} on the session {opener} opened; {}",
+            stderr(&gateways)
+        );
         let body = mcpkit_test_support::sse::reply_of(&reply.text().await.unwrap());
         assert_eq!(body["result"]["content"][0]["text"], format!("call {id}"), "{body}");
     }

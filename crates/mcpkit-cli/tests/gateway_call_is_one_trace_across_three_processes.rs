@@ -78,7 +78,10 @@ async fn a_call_through_the_gateway_is_one_trace() {
     for span in [gateway_server, gateway_client, upstream_server] {
         assert_eq!(span.trace_id, client.trace_id, "one trace: {span:#?}\n{spans:#?}");
     }
-    assert_eq!(gateway_server.parent_span_id, client.span_id, "the gateway's server span is the client's child");
+    assert_eq!(
+        gateway_server.parent_span_id, client.span_id,
+        "the gateway's server span is the client's child"
+    );
     assert_eq!(
         upstream_server.parent_span_id, gateway_client.span_id,
         "the upstream's server span is the child of the gateway's client span"

@@ -90,7 +90,11 @@ async fn cancel_reaches_the_upstream(mode: ConnectMode, label: &str) {
     };
     let before = progress_lines(&upstream);
     tokio::time::sleep(Duration::from_millis(600)).await;
-    assert_eq!(progress_lines(&upstream), before, "{mode:?}: the upstream goes on working");
+    assert_eq!(
+        progress_lines(&upstream),
+        before,
+        "{mode:?}: the upstream goes on working"
+    );
     assert!(
         !sent(&upstream).iter().any(|m| m["id"] == call_id),
         "{mode:?}: the upstream answered the cancelled call"

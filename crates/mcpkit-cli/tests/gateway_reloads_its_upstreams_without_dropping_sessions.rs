@@ -35,7 +35,12 @@ async fn tools(http: &reqwest::Client, url: &str, session: &str) -> Vec<String> 
 }
 
 /// Poll the list (every 50 ms, 20 s at most) until `want` holds; the last list.
-async fn tools_until(http: &reqwest::Client, url: &str, session: &str, want: impl Fn(&[String]) -> bool) -> Vec<String> {
+async fn tools_until(
+    http: &reqwest::Client,
+    url: &str,
+    session: &str,
+    want: impl Fn(&[String]) -> bool,
+) -> Vec<String> {
     let deadline = Instant::now() + Duration::from_secs(20);
     loop {
         let names = tools(http, url, session).await;
@@ -98,17 +103,35 @@ async fn upstreams_come_and_go_while_the_session_stays() {
     let session = open_session(&http, &url).await;
     let mut stream = EventStream::open(&http, &url, &session, None).await;
     let first = tools(&http, &url, &session).await;
-    assert!(only(&first, "ref_") && first.contains(&"ref_echo".to_owned()), "{first:?}");
+    assert!(
+        only(&first, "ref_") && first.contains(&"ref_echo".to_owned()),
+        "{first:?}"
+    );
 
     // Added: `ts` appears, the session is told, and both answer on the same session.
     std::fs::write(&link, [stdio_reference("ref"), stdio_typescript("ts")].join("\n")).unwrap();
-    assert!(told(&mut stream).await, "no list_changed after adding; {}", gateway.stderr.text());
+    assert!(
+        told(&mut stream).await,
+        "no list_changed after adding; {}",
+        gateway.stderr.text()
+    );
     let both = tools_until(&http, &url, &session, |n| n.contains(&"ts_echo".to_owned())).await;
-    assert!(both.contains(&"ts_echo".to_owned()) && both.contains(&"ref_echo".to_owned()), "{both:?}");
-    assert_eq!(both.len(), first.len() + 3, "ref's tools and ts's echo, add, fail: {both:?}");
+    assert!(
+        both.contains(&"ts_echo".to_owned()) && both.contains(&"ref_echo".to_owned()),
+        "{both:?}"
+    );
+    assert_eq!(
+        both.len(),
+        first.len() + 3,
+        "ref's tools and ts's echo, add, fail: {both:?}"
+    );
     assert_eq!(echo(&http, &url, &session, "ts_echo").await, "same session");
     assert_eq!(echo(&http, &url, &session, "ref_echo").await, "same session");
-    assert!(gateway.stderr.wait_for("mcpkit gateway: reloaded: 1 started, 0 stopped, 0 restarted", 1, Duration::from_secs(5)));
+    assert!(gateway.stderr.wait_for(
+        "mcpkit gateway: reloaded: 1 started, 0 stopped, 0 restarted",
+        1,
+        Duration::from_secs(5)
+    ));
 
     // Removed: `ref` goes.
     std::fs::write(&link, stdio_typescript("ts")).unwrap();
@@ -116,12 +139,20 @@ async fn upstreams_come_and_go_while_the_session_stays() {
     let left = tools_until(&http, &url, &session, |n| only(n, "ts_")).await;
     assert_eq!(left, ["ts_add", "ts_echo", "ts_fail"]);
     assert_eq!(echo(&http, &url, &session, "ts_echo").await, "same session");
-    assert!(gateway.stderr.wait_for("mcpkit gateway: reloaded: 0 started, 1 stopped, 0 restarted", 1, Duration::from_secs(5)));
+    assert!(gateway.stderr.wait_for(
+        "mcpkit gateway: reloaded: 0 started, 1 stopped, 0 restarted",
+        1,
+        Duration::from_secs(5)
+    ));
 
     // A file that does not read: reported, and nothing changes.
     std::fs::write(&link, "[upstreams.ts\ncommand = ").unwrap();
     assert!(
-        gateway.stderr.wait_for("mcpkit gateway: not reloaded, the upstreams are left as they were", 1, Duration::from_secs(5)),
+        gateway.stderr.wait_for(
+            "mcpkit gateway: not reloaded, the upstreams are left as they were",
+            1,
+            Duration::from_secs(5)
+        ),
         "{}",
         gateway.stderr.text()
     );
@@ -145,8 +176,18 @@ async fn upstreams_come_and_go_while_the_session_stays() {
     let again = tools_until(&http, &url, &session, |n| n.contains(&"ref_echo".to_owned())).await;
     assert_eq!(again, both);
     assert_eq!(echo(&http, &url, &session, "ref_echo").await, "same session");
-    assert!(gateway.stderr.wait_for("mcpkit gateway: reloaded: 1 started, 0 stopped, 0 restarted", 2, Duration::from_secs(5)));
+    assert!(gateway.stderr.wait_for(
+        "mcpkit gateway: reloaded: 1 started, 0 stopped, 0 restarted",
+        2,
+        Duration::from_secs(5)
+    ));
     // The session opened first is still the one in use.
-    let reply = post(&http, &url, Some(&session), &json!({"jsonrpc": "2.0", "id": 9, "method": "ping"})).await;
+    let reply = post(
+        &http,
+        &url,
+        Some(&session),
+        &json!({"jsonrpc": "2.0", "id": 9, "method": "ping"}),
+    )
+    .await;
     assert_eq!(reply.status(), 200);
 }

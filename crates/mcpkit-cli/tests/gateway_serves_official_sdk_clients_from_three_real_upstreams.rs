@@ -4,12 +4,13 @@
 //! TypeScript client checks and the Python stateless-era checks pass against the gateway with
 //! the reference server's names prefixed `ref_` (listing, calls, resources, prompts, sampling
 //! and elicitation relayed, progress, logging), and the mcpkit client calls `ts_echo` and
-//! `py_add` in both eras.
+//! `py_add` in both eras, and every log message of a call reaches its caller.
 
-use mcpkit::client::ConnectMode;
+use mcpkit::client::{ConnectMode, ServerNotification};
+use mcpkit::types::schema::LoggingLevel;
 use mcpkit::types::ProtocolVersion;
 use serde_json::json;
-use support::gateway::{stdio_reference, stdio_typescript, url_upstream, Gateway};
+use support::gateway::{stdio_reference, stdio_typescript, url_upstream, Gateway, ServeUpstream};
 use support::peers::{node, python, python_script, ts_dir};
 use support::PeerServer;
 
@@ -33,7 +34,12 @@ async fn all_ready(gateway: &Gateway) {
     let (status, body) = gateway
         .readyz_until("3 of 3 upstreams connected", std::time::Duration::from_secs(30))
         .await;
-    assert_eq!((status, body.trim()), (200, "ready: 3 of 3 upstreams connected"), "{}", gateway.stderr.text());
+    assert_eq!(
+        (status, body.trim()),
+        (200, "ready: 3 of 3 upstreams connected"),
+        "{}",
+        gateway.stderr.text()
+    );
 }
 
 fn run(sdk: &str, program: &std::path::Path, script: &std::path::Path, args: &[&str], gateway: &Gateway) {
@@ -83,7 +89,15 @@ async fn python_sdk_stateless_checks_pass_through_the_gateway_pinned_to_2026_07_
         "Python (2026-07-28)",
         &python(),
         std::path::Path::new(&script),
-        &["--prefix", "ref_", "--server-name", "mcpkit-gateway", "2026-07-28", "http", &gateway.url],
+        &[
+            "--prefix",
+            "ref_",
+            "--server-name",
+            "mcpkit-gateway",
+            "2026-07-28",
+            "http",
+            &gateway.url,
+        ],
         &gateway,
     );
 }
@@ -97,7 +111,15 @@ async fn python_sdk_stateless_checks_pass_through_the_gateway_in_auto_mode() {
         "Python (auto)",
         &python(),
         std::path::Path::new(&script),
-        &["--prefix", "ref_", "--server-name", "mcpkit-gateway", "auto", "http", &gateway.url],
+        &[
+            "--prefix",
+            "ref_",
+            "--server-name",
+            "mcpkit-gateway",
+            "auto",
+            "http",
+            &gateway.url,
+        ],
         &gateway,
     );
 }
@@ -108,7 +130,10 @@ async fn python_sdk_stateless_checks_pass_through_the_gateway_in_auto_mode() {
 async fn mcpkit_client_calls_ts_echo_and_py_add_in_both_eras() {
     let (_py, gateway) = three_upstreams();
     all_ready(&gateway).await;
-    for mode in [ConnectMode::Handshake, ConnectMode::Pinned(ProtocolVersion::V2026_07_28)] {
+    for mode in [
+        ConnectMode::Handshake,
+        ConnectMode::Pinned(ProtocolVersion::V2026_07_28),
+    ] {
         let client = support::connect_http_mode(&gateway.url, mode).await;
         assert_eq!(client.is_stateless(), mode != ConnectMode::Handshake);
         let names: Vec<String> = client
@@ -118,7 +143,16 @@ async fn mcpkit_client_calls_ts_echo_and_py_add_in_both_eras() {
             .into_iter()
             .map(|t| t.name)
             .collect();
-        for want in ["ref_echo", "ref_test_sampling", "ts_echo", "ts_add", "ts_fail", "py_echo", "py_add", "py_fail"] {
+        for want in [
+            "ref_echo",
+            "ref_test_sampling",
+            "ts_echo",
+            "ts_add",
+            "ts_fail",
+            "py_echo",
+            "py_add",
+            "py_fail",
+        ] {
             assert!(names.iter().any(|n| n == want), "{mode:?}: {want} not in {names:?}");
         }
         let prefixes_only = names
@@ -138,4 +172,53 @@ async fn mcpkit_client_calls_ts_echo_and_py_add_in_both_eras() {
         assert_eq!(r.content[0].as_text(), Some("ref"));
         client.close().await.unwrap();
     }
+}
+
+/// The log messages the caller at `url` gets from ten calls of the reference server's `tool`
+/// (`test_tool_with_logging`: three messages each, the last sent just before its result).
+async fn log_messages_of_ten_calls(url: &str, tool: &str) -> Vec<String> {
+    let client = support::connect_http(url).await;
+    client.set_log_level(LoggingLevel::Debug).await.unwrap();
+    let mut notes = client.notifications();
+    for _ in 0..10 {
+        let r = client.call_tool(tool, ()).await.unwrap();
+        assert!(!r.is_error());
+    }
+    let mut got = Vec::new();
+    let deadline = tokio::time::Instant::now() + std::time::Duration::from_secs(2);
+    while got.len() < 30 {
+        match tokio::time::timeout_at(deadline, notes.recv()).await {
+            Ok(Ok(ServerNotification::Log(m))) => got.push(m.data.as_str().unwrap_or_default().to_owned()),
+            Ok(Ok(_)) => {}
+            Ok(Err(_)) | Err(_) => break,
+        }
+    }
+    got
+}
+
+/// Every log message the upstream sends while a call runs reaches the caller, as it does when
+/// the caller talks to the upstream directly: thirty messages, in order.
+#[tokio::test]
+async fn every_log_message_of_a_call_reaches_the_caller() {
+    let want: Vec<&str> = (0..10)
+        .flat_map(|_| {
+            [
+                "Tool execution started",
+                "Tool processing data",
+                "Tool execution completed",
+            ]
+        })
+        .collect();
+    let upstream = ServeUpstream::start(&[]);
+    assert_eq!(
+        log_messages_of_ten_calls(&upstream.url, "test_tool_with_logging").await,
+        want,
+        "directly"
+    );
+    let gateway = Gateway::start(&url_upstream("ref", &upstream.url), &[]);
+    assert_eq!(
+        log_messages_of_ten_calls(&gateway.url, "ref_test_tool_with_logging").await,
+        want,
+        "log messages lost on the way through the gateway"
+    );
 }

@@ -76,7 +76,10 @@ async fn out_and_back_in(gateway: &Gateway, kill: impl FnOnce(), revive: Option<
         Ok(r) => panic!("ref_echo answered after its server died: {r:?}"),
     };
     assert!(took < Duration::from_secs(3), "the failed call took {took:?}");
-    assert!(error.contains("\"ref\""), "the error does not name the upstream: {error}");
+    assert!(
+        error.contains("\"ref\""),
+        "the error does not name the upstream: {error}"
+    );
     // Its tools leave the list, and the session is told.
     assert!(
         list_changed(&mut notes, Duration::from_secs(20)).await,
@@ -84,7 +87,10 @@ async fn out_and_back_in(gateway: &Gateway, kill: impl FnOnce(), revive: Option<
         gateway.stderr.text()
     );
     // The other upstream keeps working.
-    let r = client.call_tool("ts_echo", json!({"message": "still here"})).await.unwrap();
+    let r = client
+        .call_tool("ts_echo", json!({"message": "still here"}))
+        .await
+        .unwrap();
     assert_eq!(r.content[0].as_text(), Some("still here"));
     let Some(revive) = revive else {
         // The gateway starts it again by itself (its first backoff is short): it is back.
@@ -95,9 +101,16 @@ async fn out_and_back_in(gateway: &Gateway, kill: impl FnOnce(), revive: Option<
     assert!(after.iter().all(|n| n.starts_with("ts_")), "{after:?}");
     // A call now fails at once too, naming it.
     let began = Instant::now();
-    let error = client.call_tool("ref_echo", json!({"message": "x"})).await.unwrap_err().to_string();
+    let error = client
+        .call_tool("ref_echo", json!({"message": "x"}))
+        .await
+        .unwrap_err()
+        .to_string();
     assert!(began.elapsed() < Duration::from_secs(3));
-    assert!(error.contains("\"ref\""), "the error does not name the upstream: {error}");
+    assert!(
+        error.contains("\"ref\""),
+        "the error does not name the upstream: {error}"
+    );
     // /readyz names it.
     let (status, body) = gateway.readyz_until("1 of 2", Duration::from_secs(5)).await;
     assert_eq!(status, 200, "{body}");

@@ -285,7 +285,10 @@ impl ServeUpstream {
                 .spawn()
                 .expect("restart mcpkit serve");
             let lines = Lines::follow(child.stderr.take().unwrap());
-            if lines.url_after("mcpkit serve: listening on ", Duration::from_secs(30)).is_some() {
+            if lines
+                .url_after("mcpkit serve: listening on ", Duration::from_secs(30))
+                .is_some()
+            {
                 self.child = Some(child);
                 self.stderr = lines;
                 return;
@@ -309,7 +312,11 @@ impl Drop for ServeUpstream {
 pub(crate) fn child_pid(parent: u32, needle: &str) -> u32 {
     let deadline = Instant::now() + Duration::from_secs(10);
     loop {
-        for task in std::fs::read_dir(format!("/proc/{parent}/task")).into_iter().flatten().flatten() {
+        for task in std::fs::read_dir(format!("/proc/{parent}/task"))
+            .into_iter()
+            .flatten()
+            .flatten()
+        {
             let children = std::fs::read_to_string(task.path().join("children")).unwrap_or_default();
             for pid in children.split_whitespace().filter_map(|p| p.parse::<u32>().ok()) {
                 let cmdline = std::fs::read(format!("/proc/{pid}/cmdline")).unwrap_or_default();
