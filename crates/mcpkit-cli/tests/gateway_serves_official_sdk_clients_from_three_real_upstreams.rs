@@ -222,3 +222,44 @@ async fn every_log_message_of_a_call_reaches_the_caller() {
         "log messages lost on the way through the gateway"
     );
 }
+
+/// The same checks with `ref` reached on the stateless wire (`protocol = "2026-07-28"`): the
+/// era the gateway speaks upstream is its own business; downstream clients see no difference.
+fn stateless_era_reference() -> Gateway {
+    let config = format!("{}protocol = \"2026-07-28\"\n", stdio_reference("ref"));
+    Gateway::start(&config, &[])
+}
+
+#[tokio::test]
+async fn python_sdk_client_checks_pass_through_a_stateless_era_upstream() {
+    let gateway = stateless_era_reference();
+    let script = python_script("client_checks.py");
+    run(
+        "Python",
+        &python(),
+        std::path::Path::new(&script),
+        &["--prefix", "ref_", "http", &gateway.url],
+        &gateway,
+    );
+}
+
+#[tokio::test]
+async fn python_sdk_stateless_checks_pass_through_a_stateless_era_upstream() {
+    let gateway = stateless_era_reference();
+    let script = python_script("stateless_checks.py");
+    run(
+        "Python (2026-07-28)",
+        &python(),
+        std::path::Path::new(&script),
+        &[
+            "--prefix",
+            "ref_",
+            "--server-name",
+            "mcpkit-gateway",
+            "2026-07-28",
+            "http",
+            &gateway.url,
+        ],
+        &gateway,
+    );
+}
