@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Interop checks: the official MCP Python SDK (ClientSession) against an MCP server.
 
-Usage:
+Usage (each may start with `--prefix ref_`: tool and prompt names prefixed, URIs unchanged):
     client_checks.py stdio -- CMD [ARGS...]   spawn the server with the SDK's stdio_client
     client_checks.py http URL                 connect with the SDK's streamable_http_client
     client_checks.py sse URL                  legacy HTTP+SSE with the SDK's sse_client (URL of GET /sse)
@@ -49,6 +49,10 @@ PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 RESOURCE_NOT_FOUND = -32002
 
 DEFAULT_TIMEOUT = 15.0
+
+# Prepended to every tool and prompt name (`--prefix`): the same server behind a gateway that
+# serves it as NAME_<tool>. Resource URIs are not prefixed.
+P = ""
 
 
 class CheckFailed(Exception):
@@ -152,13 +156,13 @@ async def run_checks(runner: Runner, session: ClientSession, rec: Recorder) -> N
     async def tools_list() -> None:
         result = await session.list_tools()
         names = {t.name for t in result.tools}
-        missing = [n for n in ("echo", "test_simple_text") if n not in names]
+        missing = [n for n in (P + "echo", P + "test_simple_text") if n not in names]
         expect(not missing, f"missing tools {missing}; got {sorted(names)}")
 
     await runner.check("tools_list", tools_list)
 
     async def echo() -> None:
-        result = await session.call_tool("echo", {"message": "hi"})
+        result = await session.call_tool(P + "echo", {"message": "hi"})
         expect(not result.is_error, f"isError set: {texts(result)}")
         text = single_text(result)
         expect(text == "hi", f"expected 'hi', got {text!r}")
@@ -166,7 +170,7 @@ async def run_checks(runner: Runner, session: ClientSession, rec: Recorder) -> N
     await runner.check("tool_echo", echo)
 
     async def simple_text() -> None:
-        result = await session.call_tool("test_simple_text")
+        result = await session.call_tool(P + "test_simple_text")
         expect(not result.is_error, f"isError set: {texts(result)}")
         text = single_text(result)
         expect(text == SIMPLE_TEXT, f"expected {SIMPLE_TEXT!r}, got {text!r}")
@@ -174,7 +178,7 @@ async def run_checks(runner: Runner, session: ClientSession, rec: Recorder) -> N
     await runner.check("tool_simple_text", simple_text)
 
     async def image_content() -> None:
-        result = await session.call_tool("test_image_content")
+        result = await session.call_tool(P + "test_image_content")
         expect(not result.is_error, f"isError set: {texts(result)}")
         expect(len(result.content) == 1, f"expected 1 content block, got {len(result.content)}")
         block = result.content[0]
@@ -185,7 +189,7 @@ async def run_checks(runner: Runner, session: ClientSession, rec: Recorder) -> N
     await runner.check("tool_image_content", image_content)
 
     async def error_handling() -> None:
-        result = await session.call_tool("test_error_handling")
+        result = await session.call_tool(P + "test_error_handling")
         expect(result.is_error is True, f"isError is {result.is_error!r}, expected true")
         got = texts(result)
         expect(got == [ERROR_TEXT], f"expected text {ERROR_TEXT!r}, got {got!r}")
@@ -194,7 +198,7 @@ async def run_checks(runner: Runner, session: ClientSession, rec: Recorder) -> N
 
     async def sampling() -> None:
         before = len(rec.sampling_requests)
-        result = await session.call_tool("test_sampling", {"prompt": "What is 2+2?"})
+        result = await session.call_tool(P + "test_sampling", {"prompt": "What is 2+2?"})
         expect(not result.is_error, f"isError set: {texts(result)}")
         expect(len(rec.sampling_requests) > before, "sampling callback was never called")
         req = rec.sampling_requests[-1]
@@ -213,7 +217,7 @@ async def run_checks(runner: Runner, session: ClientSession, rec: Recorder) -> N
 
     async def elicitation() -> None:
         before = len(rec.elicitation_requests)
-        result = await session.call_tool("test_elicitation", {"message": "Please provide your info"})
+        result = await session.call_tool(P + "test_elicitation", {"message": "Please provide your info"})
         expect(not result.is_error, f"isError set: {texts(result)}")
         expect(len(rec.elicitation_requests) > before, "elicitation callback was never called")
         req = rec.elicitation_requests[-1]
@@ -238,7 +242,7 @@ async def run_checks(runner: Runner, session: ClientSession, rec: Recorder) -> N
         async def on_progress(progress: float, total: float | None, message: str | None) -> None:
             updates.append((progress, total, message))
 
-        result = await session.call_tool("test_tool_with_progress", progress_callback=on_progress)
+        result = await session.call_tool(P + "test_tool_with_progress", progress_callback=on_progress)
         expect(not result.is_error, f"isError set: {texts(result)}")
         await wait_until(lambda: len(updates) >= 3, 1.0)
         values = [u[0] for u in updates]
@@ -255,7 +259,7 @@ async def run_checks(runner: Runner, session: ClientSession, rec: Recorder) -> N
 
     async def logging() -> None:
         start = len(rec.log_messages)
-        result = await session.call_tool("test_tool_with_logging")
+        result = await session.call_tool(P + "test_tool_with_logging")
         expect(not result.is_error, f"isError set: {texts(result)}")
 
         def got() -> list[Any]:
@@ -329,13 +333,13 @@ async def run_checks(runner: Runner, session: ClientSession, rec: Recorder) -> N
     async def prompts_list() -> None:
         result = await session.list_prompts()
         names = {p.name for p in result.prompts}
-        missing = [n for n in ("test_simple_prompt", "test_prompt_with_arguments") if n not in names]
+        missing = [n for n in (P + "test_simple_prompt", P + "test_prompt_with_arguments") if n not in names]
         expect(not missing, f"missing prompts {missing}; got {sorted(names)}")
 
     await runner.check("prompts_list", prompts_list)
 
     async def prompt_args() -> None:
-        result = await session.get_prompt("test_prompt_with_arguments", {"arg1": "hello", "arg2": "world"})
+        result = await session.get_prompt(P + "test_prompt_with_arguments", {"arg1": "hello", "arg2": "world"})
         expect(len(result.messages) == 1, f"expected 1 message, got {len(result.messages)}")
         m = result.messages[0]
         expect(m.role == "user", f"role {m.role!r}")
@@ -347,7 +351,7 @@ async def run_checks(runner: Runner, session: ClientSession, rec: Recorder) -> N
     # ---- completion, ping ----
     async def completion() -> None:
         result = await session.complete(
-            types.PromptReference(type="ref/prompt", name="test_prompt_with_arguments"),
+            types.PromptReference(type="ref/prompt", name=P + "test_prompt_with_arguments"),
             {"name": "arg1", "value": "te"},
         )
         expect(result.completion is not None, "no completion object")
@@ -365,7 +369,7 @@ async def run_checks(runner: Runner, session: ClientSession, rec: Recorder) -> N
         n = 50
         messages = [f"concurrent-{i}-{'x' * (i % 7)}" for i in range(n)]
         results = await asyncio.gather(
-            *(session.call_tool("echo", {"message": m}) for m in messages), return_exceptions=True
+            *(session.call_tool(P + "echo", {"message": m}) for m in messages), return_exceptions=True
         )
         bad = []
         for m, r in zip(messages, results):
@@ -420,6 +424,7 @@ async def amain(args: argparse.Namespace) -> int:
 
 def parse_args(argv: list[str]) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--prefix", default="", help="prepended to every tool and prompt name (e.g. ref_)")
     sub = parser.add_subparsers(dest="transport", required=True)
     p_stdio = sub.add_parser("stdio", help="spawn the server: stdio -- CMD ARGS...")
     p_stdio.add_argument("command", nargs=argparse.REMAINDER)
@@ -437,7 +442,9 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
 
 
 def main() -> None:
+    global P
     args = parse_args(sys.argv[1:])
+    P = args.prefix
     sys.exit(asyncio.run(amain(args)))
 
 

@@ -2,7 +2,7 @@
 """Interop checks at protocol revision 2026-07-28: the official MCP Python SDK's high-level
 `Client` against an MCP server, stateless era.
 
-Usage:
+Usage (each may start with `--prefix ref_`: tool and prompt names prefixed, URIs unchanged):
     stateless_checks.py MODE stdio -- CMD [ARGS...]   spawn the server (the SDK's stdio_client)
     stateless_checks.py MODE http URL                 Streamable HTTP endpoint URL
 
@@ -70,6 +70,13 @@ FIELD_ANSWERS: dict[str, Any] = dict(ELICIT_CONTENT) | {
     "context": "interop context",
     "value": "streamed",
 }
+
+
+# Prepended to every tool and prompt name (`--prefix`): the same server behind a gateway that
+# serves it as NAME_<tool>. Resource URIs are not prefixed.
+P = ""
+# The serverInfo name `server/discover` must give (`--server-name`; a gateway has its own).
+SERVER = SERVER_NAME
 
 
 class Recorder:
@@ -147,7 +154,7 @@ async def run_checks(runner: Runner, client: Client, rec: Recorder, mode: str) -
             expect(caps.resources is not None, "server capabilities lack resources")
             expect(caps.prompts is not None, "server capabilities lack prompts")
             info = client.server_info
-            expect(info is not None and info.name == SERVER_NAME, f"serverInfo {info!r}")
+            expect(info is not None and info.name == SERVER, f"serverInfo {info!r}")
             expect(bool(client.instructions), "no instructions from server/discover")
 
     await runner.check("discover", discover)
@@ -156,14 +163,14 @@ async def run_checks(runner: Runner, client: Client, rec: Recorder, mode: str) -
     async def tools_list() -> None:
         result = await client.list_tools()
         names = {t.name for t in result.tools}
-        wanted = ("echo", "test_simple_text", "test_input_required_result_elicitation", "test_header_param")
+        wanted = (P + "echo", P + "test_simple_text", P + "test_input_required_result_elicitation", P + "test_header_param")
         missing = [n for n in wanted if n not in names]
         expect(not missing, f"missing tools {missing}; got {sorted(names)}")
 
     await runner.check("tools_list", tools_list)
 
     async def echo() -> None:
-        result = await client.call_tool("echo", {"message": "hi 2026"})
+        result = await client.call_tool(P + "echo", {"message": "hi 2026"})
         expect(not result.is_error, f"isError set: {texts(result)}")
         text = single_text(result)
         expect(text == "hi 2026", f"expected 'hi 2026', got {text!r}")
@@ -171,13 +178,13 @@ async def run_checks(runner: Runner, client: Client, rec: Recorder, mode: str) -
     await runner.check("tool_echo", echo)
 
     async def simple_text() -> None:
-        result = await client.call_tool("test_simple_text")
+        result = await client.call_tool(P + "test_simple_text")
         expect(single_text(result) == SIMPLE_TEXT, f"got {texts(result)!r}")
 
     await runner.check("tool_simple_text", simple_text)
 
     async def image_content() -> None:
-        result = await client.call_tool("test_image_content")
+        result = await client.call_tool(P + "test_image_content")
         expect(len(result.content) == 1, f"expected 1 content block, got {len(result.content)}")
         block = result.content[0]
         expect(isinstance(block, types.ImageContent), f"expected an image block, got {type(block).__name__}")
@@ -187,7 +194,7 @@ async def run_checks(runner: Runner, client: Client, rec: Recorder, mode: str) -
     await runner.check("tool_image_content", image_content)
 
     async def embedded_resource() -> None:
-        result = await client.call_tool("test_embedded_resource")
+        result = await client.call_tool(P + "test_embedded_resource")
         expect(len(result.content) == 1, f"expected 1 content block, got {len(result.content)}")
         block = result.content[0]
         expect(isinstance(block, types.EmbeddedResource), f"expected a resource block, got {type(block).__name__}")
@@ -199,7 +206,7 @@ async def run_checks(runner: Runner, client: Client, rec: Recorder, mode: str) -
     await runner.check("tool_embedded_resource", embedded_resource)
 
     async def error_handling() -> None:
-        result = await client.call_tool("test_error_handling")
+        result = await client.call_tool(P + "test_error_handling")
         expect(result.is_error is True, f"isError is {result.is_error!r}, expected true")
         expect(texts(result) == [ERROR_TEXT], f"got {texts(result)!r}")
 
@@ -218,7 +225,7 @@ async def run_checks(runner: Runner, client: Client, rec: Recorder, mode: str) -
     async def header_param() -> None:
         # `region` is mirrored into Mcp-Param-Region on HTTP; a non-ASCII value takes the
         # Base64 form, which the server must decode and match.
-        result = await client.call_tool("test_header_param", {"region": "Zürich 東京", "query": "q1"})
+        result = await client.call_tool(P + "test_header_param", {"region": "Zürich 東京", "query": "q1"})
         expect(not result.is_error, f"isError set: {texts(result)}")
         text = single_text(result)
         expect(text == "region=Zürich 東京, query=q1", f"got {text!r}")
@@ -231,7 +238,7 @@ async def run_checks(runner: Runner, client: Client, rec: Recorder, mode: str) -
         async def on_progress(p: float, total: float | None, message: str | None) -> None:
             updates.append(p)
 
-        result = await client.call_tool("test_tool_with_progress", progress_callback=on_progress)
+        result = await client.call_tool(P + "test_tool_with_progress", progress_callback=on_progress)
         expect(not result.is_error, f"isError set: {texts(result)}")
         expect(updates == [0, 50, 100], f"progress values {updates!r}, expected [0, 50, 100]")
 
@@ -240,7 +247,7 @@ async def run_checks(runner: Runner, client: Client, rec: Recorder, mode: str) -
     # ---- sampling, elicitation, roots through input_required rounds ----
     async def sampling() -> None:
         before = len(rec.sampling_requests)
-        result = await client.call_tool("test_sampling", {"prompt": "What is 2+2?"})
+        result = await client.call_tool(P + "test_sampling", {"prompt": "What is 2+2?"})
         expect(len(rec.sampling_requests) == before + 1, "sampling callback not called exactly once")
         req = rec.sampling_requests[-1]
         seen = [m.content.text for m in req.messages if isinstance(m.content, types.TextContent)]
@@ -253,7 +260,7 @@ async def run_checks(runner: Runner, client: Client, rec: Recorder, mode: str) -
 
     async def elicitation() -> None:
         before = len(rec.elicitation_requests)
-        result = await client.call_tool("test_elicitation", {"message": "Please provide your info"})
+        result = await client.call_tool(P + "test_elicitation", {"message": "Please provide your info"})
         expect(elicitation_messages(rec, before) == ["Please provide your info"], "elicitation not asked once")
         text = single_text(result)
         prefix = "User response: action=accept, content="
@@ -264,14 +271,14 @@ async def run_checks(runner: Runner, client: Client, rec: Recorder, mode: str) -
 
     async def ir_elicitation() -> None:
         before = len(rec.elicitation_requests)
-        result = await client.call_tool("test_input_required_result_elicitation")
+        result = await client.call_tool(P + "test_input_required_result_elicitation")
         expect(elicitation_messages(rec, before) == ["What is your name?"], "elicitation not asked once")
         expect(single_text(result) == "Hello, Ada!", f"got {texts(result)!r}")
 
     await runner.check("input_required_elicitation", ir_elicitation)
 
     async def ir_sampling() -> None:
-        result = await client.call_tool("test_input_required_result_sampling")
+        result = await client.call_tool(P + "test_input_required_result_sampling")
         want = f"LLM response: {SAMPLING_TEXT}"
         expect(single_text(result) == want, f"got {texts(result)!r}")
 
@@ -279,7 +286,7 @@ async def run_checks(runner: Runner, client: Client, rec: Recorder, mode: str) -
 
     async def ir_roots() -> None:
         before = rec.roots_requests
-        result = await client.call_tool("test_input_required_result_list_roots")
+        result = await client.call_tool(P + "test_input_required_result_list_roots")
         expect(rec.roots_requests == before + 1, "roots callback not called exactly once")
         expect(single_text(result) == f"Client roots: {ROOT_URI}", f"got {texts(result)!r}")
 
@@ -287,7 +294,7 @@ async def run_checks(runner: Runner, client: Client, rec: Recorder, mode: str) -
 
     async def ir_multi_round() -> None:
         before = len(rec.elicitation_requests)
-        result = await client.call_tool("test_input_required_result_multi_round")
+        result = await client.call_tool(P + "test_input_required_result_multi_round")
         asked = elicitation_messages(rec, before)
         want = ["Step 1: What is your name?", "Step 2: What is your favorite color?"]
         expect(asked == want, f"asked {asked!r}, expected {want!r}")
@@ -296,20 +303,20 @@ async def run_checks(runner: Runner, client: Client, rec: Recorder, mode: str) -
     await runner.check("input_required_multi_round", ir_multi_round)
 
     async def ir_multiple_inputs() -> None:
-        result = await client.call_tool("test_input_required_result_multiple_inputs")
+        result = await client.call_tool(P + "test_input_required_result_multiple_inputs")
         want = f"name=Ada; greeting={SAMPLING_TEXT}; Client roots: {ROOT_URI}"
         expect(single_text(result) == want, f"got {texts(result)!r}")
 
     await runner.check("input_required_multiple_inputs", ir_multiple_inputs)
 
     async def ir_request_state() -> None:
-        result = await client.call_tool("test_input_required_result_request_state")
+        result = await client.call_tool(P + "test_input_required_result_request_state")
         expect(single_text(result) == "Confirmed ok=true: state-ok", f"got {texts(result)!r}")
 
     await runner.check("input_required_request_state", ir_request_state)
 
     async def ir_prompt() -> None:
-        result = await client.get_prompt("test_input_required_result_prompt")
+        result = await client.get_prompt(P + "test_input_required_result_prompt")
         got = [m.content.text for m in result.messages if isinstance(m.content, types.TextContent)]
         expect(got == ["Context: interop context"], f"got {got!r}")
 
@@ -318,7 +325,7 @@ async def run_checks(runner: Runner, client: Client, rec: Recorder, mode: str) -
     # ---- logging is per request on this wire ----
     async def no_logs_without_level() -> None:
         start = len(rec.log_messages)
-        result = await client.call_tool("test_logging_tool")
+        result = await client.call_tool(P + "test_logging_tool")
         expect(not result.is_error, f"isError set: {texts(result)}")
         got = [m.data for m in rec.log_messages[start:]]
         expect(got == [], f"log messages arrived although no logLevel was asked for: {got!r}")
@@ -327,7 +334,7 @@ async def run_checks(runner: Runner, client: Client, rec: Recorder, mode: str) -
 
     async def logs_with_level() -> None:
         start = len(rec.log_messages)
-        result = await client.call_tool("test_logging_tool", meta={LOG_LEVEL_KEY: "info"})
+        result = await client.call_tool(P + "test_logging_tool", meta={LOG_LEVEL_KEY: "info"})
         expect(not result.is_error, f"isError set: {texts(result)}")
         got = [m.data for m in rec.log_messages[start:]]
         expect(got == LOG_MESSAGES, f"log messages {got!r}, expected {LOG_MESSAGES!r}")
@@ -386,13 +393,13 @@ async def run_checks(runner: Runner, client: Client, rec: Recorder, mode: str) -
     async def prompts_list() -> None:
         result = await client.list_prompts()
         names = {p.name for p in result.prompts}
-        missing = [n for n in ("test_simple_prompt", "test_prompt_with_arguments") if n not in names]
+        missing = [n for n in (P + "test_simple_prompt", P + "test_prompt_with_arguments") if n not in names]
         expect(not missing, f"missing prompts {missing}; got {sorted(names)}")
 
     await runner.check("prompts_list", prompts_list)
 
     async def prompt_args() -> None:
-        result = await client.get_prompt("test_prompt_with_arguments", {"arg1": "hello", "arg2": "world"})
+        result = await client.get_prompt(P + "test_prompt_with_arguments", {"arg1": "hello", "arg2": "world"})
         got = [m.content.text for m in result.messages if isinstance(m.content, types.TextContent)]
         expect(got == [PROMPT_ARGS_TEXT], f"got {got!r}")
 
@@ -413,11 +420,11 @@ async def run_checks(runner: Runner, client: Client, rec: Recorder, mode: str) -
     async def listen_tools() -> None:
         async with client.listen(tools_list_changed=True) as sub:
             expect(sub.honored.tools_list_changed is True, f"honored {sub.honored!r}")
-            first = await client.call_tool("test_trigger_tool_change")
+            first = await client.call_tool(P + "test_trigger_tool_change")
             event = await sub.__anext__()
             expect(isinstance(event, ToolsListChanged), f"got {event!r}")
             # Put the catalogue back (the trigger toggles test_dynamic_tool).
-            second = await client.call_tool("test_trigger_tool_change")
+            second = await client.call_tool(P + "test_trigger_tool_change")
             expect({single_text(first), single_text(second)} == {"Added test_dynamic_tool", "Removed test_dynamic_tool"},
                    f"trigger said {texts(first)!r}, {texts(second)!r}")
 
@@ -428,19 +435,19 @@ async def run_checks(runner: Runner, client: Client, rec: Recorder, mode: str) -
             expect(not sub.honored.tools_list_changed, f"honored {sub.honored!r}")
             # A tool change must not reach a prompts-only subscription: the first event is the
             # prompt change that follows it.
-            await client.call_tool("test_trigger_tool_change")
-            await client.call_tool("test_trigger_prompt_change")
+            await client.call_tool(P + "test_trigger_tool_change")
+            await client.call_tool(P + "test_trigger_prompt_change")
             event = await sub.__anext__()
             expect(isinstance(event, PromptsListChanged), f"first event {event!r}, expected PromptsListChanged")
-            await client.call_tool("test_trigger_tool_change")
-            await client.call_tool("test_trigger_prompt_change")
+            await client.call_tool(P + "test_trigger_tool_change")
+            await client.call_tool(P + "test_trigger_prompt_change")
 
     await runner.check("listen_filters_kinds", listen_filtered)
 
     # ---- concurrency ----
     async def concurrent_echo() -> None:
         messages = [f"concurrent-{i}" for i in range(20)]
-        results = await asyncio.gather(*(client.call_tool("echo", {"message": m}) for m in messages))
+        results = await asyncio.gather(*(client.call_tool(P + "echo", {"message": m}) for m in messages))
         bad = [m for m, r in zip(messages, results) if texts(r) != [m]]
         expect(not bad, f"wrong echoes for {bad[:3]!r}")
 
@@ -453,7 +460,7 @@ async def missing_capability_checks(runner: Runner, args: argparse.Namespace) ->
     async def missing() -> None:
         async with make_client(args, None) as bare:
             try:
-                result = await bare.call_tool("test_missing_capability")
+                result = await bare.call_tool(P + "test_missing_capability")
             except MCPError as exc:
                 expect(exc.code == MISSING_CAPABILITY, f"error code {exc.code} ({exc.message})")
                 return
@@ -482,6 +489,8 @@ async def amain(args: argparse.Namespace) -> int:
 
 def parse_args(argv: list[str]) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--prefix", default="", help="prepended to every tool and prompt name (e.g. ref_)")
+    parser.add_argument("--server-name", default=SERVER_NAME, help="the serverInfo name expected from server/discover")
     parser.add_argument("mode", choices=[STATELESS_REVISION, "auto"])
     sub = parser.add_subparsers(dest="transport", required=True)
     p_stdio = sub.add_parser("stdio", help="spawn the server: stdio -- CMD ARGS...")
@@ -498,7 +507,10 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
 
 
 def main() -> None:
+    global P, SERVER
     args = parse_args(sys.argv[1:])
+    P = args.prefix
+    SERVER = args.server_name
     sys.exit(anyio.run(amain, args))
 
 

@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // Interop checks: the official MCP TypeScript SDK (Client) against an MCP server.
 //
-// Usage:
+// Usage (each may start with `--prefix ref_`: tool and prompt names prefixed, URIs unchanged):
 //   node client_checks.mjs stdio -- CMD [ARGS...]   spawn the server (StdioClientTransport)
 //   node client_checks.mjs http URL                 Streamable HTTP (StreamableHTTPClientTransport)
 //   node client_checks.mjs sse URL                  legacy HTTP+SSE (SSEClientTransport), URL of GET /sse
@@ -38,6 +38,10 @@ const PROMPT_ARGS_TEXT = "Prompt with arguments: arg1='hello', arg2='world'";
 const LOG_MESSAGES = ["Tool execution started", "Tool processing data", "Tool execution completed"];
 const PNG_SIGNATURE = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
 const RESOURCE_NOT_FOUND = -32002;
+
+// Prepended to every tool and prompt name (`--prefix`): the same server behind a gateway that
+// serves it as NAME_<tool>. Resource URIs are not prefixed.
+let P = "";
 
 const DEFAULT_TIMEOUT = 15.0; // seconds, per check
 
@@ -171,26 +175,26 @@ async function runChecks(runner, client, rec) {
   await runner.check("tools_list", async () => {
     const result = await client.listTools({}, opts);
     const names = new Set(result.tools.map((t) => t.name));
-    const missing = ["echo", "test_simple_text"].filter((n) => !names.has(n));
+    const missing = [P + "echo", P + "test_simple_text"].filter((n) => !names.has(n));
     expect(missing.length === 0, `missing tools ${repr(missing)}; got ${repr([...names].sort())}`);
   });
 
   await runner.check("tool_echo", async () => {
-    const result = await client.callTool({ name: "echo", arguments: { message: "hi" } }, CallToolResultSchema, opts);
+    const result = await client.callTool({ name: P + "echo", arguments: { message: "hi" } }, CallToolResultSchema, opts);
     expect(!result.isError, `isError set: ${repr(texts(result))}`);
     const text = singleText(result);
     expect(text === "hi", `expected 'hi', got ${repr(text)}`);
   });
 
   await runner.check("tool_simple_text", async () => {
-    const result = await client.callTool({ name: "test_simple_text" }, CallToolResultSchema, opts);
+    const result = await client.callTool({ name: P + "test_simple_text" }, CallToolResultSchema, opts);
     expect(!result.isError, `isError set: ${repr(texts(result))}`);
     const text = singleText(result);
     expect(text === SIMPLE_TEXT, `expected ${repr(SIMPLE_TEXT)}, got ${repr(text)}`);
   });
 
   await runner.check("tool_image_content", async () => {
-    const result = await client.callTool({ name: "test_image_content" }, CallToolResultSchema, opts);
+    const result = await client.callTool({ name: P + "test_image_content" }, CallToolResultSchema, opts);
     expect(!result.isError, `isError set: ${repr(texts(result))}`);
     expect(result.content.length === 1, `expected 1 content block, got ${result.content.length}`);
     const block = result.content[0];
@@ -200,7 +204,7 @@ async function runChecks(runner, client, rec) {
   });
 
   await runner.check("tool_error_handling", async () => {
-    const result = await client.callTool({ name: "test_error_handling" }, CallToolResultSchema, opts);
+    const result = await client.callTool({ name: P + "test_error_handling" }, CallToolResultSchema, opts);
     expect(result.isError === true, `isError is ${repr(result.isError)}, expected true`);
     const got = texts(result);
     expect(deepEqual(got, [ERROR_TEXT]), `expected text ${repr(ERROR_TEXT)}, got ${repr(got)}`);
@@ -209,7 +213,7 @@ async function runChecks(runner, client, rec) {
   await runner.check("tool_sampling", async () => {
     const before = rec.samplingRequests.length;
     const result = await client.callTool(
-      { name: "test_sampling", arguments: { prompt: "What is 2+2?" } },
+      { name: P + "test_sampling", arguments: { prompt: "What is 2+2?" } },
       CallToolResultSchema,
       opts,
     );
@@ -232,7 +236,7 @@ async function runChecks(runner, client, rec) {
   await runner.check("tool_elicitation", async () => {
     const before = rec.elicitationRequests.length;
     const result = await client.callTool(
-      { name: "test_elicitation", arguments: { message: "Please provide your info" } },
+      { name: P + "test_elicitation", arguments: { message: "Please provide your info" } },
       CallToolResultSchema,
       opts,
     );
@@ -258,7 +262,7 @@ async function runChecks(runner, client, rec) {
     const updates = [];
     const wireStart = rec.wire.length;
     const sentStart = rec.sentCalls.length;
-    const result = await client.callTool({ name: "test_tool_with_progress" }, CallToolResultSchema, {
+    const result = await client.callTool({ name: P + "test_tool_with_progress" }, CallToolResultSchema, {
       ...opts,
       onprogress: (p) => updates.push(p),
     });
@@ -268,7 +272,7 @@ async function runChecks(runner, client, rec) {
     // responses, so a final progress notification that arrives in the same read as the result is
     // dropped ("Received a progress notification for an unknown token", typescript-sdk#2580).
     // The wire order is checked separately, so the server is judged by what it sent.
-    const sent = rec.sentCalls.slice(sentStart).find((m) => m.params?.name === "test_tool_with_progress");
+    const sent = rec.sentCalls.slice(sentStart).find((m) => m.params?.name === P + "test_tool_with_progress");
     const token = sent?.params?._meta?.progressToken;
     expect(token !== undefined, "the SDK sent no progressToken");
     const events = rec.wire.slice(wireStart);
@@ -300,7 +304,7 @@ async function runChecks(runner, client, rec) {
 
   await runner.check("tool_logging", async () => {
     const start = rec.logMessages.length;
-    const result = await client.callTool({ name: "test_tool_with_logging" }, CallToolResultSchema, opts);
+    const result = await client.callTool({ name: P + "test_tool_with_logging" }, CallToolResultSchema, opts);
     expect(!result.isError, `isError set: ${repr(texts(result))}`);
     const got = () =>
       rec.logMessages.slice(start).filter((m) => m.level === "info" && LOG_MESSAGES.includes(m.data)).map((m) => m.data);
@@ -378,13 +382,13 @@ async function runChecks(runner, client, rec) {
   await runner.check("prompts_list", async () => {
     const result = await client.listPrompts({}, opts);
     const names = new Set(result.prompts.map((p) => p.name));
-    const missing = ["test_simple_prompt", "test_prompt_with_arguments"].filter((n) => !names.has(n));
+    const missing = [P + "test_simple_prompt", P + "test_prompt_with_arguments"].filter((n) => !names.has(n));
     expect(missing.length === 0, `missing prompts ${repr(missing)}; got ${repr([...names].sort())}`);
   });
 
   await runner.check("prompt_with_arguments", async () => {
     const result = await client.getPrompt(
-      { name: "test_prompt_with_arguments", arguments: { arg1: "hello", arg2: "world" } },
+      { name: P + "test_prompt_with_arguments", arguments: { arg1: "hello", arg2: "world" } },
       opts,
     );
     expect(result.messages.length === 1, `expected 1 message, got ${result.messages.length}`);
@@ -397,7 +401,7 @@ async function runChecks(runner, client, rec) {
   // ---- completion, ping ----
   await runner.check("completion_complete", async () => {
     const result = await client.complete(
-      { ref: { type: "ref/prompt", name: "test_prompt_with_arguments" }, argument: { name: "arg1", value: "te" } },
+      { ref: { type: "ref/prompt", name: P + "test_prompt_with_arguments" }, argument: { name: "arg1", value: "te" } },
       opts,
     );
     expect(result.completion != null, "no completion object");
@@ -416,7 +420,7 @@ async function runChecks(runner, client, rec) {
       const messages = Array.from({ length: n }, (_, i) => `concurrent-${i}-${"x".repeat(i % 7)}`);
       const results = await Promise.allSettled(
         messages.map((m) =>
-          client.callTool({ name: "echo", arguments: { message: m } }, CallToolResultSchema, { timeout: 65_000 }),
+          client.callTool({ name: P + "echo", arguments: { message: m } }, CallToolResultSchema, { timeout: 65_000 }),
         ),
       );
       const bad = [];
@@ -442,6 +446,11 @@ function usage(msg) {
 }
 
 function parseArgs(argv) {
+  if (argv[0] === "--prefix") {
+    if (argv.length < 2) usage("--prefix needs a value");
+    P = argv[1];
+    argv = argv.slice(2);
+  }
   const [mode, ...rest] = argv;
   if (mode === "stdio") {
     const cmd = rest[0] === "--" ? rest.slice(1) : rest;

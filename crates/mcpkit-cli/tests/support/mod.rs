@@ -6,6 +6,7 @@ use std::process::{Child, Command, Stdio};
 
 pub(crate) mod browser;
 pub(crate) mod dev_host;
+pub(crate) mod gateway;
 pub(crate) mod handshake_only;
 pub(crate) mod hosts;
 pub(crate) mod peers;

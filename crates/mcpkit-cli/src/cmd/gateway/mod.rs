@@ -21,6 +21,10 @@ mod upstreams;
 use config::Config;
 use upstreams::Upstreams;
 
+/// What the gateway tells its clients (`initialize`, `server/discover`): how its names are made.
+const INSTRUCTIONS: &str = "A gateway to several MCP servers: the tools and prompts of the server \
+    named NAME are NAME_<its name for them>; resources keep their URIs.";
+
 /// Serve the upstreams a TOML file names behind one endpoint: Streamable HTTP at
 /// `http://LISTEN/mcp` (or stdio with `--stdio`). Tools and prompts of upstream NAME appear as
 /// `NAME_<name>`; resources keep their URIs. Upstreams that fail are restarted with backoff;
@@ -83,6 +87,7 @@ impl Args {
         };
         let mut builder = Server::builder()
             .name("mcpkit-gateway", env!("CARGO_PKG_VERSION"))
+            .instructions(INSTRUCTIONS)
             .telemetry(globals.telemetry.clone())
             .client_limits(self.client_limits.limits());
         for layer in self.layers.layers(layer_redis.as_ref()) {
