@@ -94,6 +94,9 @@ impl Args {
             builder = builder.middleware(layer);
         }
         let upstreams = Upstreams::new(globals.clone());
+        // Innermost: what passed the limits and names a tool or prompt of an upstream that is
+        // down is answered at once, naming it and why.
+        builder = builder.middleware(upstreams.down_layer());
         let server = builder.try_build().map_err(|e| Failure::usage(e.to_string()))?;
         upstreams.start(&server, &config).await.map_err(Failure::usage)?;
         let stop = CancellationToken::new();

@@ -7,6 +7,10 @@ use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
 use mcpkit::server::compose::Upstream;
+use mcpkit::server::middleware::{self, Middleware, Next};
+use mcpkit::server::Call;
+use mcpkit::types::method::{CallTool, GetPrompt};
+use mcpkit::types::ErrorObject;
 use mcpkit::{Client, Server};
 use tokio::sync::watch;
 use tokio_util::sync::CancellationToken;
@@ -124,6 +128,40 @@ impl Upstreams {
             if let Some(client) = running.upstream.detach() {
                 let _ = client.close().await;
             }
+        }
+    }
+
+    /// The middleware that answers a `tools/call` or `prompts/get` naming an item of an
+    /// upstream that is not connected (`NAME_…`, NAME configured) at once, with an error naming
+    /// the upstream and why it is down, instead of "unknown tool" once its items left the lists.
+    pub(super) fn down_layer(&self) -> impl Middleware {
+        let this = self.clone();
+        middleware::from_fn(move |call: Call, next: Next| {
+            let down = match call.is::<CallTool>() || call.is::<GetPrompt>() {
+                true => call.target().and_then(|name| this.down(&name)),
+                false => None,
+            };
+            async move {
+                match down {
+                    Some((name, why)) => Err(ErrorObject::internal(format!(
+                        "upstream {name:?} is not connected ({why}); its tools and prompts are back once it reconnects"
+                    ))
+                    .with_data(serde_json::json!({ "upstream": name }))),
+                    None => next.run(call).await,
+                }
+            }
+        })
+    }
+
+    /// The upstream that `item` (`NAME_<name>`) belongs to and why it is down, if it is.
+    fn down(&self, item: &str) -> Option<(String, String)> {
+        let (name, _) = item.split_once('_')?;
+        let running = self.running();
+        let state = running.get(name)?.state.borrow().clone();
+        match state {
+            State::Connected => None,
+            State::Connecting => Some((name.to_owned(), "connecting".to_owned())),
+            State::Down(why) => Some((name.to_owned(), why)),
         }
     }
 
