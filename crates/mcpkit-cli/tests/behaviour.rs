@@ -8,6 +8,7 @@ mod cluster_wire;
 mod common;
 mod support;
 
+mod a_proxied_mcpkit_serve_child_is_served_and_its_death_contained;
 mod a_server_without_tools_is_said_to_declare_none;
 mod app_counter_view_increments_through_the_host_bridge;
 mod apps_shapes_pass_the_official_ext_apps_schemas;

@@ -307,3 +307,67 @@ async fn a_detached_upstream_names_itself_in_the_error_and_can_be_removed_and_ad
     let listed = server.call::<mcpkit::types::method::ListTools>(Default::default()).await.unwrap();
     assert_eq!(listed.tools.len(), 7);
 }
+
+#[tokio::test]
+async fn upstream_log_messages_and_list_changes_reach_the_downstream_session() {
+    let (tx, _rx) = mpsc::unbounded_channel();
+    let server = upstream_server(tx);
+    server.add_tool(ToolDef::new("chatty", |cx: RequestContext| async move {
+        cx.log(mcpkit::types::schema::LoggingLevel::Warning, Some("inner"), "careful")?;
+        Ok::<_, mcpkit::Error>("said it")
+    }));
+    let (_conn, upstream) = attached(&server).await;
+    let pair = within("connect", TestPair::connect(front(&upstream), Client::builder())).await.unwrap();
+    within("ping", pair.client.ping()).await.unwrap();
+    let mut rx = pair.client.notifications();
+
+    let r = within("chatty", pair.client.call_tool("up_chatty", ())).await.unwrap();
+    assert_eq!(text(&r), "said it");
+    let log = within("the log message", async {
+        loop {
+            if let ServerNotification::Log(m) = rx.recv().await.unwrap() {
+                return m;
+            }
+        }
+    })
+    .await;
+    assert_eq!(log.logger.as_deref(), Some("up/inner"));
+    assert_eq!(log.data, serde_json::json!("careful"));
+
+    // The upstream adds a tool: the downstream session hears list_changed and can call it.
+    server.add_tool(ToolDef::new("late", || async { "late" }));
+    within("list_changed", async {
+        while !matches!(rx.recv().await.unwrap(), ServerNotification::ToolListChanged) {}
+    })
+    .await;
+    let r = within("late", pair.client.call_tool("up_late", ())).await.unwrap();
+    assert_eq!(text(&r), "late");
+}
+
+#[tokio::test]
+async fn an_upstream_spoken_to_on_the_stateless_wire_has_its_input_rounds_relayed() {
+    let (tx, _rx) = mpsc::unbounded_channel();
+    let server = upstream_server(tx);
+    let (here, there) = mcpkit::transport::memory::pair();
+    let _conn = server.start(there);
+    let upstream = Upstream::new("up");
+    let client = upstream
+        .relay(Client::builder().mode(ConnectMode::Pinned(ProtocolVersion::V2026_07_28)))
+        .connect(here)
+        .await
+        .unwrap();
+    assert!(client.is_stateless());
+    within("attach", upstream.attach(client)).await.unwrap();
+    for (era, mode) in [
+        ("handshake", ConnectMode::Handshake),
+        ("stateless", ConnectMode::Pinned(ProtocolVersion::V2026_07_28)),
+    ] {
+        let pair = within("connect", TestPair::connect(front(&upstream), answering().mode(mode)))
+            .await
+            .unwrap();
+        let r = within("ask", pair.client.call_tool("up_ask", ())).await.unwrap();
+        assert_eq!(text(&r), "confirmed: true", "{era}: {r:?}");
+        let r = within("sample", pair.client.call_tool("up_sample", ())).await.unwrap();
+        assert_eq!(text(&r), "model said: forty-two", "{era}: {r:?}");
+    }
+}
