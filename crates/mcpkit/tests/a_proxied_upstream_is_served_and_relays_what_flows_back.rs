@@ -16,8 +16,8 @@ use mcpkit::server::compose::Upstream;
 use mcpkit::server::{from_list, Args, PromptDef, RequestContext, ResourceDef, ResourceTemplateDef, ToolDef};
 use mcpkit::testing::TestPair;
 use mcpkit::types::schema::{
-    CreateMessageParams, CreateMessageResult, ElicitAction, ElicitResult, JsonObject,
-    ReadResourceResult, ResourceContents, Root, SamplingMessage,
+    CreateMessageParams, CreateMessageResult, ElicitAction, ElicitResult, JsonObject, ReadResourceResult,
+    ResourceContents, Root, SamplingMessage,
 };
 use mcpkit::types::ProtocolVersion;
 use mcpkit::{Client, ClientBuilder, Server};
@@ -53,7 +53,13 @@ fn upstream_server(cancelled: mpsc::UnboundedSender<()>) -> Server {
             let r = cx
                 .sample(CreateMessageParams::new(vec![SamplingMessage::user_text("hi")], 10))
                 .await?;
-            let text = r.content.as_slice().first().and_then(|c| c.as_text()).unwrap_or_default().to_owned();
+            let text = r
+                .content
+                .as_slice()
+                .first()
+                .and_then(|c| c.as_text())
+                .unwrap_or_default()
+                .to_owned();
             Ok::<_, mcpkit::Error>(format!("model said: {text}"))
         }))
         .tool(ToolDef::new("roots", |cx: RequestContext| async move {
@@ -73,11 +79,24 @@ fn upstream_server(cancelled: mpsc::UnboundedSender<()>) -> Server {
                 .argument("name", "Who", false)
                 .complete("name", from_list(["ada", "alan"])),
         )
-        .resource(ResourceDef::text("up://readme", "readme", "text/plain", "upstream text"))
+        .resource(ResourceDef::text(
+            "up://readme",
+            "readme",
+            "text/plain",
+            "upstream text",
+        ))
         .resource_template(
-            ResourceTemplateDef::new("up://item/{id}", "item", |mcpkit::server::Uri(uri): mcpkit::server::Uri| async move {
-                ReadResourceResult::new(vec![ResourceContents::text(uri.clone(), Some("text/plain"), format!("item at {uri}"))])
-            })
+            ResourceTemplateDef::new(
+                "up://item/{id}",
+                "item",
+                |mcpkit::server::Uri(uri): mcpkit::server::Uri| async move {
+                    ReadResourceResult::new(vec![ResourceContents::text(
+                        uri.clone(),
+                        Some("text/plain"),
+                        format!("item at {uri}"),
+                    )])
+                },
+            )
             .unwrap()
             .complete("id", from_list(["one", "two"])),
         )
@@ -98,8 +117,14 @@ async fn attached(server: &Server) -> (Connection, Upstream) {
 }
 
 fn front(upstream: &Upstream) -> Server {
-    let local = Server::builder().tool(ToolDef::new("ping", || async { "pong" })).build();
-    Server::builder().enable_tools().mount("local", local).proxy(upstream).build()
+    let local = Server::builder()
+        .tool(ToolDef::new("ping", || async { "pong" }))
+        .build();
+    Server::builder()
+        .enable_tools()
+        .mount("local", local)
+        .proxy(upstream)
+        .build()
 }
 
 /// A downstream client that answers everything it is asked.
@@ -125,30 +150,61 @@ async fn the_upstream_catalogue_is_listed_under_its_name_and_forwarded() {
     let (tx, _rx) = mpsc::unbounded_channel();
     let (_conn, upstream) = attached(&upstream_server(tx)).await;
     assert!(upstream.is_connected());
-    let pair = within("connect", TestPair::connect(front(&upstream), Client::builder())).await.unwrap();
+    let pair = within("connect", TestPair::connect(front(&upstream), Client::builder()))
+        .await
+        .unwrap();
     let c = &pair.client;
     let tools: Vec<String> = c.list_all_tools().await.unwrap().into_iter().map(|t| t.name).collect();
     assert_eq!(
         tools,
-        ["local_ping", "up_echo", "up_slow", "up_ask", "up_sample", "up_roots", "up_wait"]
+        [
+            "local_ping",
+            "up_echo",
+            "up_slow",
+            "up_ask",
+            "up_sample",
+            "up_roots",
+            "up_wait"
+        ]
     );
-    let r = within("echo", c.call_tool("up_echo", serde_json::json!({"message": "hi"}))).await.unwrap();
+    let r = within("echo", c.call_tool("up_echo", serde_json::json!({"message": "hi"})))
+        .await
+        .unwrap();
     assert_eq!(text(&r), "hi");
-    let prompts: Vec<String> = c.list_all_prompts().await.unwrap().into_iter().map(|p| p.name).collect();
+    let prompts: Vec<String> = c
+        .list_all_prompts()
+        .await
+        .unwrap()
+        .into_iter()
+        .map(|p| p.name)
+        .collect();
     assert_eq!(prompts, ["up_greet"]);
-    let p = within("prompt", c.get_prompt("up_greet", [("name", "ada")])).await.unwrap();
+    let p = within("prompt", c.get_prompt("up_greet", [("name", "ada")]))
+        .await
+        .unwrap();
     assert_eq!(p.messages.len(), 1);
-    let uris: Vec<String> = c.list_all_resources().await.unwrap().into_iter().map(|r| r.uri).collect();
+    let uris: Vec<String> = c
+        .list_all_resources()
+        .await
+        .unwrap()
+        .into_iter()
+        .map(|r| r.uri)
+        .collect();
     assert_eq!(uris, ["up://readme"]);
     let read = within("read", c.read_resource("up://readme")).await.unwrap();
     assert!(format!("{read:?}").contains("upstream text"), "{read:?}");
     let read = within("template", c.read_resource("up://item/7")).await.unwrap();
     assert!(format!("{read:?}").contains("item at up://item/7"), "{read:?}");
-    let done = within("complete prompt", c.complete(prompt_ref("up_greet"), "name", "al")).await.unwrap();
-    assert_eq!(done.completion.values, ["alan"]);
-    let done = within("complete template", c.complete(resource_ref("up://item/{id}"), "id", "o"))
+    let done = within("complete prompt", c.complete(prompt_ref("up_greet"), "name", "al"))
         .await
         .unwrap();
+    assert_eq!(done.completion.values, ["alan"]);
+    let done = within(
+        "complete template",
+        c.complete(resource_ref("up://item/{id}"), "id", "o"),
+    )
+    .await
+    .unwrap();
     assert_eq!(done.completion.values, ["one"]);
 }
 
@@ -161,10 +217,21 @@ async fn an_allowlist_serves_only_the_tools_it_names() {
     let upstream = Upstream::new("up").allow_tools(["echo"]);
     let client = upstream.relay(Client::builder()).connect(here).await.unwrap();
     within("attach", upstream.attach(client)).await.unwrap();
-    let pair = within("connect", TestPair::connect(front(&upstream), Client::builder())).await.unwrap();
-    let tools: Vec<String> = pair.client.list_all_tools().await.unwrap().into_iter().map(|t| t.name).collect();
+    let pair = within("connect", TestPair::connect(front(&upstream), Client::builder()))
+        .await
+        .unwrap();
+    let tools: Vec<String> = pair
+        .client
+        .list_all_tools()
+        .await
+        .unwrap()
+        .into_iter()
+        .map(|t| t.name)
+        .collect();
     assert_eq!(tools, ["local_ping", "up_echo"]);
-    let e = within("not allowed", pair.client.call_tool("up_slow", ())).await.unwrap_err();
+    let e = within("not allowed", pair.client.call_tool("up_slow", ()))
+        .await
+        .unwrap_err();
     assert!(e.rpc().is_some(), "{e:?}");
 }
 
@@ -172,13 +239,17 @@ async fn an_allowlist_serves_only_the_tools_it_names() {
 async fn upstream_progress_reaches_the_downstream_caller() {
     let (tx, _rx) = mpsc::unbounded_channel();
     let (_conn, upstream) = attached(&upstream_server(tx)).await;
-    let pair = within("connect", TestPair::connect(front(&upstream), Client::builder())).await.unwrap();
+    let pair = within("connect", TestPair::connect(front(&upstream), Client::builder()))
+        .await
+        .unwrap();
     let (ptx, mut prx) = mpsc::unbounded_channel();
     let options = CallOptions {
         progress: Some(ptx),
         ..Default::default()
     };
-    let r = within("slow", pair.client.call_tool_with("up_slow", (), options)).await.unwrap();
+    let r = within("slow", pair.client.call_tool_with("up_slow", (), options))
+        .await
+        .unwrap();
     assert_eq!(text(&r), "done");
     let mut seen = Vec::new();
     while let Ok(p) = prx.try_recv() {
@@ -186,7 +257,9 @@ async fn upstream_progress_reaches_the_downstream_caller() {
     }
     assert_eq!(
         seen,
-        (1..=3).map(|i| (f64::from(i), Some(3.0), Some("working".to_owned()))).collect::<Vec<_>>()
+        (1..=3)
+            .map(|i| (f64::from(i), Some(3.0), Some("working".to_owned())))
+            .collect::<Vec<_>>()
     );
 }
 
@@ -215,14 +288,20 @@ async fn sampling_elicitation_and_roots_are_asked_of_the_downstream_client_in_bo
 async fn a_downstream_cancellation_cancels_the_upstream_call() {
     let (tx, mut cancelled) = mpsc::unbounded_channel();
     let (_conn, upstream) = attached(&upstream_server(tx)).await;
-    let pair = within("connect", TestPair::connect(front(&upstream), Client::builder())).await.unwrap();
+    let pair = within("connect", TestPair::connect(front(&upstream), Client::builder()))
+        .await
+        .unwrap();
     let options = CallOptions {
         timeout: Some(Duration::from_millis(200)),
         ..Default::default()
     };
-    let e = within("wait", pair.client.call_tool_with("up_wait", (), options)).await.unwrap_err();
+    let e = within("wait", pair.client.call_tool_with("up_wait", (), options))
+        .await
+        .unwrap_err();
     assert!(matches!(e, mcpkit::Error::Timeout(_)), "{e:?}");
-    within("the upstream tool is cancelled", cancelled.recv()).await.unwrap();
+    within("the upstream tool is cancelled", cancelled.recv())
+        .await
+        .unwrap();
 }
 
 #[tokio::test]
@@ -230,7 +309,9 @@ async fn an_upstream_that_dies_leaves_the_lists_and_its_calls_fail_at_once_namin
     let (tx, _rx) = mpsc::unbounded_channel();
     let (conn, upstream) = attached(&upstream_server(tx)).await;
     let front = front(&upstream);
-    let pair = within("connect", TestPair::connect(front, Client::builder())).await.unwrap();
+    let pair = within("connect", TestPair::connect(front, Client::builder()))
+        .await
+        .unwrap();
     within("ping", pair.client.ping()).await.unwrap();
     let mut rx = pair.client.notifications();
 
@@ -246,7 +327,10 @@ async fn an_upstream_that_dies_leaves_the_lists_and_its_calls_fail_at_once_namin
     })
     .await;
     conn.peer().close();
-    let e = within("the running call fails at once", running).await.unwrap().unwrap_err();
+    let e = within("the running call fails at once", running)
+        .await
+        .unwrap()
+        .unwrap_err();
     let e = e.rpc().cloned().unwrap_or_else(|| panic!("a JSON-RPC error: {e:?}"));
     assert!(e.message.contains(r#"upstream "up""#), "{e:?}");
     within("list_changed", async {
@@ -255,12 +339,22 @@ async fn an_upstream_that_dies_leaves_the_lists_and_its_calls_fail_at_once_namin
     .await;
     within("disconnected", upstream.disconnected()).await;
     assert!(!upstream.is_connected());
-    let tools: Vec<String> = pair.client.list_all_tools().await.unwrap().into_iter().map(|t| t.name).collect();
+    let tools: Vec<String> = pair
+        .client
+        .list_all_tools()
+        .await
+        .unwrap()
+        .into_iter()
+        .map(|t| t.name)
+        .collect();
     assert_eq!(tools, ["local_ping"]);
     let started = std::time::Instant::now();
-    let e = within("gone", pair.client.call_tool("up_echo", serde_json::json!({"message": "x"})))
-        .await
-        .unwrap_err();
+    let e = within(
+        "gone",
+        pair.client.call_tool("up_echo", serde_json::json!({"message": "x"})),
+    )
+    .await
+    .unwrap_err();
     assert!(started.elapsed() < Duration::from_secs(1));
     assert!(e.rpc().is_some(), "a JSON-RPC error: {e:?}");
     let r = within("local", pair.client.call_tool("local_ping", ())).await.unwrap();
@@ -277,9 +371,12 @@ async fn an_upstream_that_dies_leaves_the_lists_and_its_calls_fail_at_once_namin
         while !matches!(rx.recv().await.unwrap(), ServerNotification::ToolListChanged) {}
     })
     .await;
-    let r = within("echo again", pair.client.call_tool("up_echo", serde_json::json!({"message": "back"})))
-        .await
-        .unwrap();
+    let r = within(
+        "echo again",
+        pair.client.call_tool("up_echo", serde_json::json!({"message": "back"})),
+    )
+    .await
+    .unwrap();
     assert_eq!(text(&r), "back");
 }
 
@@ -298,13 +395,22 @@ async fn a_detached_upstream_names_itself_in_the_error_and_can_be_removed_and_ad
     assert_eq!(listed.tools.len(), 1, "{listed:?}");
     // The handle attached again, then the server stops serving it.
     within("attach", upstream.attach(detached.unwrap())).await.unwrap();
-    let listed = server.call::<mcpkit::types::method::ListTools>(Default::default()).await.unwrap();
+    let listed = server
+        .call::<mcpkit::types::method::ListTools>(Default::default())
+        .await
+        .unwrap();
     assert_eq!(listed.tools.len(), 7);
     assert!(server.remove_upstream(&upstream));
-    let listed = server.call::<mcpkit::types::method::ListTools>(Default::default()).await.unwrap();
+    let listed = server
+        .call::<mcpkit::types::method::ListTools>(Default::default())
+        .await
+        .unwrap();
     assert_eq!(listed.tools.len(), 1);
     server.add_upstream(&upstream);
-    let listed = server.call::<mcpkit::types::method::ListTools>(Default::default()).await.unwrap();
+    let listed = server
+        .call::<mcpkit::types::method::ListTools>(Default::default())
+        .await
+        .unwrap();
     assert_eq!(listed.tools.len(), 7);
 }
 
@@ -317,7 +423,9 @@ async fn upstream_log_messages_and_list_changes_reach_the_downstream_session() {
         Ok::<_, mcpkit::Error>("said it")
     }));
     let (_conn, upstream) = attached(&server).await;
-    let pair = within("connect", TestPair::connect(front(&upstream), Client::builder())).await.unwrap();
+    let pair = within("connect", TestPair::connect(front(&upstream), Client::builder()))
+        .await
+        .unwrap();
     within("ping", pair.client.ping()).await.unwrap();
     let mut rx = pair.client.notifications();
 

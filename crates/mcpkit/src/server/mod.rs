@@ -5,9 +5,9 @@
 //! and each list page is serialized once when the catalogue changes, not per request.
 
 pub mod backend;
-pub mod compose;
 mod client_state;
 mod completion;
+pub mod compose;
 mod context;
 mod core_methods;
 mod direct;

@@ -141,7 +141,8 @@ macro_rules! impl_resource_handler {
 }
 for_each_arity!(impl_resource_handler);
 
-pub(crate) type ErasedRead = Arc<dyn Fn(ResourceRequest) -> BoxFuture<Result<ReadResourceResult, ErrorObject>> + Send + Sync>;
+pub(crate) type ErasedRead =
+    Arc<dyn Fn(ResourceRequest) -> BoxFuture<Result<ReadResourceResult, ErrorObject>> + Send + Sync>;
 
 fn erase<H: ResourceHandler<T>, T>(handler: H) -> ErasedRead {
     Arc::new(move |r| {

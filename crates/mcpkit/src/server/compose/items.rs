@@ -37,7 +37,12 @@ impl Items {
 
     /// Register the items on `builder`, each remembered as made at `at` by `what` (`mount "a"`,
     /// `upstream "files"`), so that `try_build` names it in a collision or a bad name.
-    pub(super) fn register(self, mut builder: ServerBuilder, at: &'static Location<'static>, what: &str) -> ServerBuilder {
+    pub(super) fn register(
+        self,
+        mut builder: ServerBuilder,
+        at: &'static Location<'static>,
+        what: &str,
+    ) -> ServerBuilder {
         let by = |kind: Kind, original: &str| format!("{what}, its {} {original:?}", kind.word());
         for (original, tool) in self.tools {
             let b = by(Kind::Tool, &original);
@@ -101,7 +106,12 @@ impl Server {
 fn swap(catalog: &mut Catalog, source: &str, items: Items) -> Vec<Change> {
     let mut changes = Vec::new();
 
-    let before: Vec<_> = catalog.tools.iter().filter(|t| of(&t.source, source)).map(|t| t.tool.clone()).collect();
+    let before: Vec<_> = catalog
+        .tools
+        .iter()
+        .filter(|t| of(&t.source, source))
+        .map(|t| t.tool.clone())
+        .collect();
     catalog.tools.retain(|t| !of(&t.source, source));
     for (_, tool) in items.tools {
         let name = &tool.tool.name;
@@ -113,7 +123,12 @@ fn swap(catalog: &mut Catalog, source: &str, items: Items) -> Vec<Change> {
             catalog.tools.push(tool);
         }
     }
-    let after: Vec<_> = catalog.tools.iter().filter(|t| of(&t.source, source)).map(|t| t.tool.clone()).collect();
+    let after: Vec<_> = catalog
+        .tools
+        .iter()
+        .filter(|t| of(&t.source, source))
+        .map(|t| t.tool.clone())
+        .collect();
     if before != after {
         changes.push(Change::Tools);
     }

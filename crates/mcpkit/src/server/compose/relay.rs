@@ -114,7 +114,9 @@ impl InFlight {
     pub(super) fn log(&self, name: &str, message: LoggingMessageParams) {
         match self.pick() {
             Ok((cx, _)) => {
-                let logger = message.logger.map_or_else(|| name.to_owned(), |l| format!("{name}/{l}"));
+                let logger = message
+                    .logger
+                    .map_or_else(|| name.to_owned(), |l| format!("{name}/{l}"));
                 if let Err(e) = cx.log(message.level, Some(&logger), message.data) {
                     tracing::debug!("upstream {name:?}: log message not relayed: {e}");
                 }

@@ -237,7 +237,10 @@ impl Upstream {
         {
             let mut servers = crate::sync::lock(&self.shared.servers);
             servers.retain(|s| s.strong_count() > 0);
-            if !servers.iter().any(|s| std::ptr::eq(s.as_ptr(), Arc::as_ptr(&server.inner))) {
+            if !servers
+                .iter()
+                .any(|s| std::ptr::eq(s.as_ptr(), Arc::as_ptr(&server.inner)))
+            {
                 servers.push(Arc::downgrade(&server.inner));
             }
         }
@@ -256,7 +259,8 @@ impl ServerBuilder {
         let items = crate::sync::read(&upstream.shared.items).clone();
         self = items.register(self, at, &format!("upstream {:?}", upstream.shared.name));
         let upstream = upstream.clone();
-        self.on_build.push(Box::new(move |server: &Server| upstream.serve_on(server)));
+        self.on_build
+            .push(Box::new(move |server: &Server| upstream.serve_on(server)));
         self
     }
 }
@@ -284,7 +288,8 @@ impl Server {
 
 /// The error a request gets when the upstream it names is not connected.
 fn unavailable(name: &str) -> ErrorObject {
-    ErrorObject::internal(format!("upstream {name:?} is not connected")).with_data(serde_json::json!({ "upstream": name }))
+    ErrorObject::internal(format!("upstream {name:?} is not connected"))
+        .with_data(serde_json::json!({ "upstream": name }))
 }
 
 /// The error a forwarded request gets when the upstream failed to answer (an error the
@@ -426,7 +431,10 @@ async fn refresh(shared: &Arc<Shared>, client: &Client) -> Result<()> {
     let weak = Arc::downgrade(shared);
     let items = Items {
         tools: tools.into_iter().map(|t| tool_def(&weak, &shared.name, t)).collect(),
-        prompts: prompts.into_iter().map(|p| prompt_def(&weak, &shared.name, p)).collect(),
+        prompts: prompts
+            .into_iter()
+            .map(|p| prompt_def(&weak, &shared.name, p))
+            .collect(),
         resources: resources.into_iter().map(|r| resource_def(&weak, r)).collect(),
         templates: templates.into_iter().filter_map(|t| template_def(&weak, t)).collect(),
     };
@@ -560,7 +568,9 @@ fn reading(weak: &Weak<Shared>) -> ErasedRead {
     Arc::new(move |request: ResourceRequest| {
         let weak = weak.clone();
         Box::pin(async move {
-            let shared = weak.upgrade().ok_or_else(|| ErrorObject::internal("the upstream is no longer served"))?;
+            let shared = weak
+                .upgrade()
+                .ok_or_else(|| ErrorObject::internal("the upstream is no longer served"))?;
             let client = client_of(&shared)?;
             let entered = shared.in_flight.enter(&request.cx);
             tokio::select! {
