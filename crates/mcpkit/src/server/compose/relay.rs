@@ -69,7 +69,7 @@ impl InFlight {
 
     /// The request an upstream's message belongs to (see the module's rule), or how many are
     /// running when it cannot be told.
-    fn pick(&self) -> Result<(RequestContext, CancellationToken), usize> {
+    fn pick(&self) -> Result<(u64, RequestContext, CancellationToken), usize> {
         let calls = crate::sync::lock(&self.calls);
         let Some(newest) = calls.last() else {
             return Err(0);
@@ -80,7 +80,7 @@ impl InFlight {
                 && std::sync::Arc::ptr_eq(&r.cx.session, &newest.cx.session)
         });
         if calls.len() == 1 || one_session {
-            Ok((newest.cx.clone(), newest.interrupt.clone()))
+            Ok((newest.id, newest.cx.clone(), newest.interrupt.clone()))
         } else {
             Err(calls.len())
         }
@@ -89,7 +89,7 @@ impl InFlight {
     /// Ask the downstream client what upstream `name` asked us, on the request it belongs to.
     pub(super) async fn ask(&self, name: &str, request: InputRequest) -> Result<InputResponse, ErrorObject> {
         let method = request.method();
-        let (cx, interrupt) = self.pick().map_err(|running| {
+        let (_, cx, interrupt) = self.pick().map_err(|running| {
             ErrorObject::internal(format!(
                 "upstream {name:?} sent {method}, but {running} downstream requests run through it and the request it \
                  belongs to cannot be told"
@@ -109,11 +109,13 @@ impl InFlight {
         }
     }
 
-    /// Send upstream `name`'s log message to the downstream request it belongs to, if one can
-    /// be told (else it is dropped).
-    pub(super) fn log(&self, name: &str, message: LoggingMessageParams) {
+    /// Send upstream `name`'s log message, heard while request `heard_by` ran through it, to
+    /// the downstream request it belongs to if that is `heard_by` (every request running
+    /// through the upstream hears it; one passes it on), else nothing.
+    pub(super) fn log(&self, name: &str, message: LoggingMessageParams, heard_by: &Entered<'_>) {
         match self.pick() {
-            Ok((cx, _)) => {
+            Ok((id, _, _)) if id != heard_by.id => {}
+            Ok((_, cx, _)) => {
                 let logger = message
                     .logger
                     .map_or_else(|| name.to_owned(), |l| format!("{name}/{l}"));

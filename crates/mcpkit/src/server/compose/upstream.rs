@@ -5,8 +5,8 @@ use std::panic::Location;
 use std::sync::{Arc, Mutex, RwLock, Weak};
 
 use mcpkit_types::schema::{
-    CallToolResult, CompleteParams, CompletionReference, GetPromptResult, InputRequest, Prompt, ReadResourceResult,
-    Resource, ResourceTemplate, Tool,
+    CallToolResult, CompleteParams, CompletionReference, GetPromptResult, InputRequest, ProgressParams, Prompt,
+    ReadResourceResult, Resource, ResourceTemplate, Tool,
 };
 use mcpkit_types::ErrorObject;
 use tokio::sync::{broadcast, watch};
@@ -14,7 +14,7 @@ use tokio::sync::{broadcast, watch};
 use super::super::resource::ErasedRead;
 use super::super::uri_template::UriTemplate;
 use super::super::{
-    Inner, PromptDef, PromptRequest, ResourceDef, ResourceRequest, ResourceTemplateDef, Server, ServerBuilder,
+    Inner, RequestContext, PromptDef, PromptRequest, ResourceDef, ResourceRequest, ResourceTemplateDef, Server, ServerBuilder,
     ToolCall, ToolDef,
 };
 use super::items::{prefixed, Items};
@@ -384,10 +384,6 @@ async fn follow(
                 }
                 false
             }
-            Some(Ok(ServerNotification::Log(m))) => {
-                shared.in_flight.log(&shared.name, m);
-                false
-            }
             Some(Ok(_)) => false,
         };
         if relist && is_current(&shared, number) {
@@ -473,13 +469,10 @@ fn tool_def(weak: &Weak<Shared>, name: &Arc<str>, mut tool: Tool) -> (String, To
     (original.to_string(), def)
 }
 
-/// Forward one `tools/call`, relaying progress, until it ends, the downstream request is
-/// cancelled (the upstream call is then dropped, which cancels it there) or must end to ask
-/// for input.
+/// Forward one `tools/call`, relaying progress (see [`through`]).
 async fn forward_call(shared: &Shared, original: &str, call: ToolCall) -> Result<CallToolResult, ErrorObject> {
     let client = client_of(shared)?;
     let cx = call.cx;
-    let entered = shared.in_flight.enter(&cx);
     let (tx, mut progress) = tokio::sync::mpsc::unbounded_channel();
     let options = CallOptions {
         progress: cx.progress_token().is_some().then_some(tx),
@@ -487,15 +480,63 @@ async fn forward_call(shared: &Shared, original: &str, call: ToolCall) -> Result
     };
     let arguments = call.arguments;
     let upstream = client.call_tool_with(original, arguments.as_deref(), options);
+    through(shared, &client, &cx, upstream, Some(&mut progress)).await
+}
+
+/// Run `upstream` (a request to the upstream made for the downstream request `cx`) to its
+/// end, passing on its progress and the upstream's log messages meanwhile, and what came
+/// before its result before it. It ends early when the downstream request is cancelled (the
+/// upstream request is then dropped, which cancels it there) or must end to ask for input.
+async fn through<T>(
+    shared: &Shared,
+    client: &Client,
+    cx: &RequestContext,
+    upstream: impl std::future::Future<Output = Result<T>>,
+    mut progress: Option<&mut tokio::sync::mpsc::UnboundedReceiver<ProgressParams>>,
+) -> Result<T, ErrorObject> {
+    let entered = shared.in_flight.enter(cx);
+    let mut heard = Some(client.notifications());
+    let relay_log = |n: ServerNotification| {
+        if let ServerNotification::Log(m) = n {
+            shared.in_flight.log(&shared.name, m, &entered);
+        }
+    };
     tokio::pin!(upstream);
     loop {
+        let next_progress = async {
+            match progress.as_deref_mut() {
+                Some(rx) => rx.recv().await,
+                None => std::future::pending().await,
+            }
+        };
+        let next_heard = async {
+            match heard.as_mut() {
+                Some(rx) => rx.recv().await,
+                None => std::future::pending().await,
+            }
+        };
         tokio::select! {
             biased;
-            Some(p) = progress.recv() => cx.progress(p.progress, p.total, p.message.as_deref()),
+            Some(p) = next_progress => cx.progress(p.progress, p.total, p.message.as_deref()),
+            n = next_heard => match n {
+                Ok(n) => relay_log(n),
+                Err(broadcast::error::RecvError::Lagged(_)) => {}
+                // The upstream is gone: the request ends with the connection's error.
+                Err(broadcast::error::RecvError::Closed) => heard = None,
+            },
             result = &mut upstream => {
-                // Progress sent before the result is passed on before it.
-                while let Ok(p) = progress.try_recv() {
-                    cx.progress(p.progress, p.total, p.message.as_deref());
+                // What the upstream sent before its result is passed on before it.
+                if let Some(rx) = progress.as_deref_mut() {
+                    while let Ok(p) = rx.try_recv() {
+                        cx.progress(p.progress, p.total, p.message.as_deref());
+                    }
+                }
+                while let Some(rx) = heard.as_mut() {
+                    match rx.try_recv() {
+                        Ok(n) => relay_log(n),
+                        Err(broadcast::error::TryRecvError::Lagged(_)) => {}
+                        Err(_) => break,
+                    }
                 }
                 return result.map_err(|e| failed(&shared.name, e));
             }
@@ -516,11 +557,8 @@ fn prompt_def(weak: &Weak<Shared>, name: &Arc<str>, mut prompt: Prompt) -> (Stri
             Box::pin(async move {
                 let shared = shared_of(&weak, &name)?;
                 let client = client_of(&shared)?;
-                let entered = shared.in_flight.enter(&request.cx);
-                tokio::select! {
-                    r = client.get_prompt(&original, request.arguments) => r.map_err(|e| failed(&name, e)),
-                    () = entered.interrupt.cancelled() => Err(ErrorObject::internal("input required")),
-                }
+                let get = client.get_prompt(&original, request.arguments);
+                through(&shared, &client, &request.cx, get, None).await
             }) as crate::engine::BoxFuture<Result<GetPromptResult, ErrorObject>>
         })
     };
@@ -572,11 +610,8 @@ fn reading(weak: &Weak<Shared>) -> ErasedRead {
                 .upgrade()
                 .ok_or_else(|| ErrorObject::internal("the upstream is no longer served"))?;
             let client = client_of(&shared)?;
-            let entered = shared.in_flight.enter(&request.cx);
-            tokio::select! {
-                r = client.read_resource(&request.uri) => r.map_err(|e| failed(&shared.name, e)),
-                () = entered.interrupt.cancelled() => Err(ErrorObject::internal("input required")),
-            }
+            let read = client.read_resource(&request.uri);
+            through(&shared, &client, &request.cx, read, None).await
         }) as crate::engine::BoxFuture<Result<ReadResourceResult, ErrorObject>>
     })
 }
