@@ -60,6 +60,7 @@ mod interop_peer_servers_are_ready_when_they_say_so;
 mod interop_python;
 mod interop_python_stateless;
 mod interop_typescript;
+mod interop_typescript_sdk_server_proxied_as_an_upstream;
 mod interop_typescript_v2;
 mod interop_typescript_v2_skills;
 mod killed_stdio_server_error_names_its_exit;
