@@ -26,10 +26,13 @@ async fn a_typescript_sdk_server_over_stdio_is_served_as_an_upstream_to_both_era
     cmd.arg(ts_dir().join("echo_server.mjs")).arg("stdio");
     let transport = ChildTransport::from_command(cmd, Stderr::Trace).unwrap();
     let upstream = Upstream::new("ts");
-    let client = tokio::time::timeout(Duration::from_secs(30), upstream.relay(Client::builder()).connect(transport))
-        .await
-        .expect("the TypeScript server answers within 30 s")
-        .unwrap();
+    let client = tokio::time::timeout(
+        Duration::from_secs(30),
+        upstream.relay(Client::builder()).connect(transport),
+    )
+    .await
+    .expect("the TypeScript server answers within 30 s")
+    .unwrap();
     within("attach", upstream.attach(client)).await.unwrap();
     let front = Server::builder().enable_tools().proxy(&upstream).build();
 
@@ -37,15 +40,22 @@ async fn a_typescript_sdk_server_over_stdio_is_served_as_an_upstream_to_both_era
         ("handshake", ConnectMode::Handshake),
         ("stateless", ConnectMode::Pinned(ProtocolVersion::V2026_07_28)),
     ] {
-        let pair = within("connect", TestPair::connect(front.clone(), Client::builder().mode(mode)))
-            .await
-            .unwrap();
+        let pair = within(
+            "connect",
+            TestPair::connect(front.clone(), Client::builder().mode(mode)),
+        )
+        .await
+        .unwrap();
         let c = &pair.client;
         let names: Vec<String> = c.list_all_tools().await.unwrap().into_iter().map(|t| t.name).collect();
         assert_eq!(names, ["ts_echo", "ts_add", "ts_fail"], "{era}");
-        let r = within("echo", c.call_tool("ts_echo", json!({"message": "via mcpkit"}))).await.unwrap();
+        let r = within("echo", c.call_tool("ts_echo", json!({"message": "via mcpkit"})))
+            .await
+            .unwrap();
         assert_eq!(text_of(&r), "via mcpkit", "{era}");
-        let r = within("add", c.call_tool("ts_add", json!({"a": 2, "b": 40}))).await.unwrap();
+        let r = within("add", c.call_tool("ts_add", json!({"a": 2, "b": 40})))
+            .await
+            .unwrap();
         assert_eq!(r.structured_content, Some(json!({"result": 42})), "{era}");
         let r = within("fail", c.call_tool("ts_fail", ())).await.unwrap();
         assert!(r.is_error(), "{era}: the tool error is passed on as a result");

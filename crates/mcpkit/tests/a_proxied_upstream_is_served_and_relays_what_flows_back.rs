@@ -479,3 +479,47 @@ async fn an_upstream_spoken_to_on_the_stateless_wire_has_its_input_rounds_relaye
         assert_eq!(text(&r), "model said: forty-two", "{era}: {r:?}");
     }
 }
+
+#[tokio::test]
+async fn a_downstream_subscription_is_made_upstream_and_its_updates_come_back() {
+    let (tx, _rx) = mpsc::unbounded_channel();
+    let server = upstream_server(tx);
+    let (_conn, upstream) = attached(&server).await;
+    let pair = within("connect", TestPair::connect(front(&upstream), Client::builder()))
+        .await
+        .unwrap();
+    let mut rx = pair.client.notifications();
+    within("subscribe", pair.client.subscribe("up://readme")).await.unwrap();
+    // The upstream learns of the subscription in the background: repeat the update until the
+    // downstream session hears it.
+    within("resources/updated", async {
+        loop {
+            server.notify_resource_updated("up://readme");
+            let heard = tokio::time::timeout(Duration::from_millis(50), async {
+                loop {
+                    if let ServerNotification::ResourceUpdated(p) = rx.recv().await.unwrap() {
+                        return p.uri;
+                    }
+                }
+            })
+            .await;
+            if let Ok(uri) = heard {
+                assert_eq!(uri, "up://readme");
+                return;
+            }
+        }
+    })
+    .await;
+}
+
+#[tokio::test]
+async fn a_ping_answers_while_connected_and_fails_naming_a_detached_upstream() {
+    let (tx, _rx) = mpsc::unbounded_channel();
+    let (_conn, upstream) = attached(&upstream_server(tx)).await;
+    within("ping", upstream.ping(Duration::from_secs(5))).await.unwrap();
+    upstream.detach();
+    let e = within("ping detached", upstream.ping(Duration::from_secs(5)))
+        .await
+        .unwrap_err();
+    assert!(e.to_string().contains(r#"upstream "up" is not connected"#), "{e}");
+}

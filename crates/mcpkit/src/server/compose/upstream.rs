@@ -14,8 +14,8 @@ use tokio::sync::{broadcast, watch};
 use super::super::resource::ErasedRead;
 use super::super::uri_template::UriTemplate;
 use super::super::{
-    Inner, RequestContext, PromptDef, PromptRequest, ResourceDef, ResourceRequest, ResourceTemplateDef, Server, ServerBuilder,
-    ToolCall, ToolDef,
+    Inner, PromptDef, PromptRequest, RequestContext, ResourceDef, ResourceRequest, ResourceTemplateDef, Server,
+    ServerBuilder, ToolCall, ToolDef,
 };
 use super::items::{prefixed, Items};
 use super::relay::InFlight;
@@ -72,9 +72,15 @@ struct Shared {
     servers: Mutex<Vec<Weak<Inner>>>,
     /// The downstream requests running through it.
     in_flight: InFlight,
-    /// Whether a client is attached, for [`Upstream::connected`].
+    /// Whether a client is attached, for [`Upstream::disconnected`].
     connected: watch::Sender<bool>,
+    /// The URIs downstream sessions subscribed to, subscribed upstream too (again on each
+    /// attach); at most [`MAX_SUBSCRIBED`].
+    subscribed: Mutex<HashSet<String>>,
 }
+
+/// At most this many resource URIs are subscribed upstream per upstream.
+const MAX_SUBSCRIBED: usize = 10_000;
 
 impl Upstream {
     /// An upstream named `name`, not connected yet: give it a client with
@@ -91,6 +97,7 @@ impl Upstream {
                 servers: Mutex::new(Vec::new()),
                 in_flight: InFlight::default(),
                 connected: watch::channel(false).0,
+                subscribed: Mutex::new(HashSet::new()),
             }),
         }
     }
@@ -182,6 +189,10 @@ impl Upstream {
             return Err(e);
         }
         self.shared.connected.send_replace(true);
+        let subscribed: Vec<String> = crate::sync::lock(&self.shared.subscribed).iter().cloned().collect();
+        for uri in subscribed {
+            subscribe_upstream(&client, &self.shared.name, uri);
+        }
         tokio::spawn(follow(Arc::downgrade(&self.shared), number, client, notifications));
         Ok(())
     }
@@ -212,6 +223,27 @@ impl Upstream {
         crate::sync::read(&self.shared.link)
             .as_ref()
             .is_some_and(|(_, c)| !c.peer().is_closed())
+    }
+
+    /// Ping the upstream (`ping`, or `server/discover` on the stateless wire), waiting at most
+    /// `timeout`. When it does not answer in time, or answers with an error, it is detached
+    /// (see [`Upstream::detach`]) and the error returned: what a supervisor calls now and then
+    /// for an upstream whose connection cannot tell it is gone (an HTTP server that went
+    /// away between requests).
+    pub async fn ping(&self, timeout: std::time::Duration) -> Result<()> {
+        let number = crate::sync::read(&self.shared.link).as_ref().map(|(n, _)| *n);
+        let client = self.client().map_err(Error::Rpc)?;
+        let outcome = match tokio::time::timeout(timeout, client.ping()).await {
+            Ok(r) => r,
+            Err(_) => Err(Error::Timeout(timeout)),
+        };
+        if outcome.is_err() {
+            if let Some(number) = number {
+                tracing::warn!("upstream {:?}: no answer to ping, detached", self.shared.name);
+                self.detach_if(number);
+            }
+        }
+        outcome
     }
 
     /// How many downstream requests are running through it now.
@@ -623,7 +655,47 @@ fn resource_def(weak: &Weak<Shared>, resource: Resource) -> ResourceDef {
         guard: Default::default(),
         needs: Default::default(),
         source: None,
+        on_subscribe: Some(subscribing(weak)),
     }
+}
+
+/// A downstream subscription to one of the upstream's resources: made upstream too, once per
+/// URI (when the upstream offers subscriptions).
+fn subscribing(weak: &Weak<Shared>) -> super::super::resource::OnSubscribe {
+    let weak = weak.clone();
+    Arc::new(move |uri: &str| {
+        let Some(shared) = weak.upgrade() else {
+            return;
+        };
+        {
+            let mut subscribed = crate::sync::lock(&shared.subscribed);
+            if subscribed.contains(uri) || subscribed.len() >= MAX_SUBSCRIBED {
+                return;
+            }
+            subscribed.insert(uri.to_owned());
+        }
+        if let Ok(client) = client_of(&shared) {
+            subscribe_upstream(&client, &shared.name, uri.to_owned());
+        }
+    })
+}
+
+/// `resources/subscribe` to the upstream in the background, if it offers subscriptions.
+fn subscribe_upstream(client: &Client, name: &Arc<str>, uri: String) {
+    let offers = client
+        .server_capabilities()
+        .resources
+        .as_ref()
+        .is_some_and(|r| r.subscribe == Some(true));
+    if !offers || client.is_stateless() {
+        return;
+    }
+    let (client, name) = (client.clone(), name.clone());
+    tokio::spawn(async move {
+        if let Err(e) = client.subscribe(&uri).await {
+            tracing::debug!("upstream {name:?}: subscribing to {uri} failed: {e}");
+        }
+    });
 }
 
 fn template_def(weak: &Weak<Shared>, template: ResourceTemplate) -> Option<ResourceTemplateDef> {
@@ -644,5 +716,6 @@ fn template_def(weak: &Weak<Shared>, template: ResourceTemplate) -> Option<Resou
         guard: Default::default(),
         source: None,
         forward_complete: Some(forward_complete),
+        on_subscribe: Some(subscribing(weak)),
     })
 }
