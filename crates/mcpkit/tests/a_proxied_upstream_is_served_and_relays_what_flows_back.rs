@@ -523,3 +523,52 @@ async fn a_ping_answers_while_connected_and_fails_naming_a_detached_upstream() {
         .unwrap_err();
     assert!(e.to_string().contains(r#"upstream "up" is not connected"#), "{e}");
 }
+
+/// Two downstream clients, each with its own answer, call an upstream tool that asks at the
+/// same time: on the stateless wire upstream each question reaches the client whose call
+/// made it.
+#[tokio::test]
+async fn concurrent_questions_of_a_stateless_upstream_reach_their_own_callers() {
+    let server = Server::builder()
+        .tool(ToolDef::new("who", |cx: RequestContext| async move {
+            tokio::time::sleep(Duration::from_millis(100)).await;
+            let r = cx
+                .sample(CreateMessageParams::new(vec![SamplingMessage::user_text("who?")], 10))
+                .await?;
+            let text = r
+                .content
+                .as_slice()
+                .first()
+                .and_then(|c| c.as_text())
+                .unwrap_or_default()
+                .to_owned();
+            Ok::<_, mcpkit::Error>(text)
+        }))
+        .build();
+    let (here, there) = mcpkit::transport::memory::pair();
+    let _conn = server.start(there);
+    let upstream = Upstream::new("up");
+    let client = upstream
+        .relay(Client::builder().mode(ConnectMode::Pinned(ProtocolVersion::V2026_07_28)))
+        .connect(here)
+        .await
+        .unwrap();
+    within("attach", upstream.attach(client)).await.unwrap();
+    let front = front(&upstream);
+    let named = |name: &'static str| {
+        Client::builder()
+            .on_sampling(move |_: CreateMessageParams| async move { Ok(CreateMessageResult::text("m", name)) })
+    };
+    let ada = within("connect ada", TestPair::connect(front.clone(), named("ada")))
+        .await
+        .unwrap();
+    let bob = within("connect bob", TestPair::connect(front.clone(), named("bob")))
+        .await
+        .unwrap();
+    let (a, b) = within("both", async {
+        tokio::join!(ada.client.call_tool("up_who", ()), bob.client.call_tool("up_who", ()))
+    })
+    .await;
+    assert_eq!(text(&a.unwrap()), "ada");
+    assert_eq!(text(&b.unwrap()), "bob");
+}

@@ -3,10 +3,13 @@
 //! context (a server→client request on a handshake-era session, an input round on the
 //! stateless wire), and its log messages.
 //!
-//! An upstream's request names no downstream request, so it goes to the request running
-//! through the upstream: the only one, or, when several are, the newest of them if all belong
-//! to one handshake-era session (where any of them reaches the same client). Otherwise it is
-//! refused (an upstream's log message is dropped): it cannot be told whose it is.
+//! An upstream spoken to on the stateless wire asks within the call it belongs to (an input
+//! round the client answers in the caller's task), so its request goes to that call's
+//! downstream request. Otherwise the upstream's request names no downstream request, so it
+//! goes to the request running through the upstream: the only one, or, when several are, the
+//! newest of them if all belong to one handshake-era session (where any of them reaches the
+//! same client). Otherwise it is refused (an upstream's log message is dropped): it cannot be
+//! told whose it is.
 
 use std::sync::Mutex;
 
@@ -16,6 +19,12 @@ use tokio_util::sync::CancellationToken;
 
 use super::super::RequestContext;
 use crate::error::Error;
+
+tokio::task_local! {
+    /// The upstream request being made for a downstream request, in its task: the
+    /// [`InFlight`] (by address) and the entry.
+    static RUNNING: (usize, u64);
+}
 
 /// The downstream requests running through one upstream.
 #[derive(Default)]
@@ -67,10 +76,31 @@ impl InFlight {
         crate::sync::lock(&self.calls).len()
     }
 
+    /// Who this set is, for [`RUNNING`].
+    fn key(&self) -> usize {
+        std::ptr::from_ref(self) as usize
+    }
+
+    /// Run `upstream`, the upstream request made for `entered`, knowing so in its task.
+    pub(super) fn scope<F: std::future::Future>(
+        &self,
+        entered: &Entered<'_>,
+        upstream: F,
+    ) -> impl std::future::Future<Output = F::Output> {
+        RUNNING.scope((self.key(), entered.id), upstream)
+    }
+
     /// The request an upstream's message belongs to (see the module's rule), or how many are
     /// running when it cannot be told.
     fn pick(&self) -> Result<(u64, RequestContext, CancellationToken), usize> {
         let calls = crate::sync::lock(&self.calls);
+        if let Ok((key, id)) = RUNNING.try_with(|running| *running) {
+            if key == self.key() {
+                if let Some(r) = calls.iter().find(|r| r.id == id) {
+                    return Ok((r.id, r.cx.clone(), r.interrupt.clone()));
+                }
+            }
+        }
         let Some(newest) = calls.last() else {
             return Err(0);
         };

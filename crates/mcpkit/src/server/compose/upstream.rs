@@ -533,6 +533,7 @@ async fn through<T>(
             shared.in_flight.log(&shared.name, m, &entered);
         }
     };
+    let upstream = shared.in_flight.scope(&entered, upstream);
     tokio::pin!(upstream);
     loop {
         let next_progress = async {
