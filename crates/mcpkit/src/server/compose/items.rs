@@ -91,6 +91,7 @@ impl Server {
     }
 
     /// Remove what `source` brought; whether it brought anything.
+    #[cfg(feature = "client")]
     pub(super) fn remove_source(&self, source: &str) -> bool {
         let mut changes = Vec::new();
         self.update(|c| changes = swap(c, source, Items::default()));

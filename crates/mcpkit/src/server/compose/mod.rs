@@ -1,4 +1,4 @@
-//! Composition: many servers behind one. [`ServerBuilder::mount`] serves another [`Server`] of
+//! Composition: many servers behind one (the upstream side needs the `client` feature). [`ServerBuilder::mount`] serves another [`Server`] of
 //! this process under a prefix; an [`Upstream`] serves the catalogue of a server reached
 //! through a [`Client`](crate::Client) (a child process over stdio, Streamable HTTP or the
 //! legacy HTTP+SSE transport, in either era), added with [`ServerBuilder::proxy`] or, at run
@@ -48,7 +48,10 @@
 
 mod items;
 mod mount;
+#[cfg(feature = "client")]
 mod relay;
+#[cfg(feature = "client")]
 mod upstream;
 
+#[cfg(feature = "client")]
 pub use upstream::Upstream;

@@ -200,7 +200,7 @@ impl Upstream {
     /// List the upstream's catalogue again and update the servers' lists (what a
     /// `list_changed` from the upstream does by itself).
     pub async fn refresh(&self) -> Result<()> {
-        let client = self.client().map_err(Error::Rpc)?;
+        let client = client_of(&self.shared).map_err(Error::Rpc)?;
         refresh(&self.shared, &client).await
     }
 
@@ -232,7 +232,7 @@ impl Upstream {
     /// away between requests).
     pub async fn ping(&self, timeout: std::time::Duration) -> Result<()> {
         let number = crate::sync::read(&self.shared.link).as_ref().map(|(n, _)| *n);
-        let client = self.client().map_err(Error::Rpc)?;
+        let client = client_of(&self.shared).map_err(Error::Rpc)?;
         let outcome = match tokio::time::timeout(timeout, client.ping()).await {
             Ok(r) => r,
             Err(_) => Err(Error::Timeout(timeout)),
@@ -259,9 +259,9 @@ impl Upstream {
         let _ = rx.wait_for(|connected| !connected).await;
     }
 
-    /// The client in use, or the error a request naming one of its items gets.
-    fn client(&self) -> Result<Client, ErrorObject> {
-        client_of(&self.shared)
+    /// The client in use while connected (to read the upstream's `serverInfo`, say).
+    pub fn client(&self) -> Option<Client> {
+        client_of(&self.shared).ok()
     }
 
     /// Serve it on `server` (see [`Server::add_upstream`]).
