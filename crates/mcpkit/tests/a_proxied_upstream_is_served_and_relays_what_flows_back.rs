@@ -572,3 +572,28 @@ async fn concurrent_questions_of_a_stateless_upstream_reach_their_own_callers() 
     assert_eq!(text(&a.unwrap()), "ada");
     assert_eq!(text(&b.unwrap()), "bob");
 }
+
+/// `/readyz` of the HTTP front end says not ready, naming the upstream, while it is not
+/// connected (the check a gateway installs with `HttpServer::readiness`).
+#[tokio::test]
+async fn readyz_follows_the_upstreams_connection() {
+    let (tx, _rx) = mpsc::unbounded_channel();
+    let (_conn, upstream) = attached(&upstream_server(tx)).await;
+    let watched = upstream.clone();
+    let http = mcpkit::HttpServer::new(front(&upstream)).readiness(move || {
+        (!watched.is_connected()).then(|| format!("upstream {:?} is not connected", watched.name()))
+    });
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let url = format!("http://{}/readyz", listener.local_addr().unwrap());
+    tokio::spawn(http.serve(listener));
+    let probe = |url: String| async move {
+        let r = reqwest::get(url).await.unwrap();
+        (r.status().as_u16(), r.text().await.unwrap())
+    };
+    assert_eq!(within("ready", probe(url.clone())).await, (200, "ready\n".to_owned()));
+    upstream.detach();
+    assert_eq!(
+        within("not ready", probe(url.clone())).await,
+        (503, "not ready: upstream \"up\" is not connected\n".to_owned())
+    );
+}

@@ -1,4 +1,5 @@
-//! `/healthz` (the process is up) and `/readyz` (its backends answer), for load balancers.
+//! `/healthz` (the process is up) and `/readyz` (its backends answer, and the application's
+//! own check passes), for load balancers.
 //! Neither checks `Host` or credentials, and neither says more than ready or why not.
 
 use std::sync::Arc;
@@ -14,15 +15,24 @@ use super::directory::SharedDirectory;
 /// How long `/readyz` waits for the backends before it calls them unreachable.
 const READY_TIMEOUT: Duration = Duration::from_secs(2);
 
-/// The two probes; `/readyz` asks the shared session directory (none: always ready).
-pub(super) fn router(shared: Option<Arc<dyn SharedDirectory>>) -> Router {
+/// The application's own readiness check ([`HttpServer::readiness`](super::HttpServer::readiness)):
+/// why it is not ready, or `None`.
+pub(super) type ReadyCheck = Arc<dyn Fn() -> Option<String> + Send + Sync>;
+
+/// The two probes; `/readyz` asks `check`, then the shared session directory (none: ready).
+pub(super) fn router(shared: Option<Arc<dyn SharedDirectory>>, check: Option<ReadyCheck>) -> Router {
     Router::new()
         .route("/healthz", get(|| async { text(StatusCode::OK, "ok") }))
         .route(
             "/readyz",
             get(move || {
-                let shared = shared.clone();
-                async move { ready(shared.as_deref()).await }
+                let (shared, check) = (shared.clone(), check.clone());
+                async move {
+                    if let Some(reason) = check.and_then(|c| c()) {
+                        return text(StatusCode::SERVICE_UNAVAILABLE, &format!("not ready: {reason}"));
+                    }
+                    ready(shared.as_deref()).await
+                }
             }),
         )
 }

@@ -94,6 +94,7 @@ pub struct HttpServer {
     scale_out: Option<ScaleOut>,
     #[cfg(feature = "otel")]
     metrics: Option<crate::telemetry::Prometheus>,
+    readiness: Option<health::ReadyCheck>,
 }
 
 impl std::fmt::Debug for HttpServer {
@@ -131,6 +132,7 @@ impl HttpServer {
             scale_out: None,
             #[cfg(feature = "otel")]
             metrics: None,
+            readiness: None,
         }
     }
 
@@ -217,6 +219,14 @@ impl HttpServer {
         self
     }
 
+    /// Make `/readyz` answer 503 `not ready: REASON` while `check` returns `Some(REASON)` (a
+    /// gateway: an upstream is not connected), before it asks the shared backends. Called on
+    /// each probe: keep it cheap.
+    pub fn readiness(mut self, check: impl Fn() -> Option<String> + Send + Sync + 'static) -> HttpServer {
+        self.readiness = Some(Arc::new(check));
+        self
+    }
+
     /// The endpoint as an axum `Router`, with its layers: merge it into your app, or serve it
     /// as it is. Built inside a tokio runtime, it also starts the idle-session reaper.
     pub fn router(self) -> Router {
@@ -262,7 +272,7 @@ impl HttpServer {
         }
         // Outside the layers (a load balancer's probe carries no credentials); everything else
         // goes to the layered router as it is (its fallback included).
-        health::router(shared).fallback_service(router)
+        health::router(shared, self.readiness).fallback_service(router)
     }
 
     /// Serve on `listener` until the [`HttpServer::shutdown`] token fires, with `TCP_NODELAY`
