@@ -356,7 +356,8 @@ async fn an_upstream_that_dies_leaves_the_lists_and_its_calls_fail_at_once_namin
     .await
     .unwrap_err();
     assert!(started.elapsed() < Duration::from_secs(1));
-    assert!(e.rpc().is_some(), "a JSON-RPC error: {e:?}");
+    let e = e.rpc().cloned().unwrap_or_else(|| panic!("a JSON-RPC error: {e:?}"));
+    assert!(e.message.contains(r#"upstream "up" is not connected"#), "{e:?}");
     let r = within("local", pair.client.call_tool("local_ping", ())).await.unwrap();
     assert_eq!(text(&r), "pong");
 
@@ -393,6 +394,17 @@ async fn a_detached_upstream_names_itself_in_the_error_and_can_be_removed_and_ad
         .await
         .unwrap();
     assert_eq!(listed.tools.len(), 1, "{listed:?}");
+    let e = server
+        .call::<mcpkit::types::method::CallTool>(mcpkit::types::schema::CallToolParams::new("up_echo"))
+        .await
+        .unwrap_err();
+    assert_eq!(e.message, r#"upstream "up" is not connected"#);
+    assert_eq!(e.data, Some(serde_json::json!({"upstream": "up"})));
+    let e = server
+        .call::<mcpkit::types::method::CallTool>(mcpkit::types::schema::CallToolParams::new("nothing"))
+        .await
+        .unwrap_err();
+    assert_eq!(e.message, "Unknown tool: nothing", "other names are unknown as before");
     // The handle attached again, then the server stops serving it.
     within("attach", upstream.attach(detached.unwrap())).await.unwrap();
     let listed = server

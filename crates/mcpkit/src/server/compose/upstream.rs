@@ -266,15 +266,19 @@ impl Upstream {
 
     /// Serve it on `server` (see [`Server::add_upstream`]).
     fn serve_on(&self, server: &Server) {
-        {
+        let first_time = {
             let mut servers = crate::sync::lock(&self.shared.servers);
             servers.retain(|s| s.strong_count() > 0);
-            if !servers
+            let known = servers
                 .iter()
-                .any(|s| std::ptr::eq(s.as_ptr(), Arc::as_ptr(&server.inner)))
-            {
+                .any(|s| std::ptr::eq(s.as_ptr(), Arc::as_ptr(&server.inner)));
+            if !known {
                 servers.push(Arc::downgrade(&server.inner));
             }
+            !known
+        };
+        if first_time {
+            server.add_explainer(explainer(&self.shared, server));
         }
         let items = crate::sync::read(&self.shared.items).clone();
         server.replace_source(&self.shared.name, items);
@@ -316,6 +320,19 @@ impl Server {
         };
         self.remove_source(&upstream.shared.name) || was
     }
+}
+
+/// What says, on `server`, that a tool or prompt named `NAME_…` is not there because the
+/// upstream is not connected (while `server` serves it).
+fn explainer(shared: &Arc<Shared>, server: &Server) -> super::super::Explainer {
+    let weak = Arc::downgrade(shared);
+    let at = Arc::downgrade(&server.inner);
+    Arc::new(move |name: &str| {
+        let shared = weak.upgrade()?;
+        let ours = name.strip_prefix(&*shared.name)?.starts_with('_');
+        let served_here = crate::sync::lock(&shared.servers).iter().any(|s| Weak::ptr_eq(s, &at));
+        (ours && served_here && client_of(&shared).is_err()).then(|| unavailable(&shared.name))
+    })
 }
 
 /// The error a request gets when the upstream it names is not connected.
