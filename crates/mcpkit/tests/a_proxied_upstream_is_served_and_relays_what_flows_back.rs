@@ -609,3 +609,49 @@ async fn readyz_follows_the_upstreams_connection() {
         (503, "not ready: upstream \"up\" is not connected\n".to_owned())
     );
 }
+
+/// The upstream gives up on its sampling request (it cancels it): the question asked of the
+/// downstream client is cancelled too.
+#[tokio::test]
+async fn an_upstream_cancelling_its_question_cancels_it_downstream() {
+    let server = Server::builder()
+        .tool(ToolDef::new("impatient", |cx: RequestContext| async move {
+            let asked = cx.sample(CreateMessageParams::new(vec![SamplingMessage::user_text("hi")], 10));
+            match tokio::time::timeout(Duration::from_millis(200), asked).await {
+                Ok(_) => "answered",
+                Err(_) => "gave up",
+            }
+        }))
+        .build();
+    let (here, there) = mcpkit::transport::memory::pair();
+    let _conn = server.start(there);
+    let upstream = Upstream::new("up");
+    let client = upstream.relay(Client::builder()).connect(here).await.unwrap();
+    within("attach", upstream.attach(client)).await.unwrap();
+
+    struct Dropped(mpsc::UnboundedSender<()>);
+    impl Drop for Dropped {
+        fn drop(&mut self) {
+            let _ = self.0.send(());
+        }
+    }
+    let (tx, mut dropped) = mpsc::unbounded_channel();
+    let downstream = Client::builder().on_sampling(move |_: CreateMessageParams| {
+        let guard = Dropped(tx.clone());
+        async move {
+            let _guard = guard;
+            std::future::pending::<()>().await;
+            Ok(CreateMessageResult::text("m", "never"))
+        }
+    });
+    let pair = within("connect", TestPair::connect(front(&upstream), downstream))
+        .await
+        .unwrap();
+    let r = within("impatient", pair.client.call_tool("up_impatient", ()))
+        .await
+        .unwrap();
+    assert_eq!(text(&r), "gave up");
+    within("the downstream question is cancelled", dropped.recv())
+        .await
+        .unwrap();
+}
