@@ -209,6 +209,30 @@ async fn the_upstream_catalogue_is_listed_under_its_name_and_forwarded() {
 }
 
 #[tokio::test]
+async fn an_upstream_tool_named_outside_the_rules_is_left_out_and_the_rest_served() {
+    let server = Server::builder()
+        .tool(ToolDef::new("fine", || async { "fine" }))
+        .build();
+    // Added after the build, which would refuse the name, as another SDK's server might have it.
+    server.add_tool(ToolDef::new("read file", || async { "never" }));
+    let (here, there) = mcpkit::transport::memory::pair();
+    let _conn = server.start(there);
+    let upstream = Upstream::new("up");
+    let client = upstream.relay(Client::builder()).connect(here).await.unwrap();
+    within("attach", upstream.attach(client)).await.unwrap();
+    let front = Server::builder()
+        .proxy(&upstream)
+        .try_build()
+        .expect("the gateway starts");
+    let listed = front
+        .call::<mcpkit::types::method::ListTools>(Default::default())
+        .await
+        .unwrap();
+    let names: Vec<String> = listed.tools.into_iter().map(|t| t.name).collect();
+    assert_eq!(names, ["up_fine"]);
+}
+
+#[tokio::test]
 async fn an_allowlist_serves_only_the_tools_it_names() {
     let (tx, _rx) = mpsc::unbounded_channel();
     let server = upstream_server(tx);

@@ -5,7 +5,8 @@
 //! time, [`Server::add_upstream`].
 //!
 //! Names: the tools and prompts of a mount with prefix `a`, or of an upstream named `a`, are
-//! listed as `a_<name>` (a name outside the spec's tool-name rules is a build error);
+//! listed as `a_<name>` (a name outside the spec's tool-name rules is a build error for a
+//! mount, and left out with a warning for an upstream);
 //! resources and resource templates keep their URIs and are read where they came from;
 //! completions follow the prompt or template they name. Two items under one name or URI are a
 //! [`BuildError`](super::BuildError) from [`ServerBuilder::try_build`] naming both; an item that

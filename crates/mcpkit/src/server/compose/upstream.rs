@@ -11,6 +11,7 @@ use mcpkit_types::schema::{
 use mcpkit_types::ErrorObject;
 use tokio::sync::{broadcast, watch};
 
+use super::super::registrations::tool_name_rule;
 use super::super::resource::ErasedRead;
 use super::super::uri_template::UriTemplate;
 use super::super::{
@@ -460,6 +461,21 @@ async fn refresh(shared: &Arc<Shared>, client: &Client) -> Result<()> {
     if let Some(allow) = &shared.allow_tools {
         tools.retain(|t| allow.contains(&t.name));
     }
+    // A server this one does not control may name a tool outside the rules: it is left out
+    // rather than keeping every other upstream from starting.
+    tools.retain(|t| {
+        let listed = prefixed(&shared.name, &t.name);
+        match tool_name_rule(&listed) {
+            None => true,
+            Some(rule) => {
+                tracing::warn!(
+                    "upstream {:?}: leaving out tool {listed:?}: the name {rule}",
+                    shared.name
+                );
+                false
+            }
+        }
+    });
     let prompts = if caps.prompts.is_some() {
         client.list_all_prompts().await?
     } else {
