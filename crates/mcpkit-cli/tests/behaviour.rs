@@ -58,6 +58,7 @@ mod installed_entry_is_callable_through_the_host_file;
 mod interactive_elicitation_lists_titled_and_multi_select_choices;
 mod interop_peer_servers_are_ready_when_they_say_so;
 mod interop_python;
+mod interop_python_sdk_server_proxied_as_an_upstream;
 mod interop_python_stateless;
 mod interop_typescript;
 mod interop_typescript_sdk_server_proxied_as_an_upstream;
