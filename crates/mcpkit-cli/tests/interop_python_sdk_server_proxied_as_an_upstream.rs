@@ -26,7 +26,7 @@ use crate::support;
 async fn a_python_sdk_server_over_http_is_served_as_an_upstream_and_detached_when_it_dies() {
     let python_server = PeerServer::start(&python(), &[&python_script("echo_server.py"), "http"]);
     let upstream = Upstream::new("py");
-    let transport = HttpClientTransport::new(&format!("{}/mcp", python_server.base)).unwrap();
+    let transport = HttpClientTransport::new(format!("{}/mcp", python_server.base)).unwrap();
     let client = tokio::time::timeout(
         Duration::from_secs(30),
         upstream.relay(Client::builder()).connect(transport),
