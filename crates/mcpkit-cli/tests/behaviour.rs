@@ -8,6 +8,7 @@ mod cluster_wire;
 mod common;
 mod support;
 
+mod a_proxied_mcpkit_serve_child_is_served_and_its_death_contained;
 mod a_server_without_tools_is_said_to_declare_none;
 mod app_counter_view_increments_through_the_host_bridge;
 mod apps_shapes_pass_the_official_ext_apps_schemas;
@@ -65,8 +66,10 @@ mod installed_entry_is_callable_through_the_host_file;
 mod interactive_elicitation_lists_titled_and_multi_select_choices;
 mod interop_peer_servers_are_ready_when_they_say_so;
 mod interop_python;
+mod interop_python_sdk_server_proxied_as_an_upstream;
 mod interop_python_stateless;
 mod interop_typescript;
+mod interop_typescript_sdk_server_proxied_as_an_upstream;
 mod interop_typescript_v2;
 mod interop_typescript_v2_skills;
 mod killed_stdio_server_error_names_its_exit;

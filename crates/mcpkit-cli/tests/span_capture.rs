@@ -9,6 +9,7 @@
 mod common;
 mod spans;
 
+mod a_call_through_a_proxy_is_one_trace;
 mod client_http_spans_name_the_session;
 mod inbound_cancellation_gets_a_server_span;
 mod malformed_traceparent_starts_a_new_root_span;

@@ -91,6 +91,10 @@ pub struct GuideTesting;
 #[cfg(all(doctest, feature = "server"))]
 #[doc = include_str!("../../../guide/middleware.md")]
 pub struct GuideMiddleware;
+/// The composition chapter of the guide (mount and proxy), compiled and run as a doctest.
+#[cfg(all(doctest, feature = "server", feature = "client"))]
+#[doc = include_str!("../../../guide/composition.md")]
+pub struct GuideComposition;
 /// The MCP Apps chapter of the guide, compiled (and its server examples run) as a doctest.
 #[cfg(all(doctest, feature = "server", feature = "client"))]
 #[doc = include_str!("../../../guide/apps.md")]

@@ -32,7 +32,12 @@ fn inner() -> Server {
                 .argument("season", "Which season", false)
                 .complete("season", from_list(["spring", "summer"])),
         )
-        .resource(ResourceDef::text("mem://inner/readme", "readme", "text/plain", "inner text"))
+        .resource(ResourceDef::text(
+            "mem://inner/readme",
+            "readme",
+            "text/plain",
+            "inner text",
+        ))
         .resource_template(
             ResourceTemplateDef::new("mem://inner/{id}", "item", |cx: RequestContext| async move {
                 let who = cx.state::<Greeting>().map_or("no state", |g| g.0);
@@ -63,28 +68,54 @@ async fn mounted_items_are_named_by_prefix_and_served_by_the_mounted_handlers() 
     let c = &pair.client;
     let tools: Vec<String> = c.list_all_tools().await.unwrap().into_iter().map(|t| t.name).collect();
     assert_eq!(tools, ["own", "in_greet", "in_ask"]);
-    let prompts: Vec<String> = c.list_all_prompts().await.unwrap().into_iter().map(|p| p.name).collect();
+    let prompts: Vec<String> = c
+        .list_all_prompts()
+        .await
+        .unwrap()
+        .into_iter()
+        .map(|p| p.name)
+        .collect();
     assert_eq!(prompts, ["in_haiku"]);
-    let uris: Vec<String> = c.list_all_resources().await.unwrap().into_iter().map(|r| r.uri).collect();
+    let uris: Vec<String> = c
+        .list_all_resources()
+        .await
+        .unwrap()
+        .into_iter()
+        .map(|r| r.uri)
+        .collect();
     assert_eq!(uris, ["mem://inner/readme"]);
 
     let r = within("greet", c.call_tool("in_greet", ())).await.unwrap();
-    assert_eq!(r.content[0].as_text(), Some("hello from inside"), "the mounted server's state");
-    let p = within("prompt", c.get_prompt("in_haiku", [("season", "spring")])).await.unwrap();
+    assert_eq!(
+        r.content[0].as_text(),
+        Some("hello from inside"),
+        "the mounted server's state"
+    );
+    let p = within("prompt", c.get_prompt("in_haiku", [("season", "spring")]))
+        .await
+        .unwrap();
     assert_eq!(p.messages.len(), 1);
     let read = within("read", c.read_resource("mem://inner/readme")).await.unwrap();
     assert!(format!("{:?}", read.contents).contains("inner text"), "{read:?}");
     let read = within("template", c.read_resource("mem://inner/7")).await.unwrap();
     assert!(format!("{:?}", read.contents).contains("hello from inside"), "{read:?}");
 
-    let done = within("complete prompt", c.complete(prompt_ref("in_haiku"), "season", "su")).await.unwrap();
-    assert_eq!(done.completion.values, ["summer"]);
-    let done = within("complete template", c.complete(resource_ref("mem://inner/{id}"), "id", "t"))
+    let done = within("complete prompt", c.complete(prompt_ref("in_haiku"), "season", "su"))
         .await
         .unwrap();
+    assert_eq!(done.completion.values, ["summer"]);
+    let done = within(
+        "complete template",
+        c.complete(resource_ref("mem://inner/{id}"), "id", "t"),
+    )
+    .await
+    .unwrap();
     assert_eq!(done.completion.values, ["two"]);
     let unknown = within("old name", c.call_tool("greet", ())).await.unwrap_err();
-    assert!(unknown.rpc().is_some(), "the unprefixed name is not served: {unknown:?}");
+    assert!(
+        unknown.rpc().is_some(),
+        "the unprefixed name is not served: {unknown:?}"
+    );
 }
 
 #[tokio::test]
@@ -100,9 +131,14 @@ async fn a_mounted_handler_asks_the_downstream_client_in_both_eras() {
     };
     for (era, client) in [
         ("handshake", answering()),
-        ("stateless", answering().mode(ConnectMode::Pinned(ProtocolVersion::V2026_07_28))),
+        (
+            "stateless",
+            answering().mode(ConnectMode::Pinned(ProtocolVersion::V2026_07_28)),
+        ),
     ] {
-        let pair = within("connect", TestPair::connect(outer(inner()), client)).await.unwrap();
+        let pair = within("connect", TestPair::connect(outer(inner()), client))
+            .await
+            .unwrap();
         let r = within(era, pair.client.call_tool("in_ask", ())).await.unwrap();
         assert_eq!(r.content[0].as_text(), Some("confirmed: true"), "{era}: {r:?}");
     }
@@ -112,7 +148,13 @@ async fn a_mounted_handler_asks_the_downstream_client_in_both_eras() {
 async fn a_name_taken_twice_is_a_build_error_naming_both() {
     let taken = Server::builder().tool(ToolDef::new("in_greet", || async { "outer" }));
     let e = taken.mount("in", inner()).try_build().unwrap_err();
-    let BuildError::Duplicate { kind, key, first, second } = &e else {
+    let BuildError::Duplicate {
+        kind,
+        key,
+        first,
+        second,
+    } = &e
+    else {
         panic!("{e:?}");
     };
     assert_eq!((*kind, key.as_str()), ("tool", "in_greet"));
@@ -127,7 +169,10 @@ async fn a_name_taken_twice_is_a_build_error_naming_both() {
         .try_build()
         .unwrap_err();
     assert!(e.to_string().contains("mem://inner/readme"), "{e}");
-    assert!(e.to_string().contains(r#"mount "a""#) && e.to_string().contains(r#"mount "b""#), "{e}");
+    assert!(
+        e.to_string().contains(r#"mount "a""#) && e.to_string().contains(r#"mount "b""#),
+        "{e}"
+    );
 
     // A prefix that makes names outside the spec's rules.
     let e = Server::builder().mount("bad prefix", inner()).try_build().unwrap_err();
@@ -147,7 +192,14 @@ async fn what_the_mounted_server_changes_reaches_the_outer_sessions() {
         while !matches!(rx.recv().await.unwrap(), ServerNotification::ToolListChanged) {}
     })
     .await;
-    let tools: Vec<String> = pair.client.list_all_tools().await.unwrap().into_iter().map(|t| t.name).collect();
+    let tools: Vec<String> = pair
+        .client
+        .list_all_tools()
+        .await
+        .unwrap()
+        .into_iter()
+        .map(|t| t.name)
+        .collect();
     assert_eq!(tools, ["own", "in_greet", "in_ask", "in_late"]);
     let r = within("late", pair.client.call_tool("in_late", ())).await.unwrap();
     assert_eq!(r.content[0].as_text(), Some("late"));

@@ -357,6 +357,7 @@ impl ServerBuilder {
                 authorize: self.authorize,
                 changes_seen: std::sync::atomic::AtomicU64::new(0),
                 watchers: RwLock::new(Vec::new()),
+                explainers: RwLock::new(Vec::new()),
                 extensions: self.extensions.declared(),
                 client_limits: self.client_limits,
                 changes: tokio::sync::broadcast::channel(256).0,

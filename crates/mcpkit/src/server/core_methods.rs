@@ -220,7 +220,7 @@ async fn call_tool(mut call: Call, p: CallToolParams) -> HandlerResult {
     }
     let unknown = || ErrorObject::invalid_params(format!("Unknown tool: {}", p.name));
     let Some(def) = snap.tool_index.get(&p.name).map(|&i| &snap.catalog.tools[i]) else {
-        return Err(unknown());
+        return Err(call.server.explain_unknown(&p.name).unwrap_or_else(unknown));
     };
     call.check_access(Item::Tool(&def.tool), &def.guard, unknown)?;
     let version = call.session.version();
@@ -314,7 +314,7 @@ async fn get_prompt(mut call: Call, p: GetPromptParams) -> HandlerResult {
     }
     let unknown = || ErrorObject::invalid_params(format!("Unknown prompt: {}", p.name));
     let Some(def) = snap.prompt_index.get(&p.name).map(|&i| &snap.catalog.prompts[i]) else {
-        return Err(unknown());
+        return Err(call.server.explain_unknown(&p.name).unwrap_or_else(unknown));
     };
     call.check_access(Item::Prompt(&def.prompt), &def.guard, unknown)?;
     let arguments = p.arguments.unwrap_or_default();

@@ -116,6 +116,9 @@ pub(crate) async fn subscribe(call: Call, p: SubscribeParams) -> HandlerResult {
         }
         subscriptions.insert(p.uri.clone());
     }
+    if let Some(tell) = subscription_hook(call.snapshot(), &p.uri) {
+        tell(&p.uri);
+    }
     call.session.changed(SessionUpdate::Subscribe(p.uri));
     empty()
 }
@@ -142,5 +145,20 @@ pub(crate) async fn initialized(call: Call, _: mcpkit_types::schema::Initialized
 pub(crate) async fn roots_changed(call: Call, _: RootsListChangedParams) {
     if let Some(f) = call.server.inner.on_roots_changed.clone() {
         f(call.into_context(RootsListChanged::NAME, None, None));
+    }
+}
+
+/// What is told of a subscription to `uri`: the hook of the resource it names, else of the
+/// first template it matches.
+fn subscription_hook(snap: &super::Snapshot, uri: &str) -> Option<super::resource::OnSubscribe> {
+    match snap.resource_index.get(uri) {
+        Some(&i) => snap.catalog.resources[i].on_subscribe.clone(),
+        None => snap
+            .catalog
+            .templates
+            .iter()
+            .find(|t| t.matcher.matches(uri).is_some())?
+            .on_subscribe
+            .clone(),
     }
 }

@@ -5,9 +5,9 @@
 //! and each list page is serialized once when the catalogue changes, not per request.
 
 pub mod backend;
-pub mod compose;
 mod client_state;
 mod completion;
+pub mod compose;
 mod context;
 mod core_methods;
 mod direct;
@@ -99,6 +99,9 @@ type Relay = Arc<dyn Fn(&Change) + Send + Sync>;
 /// What else hears this server's catalogue changes (a server it is mounted in): `false` when
 /// it no longer listens, and is then forgotten.
 pub(crate) type Watcher = Arc<dyn Fn(&Change) -> bool + Send + Sync>;
+/// Says why a tool or prompt of that name is not there when something knows (an upstream that
+/// is not connected): the error to answer instead of "Unknown tool".
+pub(crate) type Explainer = Arc<dyn Fn(&str) -> Option<mcpkit_types::ErrorObject> + Send + Sync>;
 /// Run once on the server a builder built (what composition attaches to it).
 pub(crate) type OnBuild = Box<dyn FnOnce(&Server) + Send>;
 
@@ -157,6 +160,8 @@ struct Inner {
     changes_seen: std::sync::atomic::AtomicU64,
     /// What else hears the catalogue changes (servers this one is mounted in).
     watchers: RwLock<Vec<Watcher>>,
+    /// What explains a name that is not there (see [`Explainer`]).
+    explainers: RwLock<Vec<Explainer>>,
 }
 
 impl Server {
@@ -390,6 +395,19 @@ impl Server {
         if !gone.is_empty() {
             crate::sync::write(&self.inner.watchers).retain(|w| !gone.iter().any(|g| Arc::ptr_eq(g, w)));
         }
+    }
+
+    /// The error for a request naming tool or prompt `name`, which is not there, when an
+    /// explainer knows why.
+    pub(crate) fn explain_unknown(&self, name: &str) -> Option<mcpkit_types::ErrorObject> {
+        let explainers = crate::sync::read(&self.inner.explainers);
+        explainers.iter().find_map(|e| e(name))
+    }
+
+    /// Have `explainer` say why a name is not there from now on.
+    #[cfg(feature = "client")]
+    pub(crate) fn add_explainer(&self, explainer: Explainer) {
+        crate::sync::write(&self.inner.explainers).push(explainer);
     }
 
     /// Have `watcher` hear every later catalogue change of this server.

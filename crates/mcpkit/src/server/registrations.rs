@@ -129,7 +129,14 @@ impl Registrations {
 
     /// Register an item brought by something else (`by`: "mount \"a\" (its tool \"echo\")").
     pub(crate) fn add_by(&mut self, kind: Kind, key: &str, at: &'static Location<'static>, by: String) {
-        self.0.push((kind, key.to_owned(), Origin { at, by: Some(by.into()) }));
+        self.0.push((
+            kind,
+            key.to_owned(),
+            Origin {
+                at,
+                by: Some(by.into()),
+            },
+        ));
     }
 
     /// Remember what the item registered at `at` needs (nothing to remember: nothing kept).

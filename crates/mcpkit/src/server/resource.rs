@@ -141,7 +141,12 @@ macro_rules! impl_resource_handler {
 }
 for_each_arity!(impl_resource_handler);
 
-pub(crate) type ErasedRead = Arc<dyn Fn(ResourceRequest) -> BoxFuture<Result<ReadResourceResult, ErrorObject>> + Send + Sync>;
+/// Told the URI when a session subscribes to a resource (an upstream's resource: the
+/// subscription is made upstream too).
+pub(crate) type OnSubscribe = Arc<dyn Fn(&str) + Send + Sync>;
+
+pub(crate) type ErasedRead =
+    Arc<dyn Fn(ResourceRequest) -> BoxFuture<Result<ReadResourceResult, ErrorObject>> + Send + Sync>;
 
 fn erase<H: ResourceHandler<T>, T>(handler: H) -> ErasedRead {
     Arc::new(move |r| {
@@ -172,6 +177,8 @@ pub struct ResourceDef {
     pub(crate) needs: super::registrations::Needs,
     /// What brought it when it came with others (a mount's prefix, an upstream's name).
     pub(crate) source: Option<std::sync::Arc<str>>,
+    /// Told when a session subscribes to it.
+    pub(crate) on_subscribe: Option<OnSubscribe>,
 }
 
 impl std::fmt::Debug for ResourceDef {
@@ -191,6 +198,7 @@ impl ResourceDef {
             guard: Default::default(),
             needs: Default::default(),
             source: None,
+            on_subscribe: None,
         }
     }
 
@@ -259,6 +267,8 @@ pub struct ResourceTemplateDef {
     pub(crate) source: Option<std::sync::Arc<str>>,
     /// Completions answered elsewhere (an upstream's), instead of by `completions`.
     pub(crate) forward_complete: Option<super::completion::ForwardComplete>,
+    /// Told when a session subscribes to a URI it matches.
+    pub(crate) on_subscribe: Option<OnSubscribe>,
 }
 
 impl std::fmt::Debug for ResourceTemplateDef {
@@ -285,6 +295,7 @@ impl ResourceTemplateDef {
             guard: Default::default(),
             source: None,
             forward_complete: None,
+            on_subscribe: None,
         })
     }
 

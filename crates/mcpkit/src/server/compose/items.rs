@@ -37,7 +37,12 @@ impl Items {
 
     /// Register the items on `builder`, each remembered as made at `at` by `what` (`mount "a"`,
     /// `upstream "files"`), so that `try_build` names it in a collision or a bad name.
-    pub(super) fn register(self, mut builder: ServerBuilder, at: &'static Location<'static>, what: &str) -> ServerBuilder {
+    pub(super) fn register(
+        self,
+        mut builder: ServerBuilder,
+        at: &'static Location<'static>,
+        what: &str,
+    ) -> ServerBuilder {
         let by = |kind: Kind, original: &str| format!("{what}, its {} {original:?}", kind.word());
         for (original, tool) in self.tools {
             let b = by(Kind::Tool, &original);
@@ -86,6 +91,7 @@ impl Server {
     }
 
     /// Remove what `source` brought; whether it brought anything.
+    #[cfg(feature = "client")]
     pub(super) fn remove_source(&self, source: &str) -> bool {
         let mut changes = Vec::new();
         self.update(|c| changes = swap(c, source, Items::default()));
@@ -101,7 +107,12 @@ impl Server {
 fn swap(catalog: &mut Catalog, source: &str, items: Items) -> Vec<Change> {
     let mut changes = Vec::new();
 
-    let before: Vec<_> = catalog.tools.iter().filter(|t| of(&t.source, source)).map(|t| t.tool.clone()).collect();
+    let before: Vec<_> = catalog
+        .tools
+        .iter()
+        .filter(|t| of(&t.source, source))
+        .map(|t| t.tool.clone())
+        .collect();
     catalog.tools.retain(|t| !of(&t.source, source));
     for (_, tool) in items.tools {
         let name = &tool.tool.name;
@@ -113,7 +124,12 @@ fn swap(catalog: &mut Catalog, source: &str, items: Items) -> Vec<Change> {
             catalog.tools.push(tool);
         }
     }
-    let after: Vec<_> = catalog.tools.iter().filter(|t| of(&t.source, source)).map(|t| t.tool.clone()).collect();
+    let after: Vec<_> = catalog
+        .tools
+        .iter()
+        .filter(|t| of(&t.source, source))
+        .map(|t| t.tool.clone())
+        .collect();
     if before != after {
         changes.push(Change::Tools);
     }

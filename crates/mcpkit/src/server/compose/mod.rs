@@ -1,11 +1,12 @@
-//! Composition: many servers behind one. [`ServerBuilder::mount`] serves another [`Server`] of
+//! Composition: many servers behind one (the upstream side needs the `client` feature). [`ServerBuilder::mount`] serves another [`Server`] of
 //! this process under a prefix; an [`Upstream`] serves the catalogue of a server reached
 //! through a [`Client`](crate::Client) (a child process over stdio, Streamable HTTP or the
 //! legacy HTTP+SSE transport, in either era), added with [`ServerBuilder::proxy`] or, at run
 //! time, [`Server::add_upstream`].
 //!
 //! Names: the tools and prompts of a mount with prefix `a`, or of an upstream named `a`, are
-//! listed as `a_<name>` (a name outside the spec's tool-name rules is a build error);
+//! listed as `a_<name>` (a name outside the spec's tool-name rules is a build error for a
+//! mount, and left out with a warning for an upstream);
 //! resources and resource templates keep their URIs and are read where they came from;
 //! completions follow the prompt or template they name. Two items under one name or URI are a
 //! [`BuildError`](super::BuildError) from [`ServerBuilder::try_build`] naming both; an item that
@@ -48,7 +49,10 @@
 
 mod items;
 mod mount;
+#[cfg(feature = "client")]
 mod relay;
+#[cfg(feature = "client")]
 mod upstream;
 
+#[cfg(feature = "client")]
 pub use upstream::Upstream;

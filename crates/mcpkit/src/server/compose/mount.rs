@@ -34,7 +34,8 @@ impl ServerBuilder {
         let prefix: Arc<str> = prefix.into().into();
         let items = items_of(&prefix, &server);
         self = items.register(self, at, &format!("mount {prefix:?}"));
-        self.on_build.push(Box::new(move |outer: &Server| watch(outer, prefix, &server)));
+        self.on_build
+            .push(Box::new(move |outer: &Server| watch(outer, prefix, &server)));
         self
     }
 }

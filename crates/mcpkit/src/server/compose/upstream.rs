@@ -5,17 +5,18 @@ use std::panic::Location;
 use std::sync::{Arc, Mutex, RwLock, Weak};
 
 use mcpkit_types::schema::{
-    CallToolResult, CompleteParams, CompletionReference, GetPromptResult, InputRequest, Prompt, ReadResourceResult,
-    Resource, ResourceTemplate, Tool,
+    CallToolResult, CompleteParams, CompletionReference, GetPromptResult, InputRequest, ProgressParams, Prompt,
+    ReadResourceResult, Resource, ResourceTemplate, Tool,
 };
 use mcpkit_types::ErrorObject;
 use tokio::sync::{broadcast, watch};
 
+use super::super::registrations::tool_name_rule;
 use super::super::resource::ErasedRead;
 use super::super::uri_template::UriTemplate;
 use super::super::{
-    Inner, PromptDef, PromptRequest, ResourceDef, ResourceRequest, ResourceTemplateDef, Server, ServerBuilder,
-    ToolCall, ToolDef,
+    Inner, PromptDef, PromptRequest, RequestContext, ResourceDef, ResourceRequest, ResourceTemplateDef, Server,
+    ServerBuilder, ToolCall, ToolDef,
 };
 use super::items::{prefixed, Items};
 use super::relay::InFlight;
@@ -72,9 +73,15 @@ struct Shared {
     servers: Mutex<Vec<Weak<Inner>>>,
     /// The downstream requests running through it.
     in_flight: InFlight,
-    /// Whether a client is attached, for [`Upstream::connected`].
+    /// Whether a client is attached, for [`Upstream::disconnected`].
     connected: watch::Sender<bool>,
+    /// The URIs downstream sessions subscribed to, subscribed upstream too (again on each
+    /// attach); at most [`MAX_SUBSCRIBED`].
+    subscribed: Mutex<HashSet<String>>,
 }
+
+/// At most this many resource URIs are subscribed upstream per upstream.
+const MAX_SUBSCRIBED: usize = 10_000;
 
 impl Upstream {
     /// An upstream named `name`, not connected yet: give it a client with
@@ -91,6 +98,7 @@ impl Upstream {
                 servers: Mutex::new(Vec::new()),
                 in_flight: InFlight::default(),
                 connected: watch::channel(false).0,
+                subscribed: Mutex::new(HashSet::new()),
             }),
         }
     }
@@ -182,6 +190,10 @@ impl Upstream {
             return Err(e);
         }
         self.shared.connected.send_replace(true);
+        let subscribed: Vec<String> = crate::sync::lock(&self.shared.subscribed).iter().cloned().collect();
+        for uri in subscribed {
+            subscribe_upstream(&client, &self.shared.name, uri);
+        }
         tokio::spawn(follow(Arc::downgrade(&self.shared), number, client, notifications));
         Ok(())
     }
@@ -189,7 +201,7 @@ impl Upstream {
     /// List the upstream's catalogue again and update the servers' lists (what a
     /// `list_changed` from the upstream does by itself).
     pub async fn refresh(&self) -> Result<()> {
-        let client = self.client().map_err(Error::Rpc)?;
+        let client = client_of(&self.shared).map_err(Error::Rpc)?;
         refresh(&self.shared, &client).await
     }
 
@@ -214,6 +226,27 @@ impl Upstream {
             .is_some_and(|(_, c)| !c.peer().is_closed())
     }
 
+    /// Ping the upstream (`ping`, or `server/discover` on the stateless wire), waiting at most
+    /// `timeout`. When it does not answer in time, or answers with an error, it is detached
+    /// (see [`Upstream::detach`]) and the error returned: what a supervisor calls now and then
+    /// for an upstream whose connection cannot tell it is gone (an HTTP server that went
+    /// away between requests).
+    pub async fn ping(&self, timeout: std::time::Duration) -> Result<()> {
+        let number = crate::sync::read(&self.shared.link).as_ref().map(|(n, _)| *n);
+        let client = client_of(&self.shared).map_err(Error::Rpc)?;
+        let outcome = match tokio::time::timeout(timeout, client.ping()).await {
+            Ok(r) => r,
+            Err(_) => Err(Error::Timeout(timeout)),
+        };
+        if outcome.is_err() {
+            if let Some(number) = number {
+                tracing::warn!("upstream {:?}: no answer to ping, detached", self.shared.name);
+                self.detach_if(number);
+            }
+        }
+        outcome
+    }
+
     /// How many downstream requests are running through it now.
     pub fn in_flight(&self) -> usize {
         self.shared.in_flight.len()
@@ -227,19 +260,26 @@ impl Upstream {
         let _ = rx.wait_for(|connected| !connected).await;
     }
 
-    /// The client in use, or the error a request naming one of its items gets.
-    fn client(&self) -> Result<Client, ErrorObject> {
-        client_of(&self.shared)
+    /// The client in use while connected (to read the upstream's `serverInfo`, say).
+    pub fn client(&self) -> Option<Client> {
+        client_of(&self.shared).ok()
     }
 
     /// Serve it on `server` (see [`Server::add_upstream`]).
     fn serve_on(&self, server: &Server) {
-        {
+        let first_time = {
             let mut servers = crate::sync::lock(&self.shared.servers);
             servers.retain(|s| s.strong_count() > 0);
-            if !servers.iter().any(|s| std::ptr::eq(s.as_ptr(), Arc::as_ptr(&server.inner))) {
+            let known = servers
+                .iter()
+                .any(|s| std::ptr::eq(s.as_ptr(), Arc::as_ptr(&server.inner)));
+            if !known {
                 servers.push(Arc::downgrade(&server.inner));
             }
+            !known
+        };
+        if first_time {
+            server.add_explainer(explainer(&self.shared, server));
         }
         let items = crate::sync::read(&self.shared.items).clone();
         server.replace_source(&self.shared.name, items);
@@ -256,7 +296,8 @@ impl ServerBuilder {
         let items = crate::sync::read(&upstream.shared.items).clone();
         self = items.register(self, at, &format!("upstream {:?}", upstream.shared.name));
         let upstream = upstream.clone();
-        self.on_build.push(Box::new(move |server: &Server| upstream.serve_on(server)));
+        self.on_build
+            .push(Box::new(move |server: &Server| upstream.serve_on(server)));
         self
     }
 }
@@ -282,9 +323,23 @@ impl Server {
     }
 }
 
+/// What says, on `server`, that a tool or prompt named `NAME_…` is not there because the
+/// upstream is not connected (while `server` serves it).
+fn explainer(shared: &Arc<Shared>, server: &Server) -> super::super::Explainer {
+    let weak = Arc::downgrade(shared);
+    let at = Arc::downgrade(&server.inner);
+    Arc::new(move |name: &str| {
+        let shared = weak.upgrade()?;
+        let ours = name.strip_prefix(&*shared.name)?.starts_with('_');
+        let served_here = crate::sync::lock(&shared.servers).iter().any(|s| Weak::ptr_eq(s, &at));
+        (ours && served_here && client_of(&shared).is_err()).then(|| unavailable(&shared.name))
+    })
+}
+
 /// The error a request gets when the upstream it names is not connected.
 fn unavailable(name: &str) -> ErrorObject {
-    ErrorObject::internal(format!("upstream {name:?} is not connected")).with_data(serde_json::json!({ "upstream": name }))
+    ErrorObject::internal(format!("upstream {name:?} is not connected"))
+        .with_data(serde_json::json!({ "upstream": name }))
 }
 
 /// The error a forwarded request gets when the upstream failed to answer (an error the
@@ -379,10 +434,6 @@ async fn follow(
                 }
                 false
             }
-            Some(Ok(ServerNotification::Log(m))) => {
-                shared.in_flight.log(&shared.name, m);
-                false
-            }
             Some(Ok(_)) => false,
         };
         if relist && is_current(&shared, number) {
@@ -410,6 +461,21 @@ async fn refresh(shared: &Arc<Shared>, client: &Client) -> Result<()> {
     if let Some(allow) = &shared.allow_tools {
         tools.retain(|t| allow.contains(&t.name));
     }
+    // A server this one does not control may name a tool outside the rules: it is left out
+    // rather than keeping every other upstream from starting.
+    tools.retain(|t| {
+        let listed = prefixed(&shared.name, &t.name);
+        match tool_name_rule(&listed) {
+            None => true,
+            Some(rule) => {
+                tracing::warn!(
+                    "upstream {:?}: leaving out tool {listed:?}: the name {rule}",
+                    shared.name
+                );
+                false
+            }
+        }
+    });
     let prompts = if caps.prompts.is_some() {
         client.list_all_prompts().await?
     } else {
@@ -426,7 +492,10 @@ async fn refresh(shared: &Arc<Shared>, client: &Client) -> Result<()> {
     let weak = Arc::downgrade(shared);
     let items = Items {
         tools: tools.into_iter().map(|t| tool_def(&weak, &shared.name, t)).collect(),
-        prompts: prompts.into_iter().map(|p| prompt_def(&weak, &shared.name, p)).collect(),
+        prompts: prompts
+            .into_iter()
+            .map(|p| prompt_def(&weak, &shared.name, p))
+            .collect(),
         resources: resources.into_iter().map(|r| resource_def(&weak, r)).collect(),
         templates: templates.into_iter().filter_map(|t| template_def(&weak, t)).collect(),
     };
@@ -465,13 +534,10 @@ fn tool_def(weak: &Weak<Shared>, name: &Arc<str>, mut tool: Tool) -> (String, To
     (original.to_string(), def)
 }
 
-/// Forward one `tools/call`, relaying progress, until it ends, the downstream request is
-/// cancelled (the upstream call is then dropped, which cancels it there) or must end to ask
-/// for input.
+/// Forward one `tools/call`, relaying progress (see [`through`]).
 async fn forward_call(shared: &Shared, original: &str, call: ToolCall) -> Result<CallToolResult, ErrorObject> {
     let client = client_of(shared)?;
     let cx = call.cx;
-    let entered = shared.in_flight.enter(&cx);
     let (tx, mut progress) = tokio::sync::mpsc::unbounded_channel();
     let options = CallOptions {
         progress: cx.progress_token().is_some().then_some(tx),
@@ -479,15 +545,64 @@ async fn forward_call(shared: &Shared, original: &str, call: ToolCall) -> Result
     };
     let arguments = call.arguments;
     let upstream = client.call_tool_with(original, arguments.as_deref(), options);
+    through(shared, &client, &cx, upstream, Some(&mut progress)).await
+}
+
+/// Run `upstream` (a request to the upstream made for the downstream request `cx`) to its
+/// end, passing on its progress and the upstream's log messages meanwhile, and what came
+/// before its result before it. It ends early when the downstream request is cancelled (the
+/// upstream request is then dropped, which cancels it there) or must end to ask for input.
+async fn through<T>(
+    shared: &Shared,
+    client: &Client,
+    cx: &RequestContext,
+    upstream: impl std::future::Future<Output = Result<T>>,
+    mut progress: Option<&mut tokio::sync::mpsc::UnboundedReceiver<ProgressParams>>,
+) -> Result<T, ErrorObject> {
+    let entered = shared.in_flight.enter(cx);
+    let mut heard = Some(client.notifications());
+    let relay_log = |n: ServerNotification| {
+        if let ServerNotification::Log(m) = n {
+            shared.in_flight.log(&shared.name, m, &entered);
+        }
+    };
+    let upstream = shared.in_flight.scope(&entered, upstream);
     tokio::pin!(upstream);
     loop {
+        let next_progress = async {
+            match progress.as_deref_mut() {
+                Some(rx) => rx.recv().await,
+                None => std::future::pending().await,
+            }
+        };
+        let next_heard = async {
+            match heard.as_mut() {
+                Some(rx) => rx.recv().await,
+                None => std::future::pending().await,
+            }
+        };
         tokio::select! {
             biased;
-            Some(p) = progress.recv() => cx.progress(p.progress, p.total, p.message.as_deref()),
+            Some(p) = next_progress => cx.progress(p.progress, p.total, p.message.as_deref()),
+            n = next_heard => match n {
+                Ok(n) => relay_log(n),
+                Err(broadcast::error::RecvError::Lagged(_)) => {}
+                // The upstream is gone: the request ends with the connection's error.
+                Err(broadcast::error::RecvError::Closed) => heard = None,
+            },
             result = &mut upstream => {
-                // Progress sent before the result is passed on before it.
-                while let Ok(p) = progress.try_recv() {
-                    cx.progress(p.progress, p.total, p.message.as_deref());
+                // What the upstream sent before its result is passed on before it.
+                if let Some(rx) = progress.as_deref_mut() {
+                    while let Ok(p) = rx.try_recv() {
+                        cx.progress(p.progress, p.total, p.message.as_deref());
+                    }
+                }
+                while let Some(rx) = heard.as_mut() {
+                    match rx.try_recv() {
+                        Ok(n) => relay_log(n),
+                        Err(broadcast::error::TryRecvError::Lagged(_)) => {}
+                        Err(_) => break,
+                    }
                 }
                 return result.map_err(|e| failed(&shared.name, e));
             }
@@ -508,11 +623,8 @@ fn prompt_def(weak: &Weak<Shared>, name: &Arc<str>, mut prompt: Prompt) -> (Stri
             Box::pin(async move {
                 let shared = shared_of(&weak, &name)?;
                 let client = client_of(&shared)?;
-                let entered = shared.in_flight.enter(&request.cx);
-                tokio::select! {
-                    r = client.get_prompt(&original, request.arguments) => r.map_err(|e| failed(&name, e)),
-                    () = entered.interrupt.cancelled() => Err(ErrorObject::internal("input required")),
-                }
+                let get = client.get_prompt(&original, request.arguments);
+                through(&shared, &client, &request.cx, get, None).await
             }) as crate::engine::BoxFuture<Result<GetPromptResult, ErrorObject>>
         })
     };
@@ -560,13 +672,12 @@ fn reading(weak: &Weak<Shared>) -> ErasedRead {
     Arc::new(move |request: ResourceRequest| {
         let weak = weak.clone();
         Box::pin(async move {
-            let shared = weak.upgrade().ok_or_else(|| ErrorObject::internal("the upstream is no longer served"))?;
+            let shared = weak
+                .upgrade()
+                .ok_or_else(|| ErrorObject::internal("the upstream is no longer served"))?;
             let client = client_of(&shared)?;
-            let entered = shared.in_flight.enter(&request.cx);
-            tokio::select! {
-                r = client.read_resource(&request.uri) => r.map_err(|e| failed(&shared.name, e)),
-                () = entered.interrupt.cancelled() => Err(ErrorObject::internal("input required")),
-            }
+            let read = client.read_resource(&request.uri);
+            through(&shared, &client, &request.cx, read, None).await
         }) as crate::engine::BoxFuture<Result<ReadResourceResult, ErrorObject>>
     })
 }
@@ -578,7 +689,47 @@ fn resource_def(weak: &Weak<Shared>, resource: Resource) -> ResourceDef {
         guard: Default::default(),
         needs: Default::default(),
         source: None,
+        on_subscribe: Some(subscribing(weak)),
     }
+}
+
+/// A downstream subscription to one of the upstream's resources: made upstream too, once per
+/// URI (when the upstream offers subscriptions).
+fn subscribing(weak: &Weak<Shared>) -> super::super::resource::OnSubscribe {
+    let weak = weak.clone();
+    Arc::new(move |uri: &str| {
+        let Some(shared) = weak.upgrade() else {
+            return;
+        };
+        {
+            let mut subscribed = crate::sync::lock(&shared.subscribed);
+            if subscribed.contains(uri) || subscribed.len() >= MAX_SUBSCRIBED {
+                return;
+            }
+            subscribed.insert(uri.to_owned());
+        }
+        if let Ok(client) = client_of(&shared) {
+            subscribe_upstream(&client, &shared.name, uri.to_owned());
+        }
+    })
+}
+
+/// `resources/subscribe` to the upstream in the background, if it offers subscriptions.
+fn subscribe_upstream(client: &Client, name: &Arc<str>, uri: String) {
+    let offers = client
+        .server_capabilities()
+        .resources
+        .as_ref()
+        .is_some_and(|r| r.subscribe == Some(true));
+    if !offers || client.is_stateless() {
+        return;
+    }
+    let (client, name) = (client.clone(), name.clone());
+    tokio::spawn(async move {
+        if let Err(e) = client.subscribe(&uri).await {
+            tracing::debug!("upstream {name:?}: subscribing to {uri} failed: {e}");
+        }
+    });
 }
 
 fn template_def(weak: &Weak<Shared>, template: ResourceTemplate) -> Option<ResourceTemplateDef> {
@@ -599,5 +750,6 @@ fn template_def(weak: &Weak<Shared>, template: ResourceTemplate) -> Option<Resou
         guard: Default::default(),
         source: None,
         forward_complete: Some(forward_complete),
+        on_subscribe: Some(subscribing(weak)),
     })
 }

@@ -72,6 +72,43 @@ pub(super) fn for_request(
     Some(out)
 }
 
+/// The W3C trace context a message carries in `params._meta` (`traceparent`, `tracestate`,
+/// `baggage`), as the headers of the POST that carries it, so HTTP tracing between the two
+/// peers (a proxy, a load balancer, the server's HTTP layer) sees the same trace. Nothing for
+/// a message without a `traceparent`, found without parsing it.
+pub(super) fn trace_context(frame: &[u8]) -> Vec<(HeaderName, HeaderValue)> {
+    const TRACEPARENT: &str = "traceparent";
+    if memchr::memmem::find(frame, TRACEPARENT.as_bytes()).is_none() {
+        return Vec::new();
+    }
+    #[derive(Deserialize)]
+    struct Message {
+        #[serde(default)]
+        params: Option<Params>,
+    }
+    #[derive(Deserialize)]
+    struct Params {
+        #[serde(default, rename = "_meta")]
+        meta: Option<HashMap<String, Value>>,
+    }
+    let Ok(Message {
+        params: Some(Params { meta: Some(meta) }),
+    }) = serde_json::from_slice(frame)
+    else {
+        return Vec::new();
+    };
+    if !meta.contains_key(TRACEPARENT) {
+        return Vec::new();
+    }
+    [TRACEPARENT, "tracestate", "baggage"]
+        .into_iter()
+        .filter_map(|key| {
+            let value = HeaderValue::from_str(meta.get(key)?.as_str()?).ok()?;
+            Some((HeaderName::from_static(key), value))
+        })
+        .collect()
+}
+
 #[derive(Deserialize)]
 struct ToolsPage {
     #[serde(default)]

@@ -174,6 +174,9 @@ impl Inner {
             .header(header::CONTENT_TYPE, "application/json")
             .header(header::ACCEPT, ACCEPT_POST)
             .body(frame.clone());
+        for (name, value) in super::headers::trace_context(frame) {
+            req = req.header(name, value);
+        }
         if let Some(s) = session {
             req = req.header(SESSION_ID, s);
         }

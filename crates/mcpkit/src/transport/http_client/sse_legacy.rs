@@ -142,13 +142,19 @@ impl Inner {
 
     /// POST one message to the endpoint; replies arrive on the SSE stream.
     pub(super) async fn legacy_post(&self, endpoint: &Url, frame: Bytes, id: Option<&RequestId>) {
+        let trace = super::headers::trace_context(&frame);
         let sent = super::auth::send(self.auth.as_ref(), &self.url, || {
-            self.http
+            let mut req = self
+                .http
                 .post(endpoint.clone())
                 .headers(self.headers.clone())
                 .header(header::CONTENT_TYPE, "application/json")
                 .header(header::ACCEPT, ACCEPT_POST)
-                .body(frame.clone())
+                .body(frame.clone());
+            for (name, value) in &trace {
+                req = req.header(name.clone(), value.clone());
+            }
+            req
         })
         .await;
         match sent {
