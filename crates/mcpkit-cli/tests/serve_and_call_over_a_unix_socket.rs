@@ -26,7 +26,15 @@ fn serve_and_call_over_a_unix_socket() {
     let short = format!("unix:{}", path.display());
     let long = format!("http+unix://{}/mcp", path.display().to_string().replace('/', "%2F"));
     for (url, era) in [(&short, "handshake"), (&short, "2026-07-28"), (&long, "handshake")] {
-        let (code, out, err) = run(&["call", "echo", "message=over a socket", "--protocol", era, "--server", url]);
+        let (code, out, err) = run(&[
+            "call",
+            "echo",
+            "message=over a socket",
+            "--protocol",
+            era,
+            "--server",
+            url,
+        ]);
         assert_eq!(code, 0, "{url} {era}: {err}");
         assert!(out.contains("over a socket"), "{url} {era}: {out}");
     }

@@ -35,9 +35,7 @@ fn text(contents: &[ResourceContents]) -> &str {
 #[tokio::test]
 async fn typed_variables_are_parsed_and_bad_values_named() {
     let reads = Arc::new(AtomicUsize::new(0));
-    let server = Server::builder()
-        .tools(Notes { reads: reads.clone() })
-        .build();
+    let server = Server::builder().tools(Notes { reads: reads.clone() }).build();
     let pair = TestPair::connect(server, Client::builder()).await.unwrap();
 
     let r = pair.client.read_resource("notes://41").await.unwrap();

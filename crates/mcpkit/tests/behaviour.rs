@@ -7,9 +7,9 @@
 mod common;
 
 mod a_catalogue_item_registered_twice_or_misnamed_is_refused_at_build;
+mod a_client_rejects_skill_content_that_fails_verification;
 mod a_mounted_server_is_served_under_its_prefix;
 mod a_proxied_upstream_is_served_and_relays_what_flows_back;
-mod a_client_rejects_skill_content_that_fails_verification;
 mod a_session_sees_what_it_was_shown_and_alone_hears_its_list_change;
 mod a_skill_md_without_frontmatter_is_refused;
 mod a_skill_uri_outside_its_skill_is_invalid_params;
@@ -44,9 +44,9 @@ mod http_host_and_origin_allowlists_are_separate;
 mod http_load_and_session_limit;
 mod http_over_a_unix_socket_is_private_counted_per_user_and_tidy;
 mod http_rate_limits_answer_429_with_retry_after_and_recover;
-mod http_service_is_served_by_plain_hyper;
 mod http_readyz_asks_the_readiness_check;
 mod http_replies_are_json_unless_the_handler_streams;
+mod http_service_is_served_by_plain_hyper;
 mod http_session_lifecycle;
 mod http_session_limits_are_per_client;
 mod http_shutdown_and_sse_legacy;

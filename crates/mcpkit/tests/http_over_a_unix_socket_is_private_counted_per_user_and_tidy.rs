@@ -39,7 +39,11 @@ async fn the_socket_file_is_private_replaces_a_stale_one_and_is_removed_at_shutd
     assert_eq!(meta.permissions().mode() & 0o777, 0o600);
 
     let stop = tokio_util::sync::CancellationToken::new();
-    let task = tokio::spawn(HttpServer::new(test_server()).shutdown(stop.clone()).serve_unix(listener));
+    let task = tokio::spawn(
+        HttpServer::new(test_server())
+            .shutdown(stop.clone())
+            .serve_unix(listener),
+    );
     let mcp = Mcp::new(&format!("unix:{}", path.display()));
     let session = mcp.open_session().await;
     mcp.assert_serves(&session, "initialize over a Unix socket").await;
@@ -99,9 +103,12 @@ async fn mcpkit_clients_reach_a_unix_socket_in_both_eras() {
         let client = within("connect", Client::builder().mode(mode).connect(transport))
             .await
             .unwrap();
-        let r = within("echo", client.call_tool("echo", serde_json::json!({"text": "over uds"})))
-            .await
-            .unwrap();
+        let r = within(
+            "echo",
+            client.call_tool("echo", serde_json::json!({"text": "over uds"})),
+        )
+        .await
+        .unwrap();
         assert_eq!(r.structured_content, None);
         let text = serde_json::to_value(&r.content).unwrap();
         assert_eq!(text[0]["text"], "over uds", "{url} {mode:?}");

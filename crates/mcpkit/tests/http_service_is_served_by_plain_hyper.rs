@@ -11,7 +11,7 @@
 
 use crate::common;
 
-use common::http::{config, test_server, Mcp, initialize_body, send};
+use common::http::{config, initialize_body, send, test_server, Mcp};
 use common::within;
 use hyper_util::rt::TokioIo;
 use hyper_util::service::TowerToHyperService;
@@ -47,16 +47,22 @@ async fn serve_with_hyper(service: HttpService) -> (String, JoinSet<()>) {
 #[tokio::test]
 async fn plain_hyper_serves_the_endpoint_in_both_eras() {
     let (url, _served) = serve_with_hyper(HttpServer::new(test_server()).config(config()).into_service()).await;
-    for mode in [ConnectMode::Handshake, ConnectMode::Pinned(ProtocolVersion::V2026_07_28)] {
+    for mode in [
+        ConnectMode::Handshake,
+        ConnectMode::Pinned(ProtocolVersion::V2026_07_28),
+    ] {
         let transport = HttpClientTransport::new(url.as_str()).unwrap();
         let client = within("connect", Client::builder().mode(mode).connect(transport))
             .await
             .unwrap();
         let tools = within("tools/list", client.list_all_tools()).await.unwrap();
         assert_eq!(tools.len(), 5, "{mode:?}");
-        let r = within("echo", client.call_tool("echo", serde_json::json!({"text": "via hyper"})))
-            .await
-            .unwrap();
+        let r = within(
+            "echo",
+            client.call_tool("echo", serde_json::json!({"text": "via hyper"})),
+        )
+        .await
+        .unwrap();
         assert_eq!(serde_json::to_value(&r.content).unwrap()[0]["text"], "via hyper");
 
         // Progress arrives over the SSE reply before the result.

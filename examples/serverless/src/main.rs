@@ -39,8 +39,10 @@ fn server() -> Server {
         .name("serverless-example", env!("CARGO_PKG_VERSION"))
         .tool(ToolDef::new("echo", |Args(e): Args<Echo>| async move { e.text }).description("Echoes the text back"))
         .tool(
-            ToolDef::new("add", |Args(n): Args<Add>| async move { n.a.saturating_add(n.b).to_string() })
-                .description("Adds two integers"),
+            ToolDef::new("add", |Args(n): Args<Add>| async move {
+                n.a.saturating_add(n.b).to_string()
+            })
+            .description("Adds two integers"),
         )
         .build()
 }

@@ -47,12 +47,20 @@ async fn next(State(api): State<Arc<RuntimeApi>>) -> impl IntoResponse {
         "lambda-runtime-invoked-function-arn",
         "arn:aws:lambda:us-east-1:123456789012:function:mcp".parse().unwrap(),
     );
-    headers.insert("lambda-runtime-trace-id", "Root=1-00000000-000000000000000000000000".parse().unwrap());
+    headers.insert(
+        "lambda-runtime-trace-id",
+        "Root=1-00000000-000000000000000000000000".parse().unwrap(),
+    );
     (StatusCode::OK, headers, event.to_string())
 }
 
 async fn answer(State(api): State<Arc<RuntimeApi>>, Path(id): Path<String>, body: String) -> StatusCode {
-    settle(&api, &id, serde_json::from_str(&body).map_err(|e| format!("{e}: {body}"))).await
+    settle(
+        &api,
+        &id,
+        serde_json::from_str(&body).map_err(|e| format!("{e}: {body}")),
+    )
+    .await
 }
 
 async fn error(State(api): State<Arc<RuntimeApi>>, Path(id): Path<String>, body: String) -> StatusCode {
@@ -202,8 +210,7 @@ async fn the_stateless_era_needs_no_session() {
     let r = f.post(HOST, &headers, &discover).await;
     assert_eq!(r.status, 200, "{}", r.body);
     assert_eq!(
-        r.body["result"]["_meta"]["io.modelcontextprotocol/serverInfo"]["name"],
-        "serverless-example",
+        r.body["result"]["_meta"]["io.modelcontextprotocol/serverInfo"]["name"], "serverless-example",
         "{}",
         r.body
     );
@@ -214,7 +221,13 @@ async fn the_stateless_era_needs_no_session() {
     );
 
     let list = request(2, "tools/list", json!({"_meta": meta}));
-    let r = f.post(HOST, &[("mcp-protocol-version", V), ("mcp-method", "tools/list")], &list).await;
+    let r = f
+        .post(
+            HOST,
+            &[("mcp-protocol-version", V), ("mcp-method", "tools/list")],
+            &list,
+        )
+        .await;
     assert_eq!(r.status, 200, "{}", r.body);
     let names: Vec<&str> = r.body["result"]["tools"]
         .as_array()
@@ -224,8 +237,16 @@ async fn the_stateless_era_needs_no_session() {
         .collect();
     assert_eq!(names, ["echo", "add"]);
 
-    let call = request(3, "tools/call", json!({"name": "add", "arguments": {"a": 2, "b": 40}, "_meta": meta}));
-    let headers = [("mcp-protocol-version", V), ("mcp-method", "tools/call"), ("mcp-name", "add")];
+    let call = request(
+        3,
+        "tools/call",
+        json!({"name": "add", "arguments": {"a": 2, "b": 40}, "_meta": meta}),
+    );
+    let headers = [
+        ("mcp-protocol-version", V),
+        ("mcp-method", "tools/call"),
+        ("mcp-name", "add"),
+    ];
     let r = f.post(HOST, &headers, &call).await;
     assert_eq!(r.status, 200, "{}", r.body);
     assert!(!r.headers.contains_key("mcp-session-id"));
@@ -255,7 +276,11 @@ async fn the_handshake_era_is_served_sessionless() {
     assert_eq!(r.status, 202);
 
     // Another invocation, with no session: served alone.
-    let call = request(2, "tools/call", json!({"name": "echo", "arguments": {"text": "from a function"}}));
+    let call = request(
+        2,
+        "tools/call",
+        json!({"name": "echo", "arguments": {"text": "from a function"}}),
+    );
     let r = f.post(HOST, &[("mcp-protocol-version", V)], &call).await;
     assert_eq!(r.status, 200, "{}", r.body);
     assert_eq!(text_of(&r), "from a function");

@@ -135,7 +135,14 @@ mod tests {
 
     #[test]
     fn values_parse_as_their_fields_ask() {
-        let v = vars(&[("id", "-42"), ("name", "007"), ("limit", "9"), ("ratio", "0.5"), ("all", "true"), ("order", "desc")]);
+        let v = vars(&[
+            ("id", "-42"),
+            ("name", "007"),
+            ("limit", "9"),
+            ("ratio", "0.5"),
+            ("all", "true"),
+            ("order", "desc"),
+        ]);
         assert_eq!(
             v,
             Ok(Vars {
@@ -152,7 +159,10 @@ mod tests {
 
     #[test]
     fn a_bad_value_is_named_with_its_type() {
-        assert_eq!(vars(&[("id", "abc"), ("name", "x")]), Err("id: \"abc\" is not an integer".into()));
+        assert_eq!(
+            vars(&[("id", "abc"), ("name", "x")]),
+            Err("id: \"abc\" is not an integer".into())
+        );
         assert_eq!(
             vars(&[("id", "1"), ("name", "x"), ("limit", "300")]),
             Err("limit: \"300\" is not an integer from 0 to 255".into())

@@ -60,13 +60,13 @@ use tokio_util::sync::CancellationToken;
 
 pub use accept::UnixPeer;
 pub use config::{Clock, HttpConfig, SystemClock};
-pub use service::{HttpService, ResponseBody};
-#[cfg(unix)]
-pub use unix::bind_unix;
 pub use factory::{SessionFactory, SessionReader, SessionTransport, SessionWriter};
 pub use forwarded::{ForwardedHeader, IpNet};
 #[cfg(feature = "auth")]
 pub(crate) use reply::{read_capped, BodyError};
+pub use service::{HttpService, ResponseBody};
+#[cfg(unix)]
+pub use unix::bind_unix;
 
 use crate::server::backend::Backends;
 use crate::server::Server;

@@ -50,8 +50,8 @@ pub async fn bind_unix(path: impl AsRef<Path>) -> io::Result<UnixListener> {
     }
     let socket = UnixSocket::new_stream()?;
     socket.bind(path)?;
-    let listening = std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o600))
-        .and_then(|()| socket.listen(BACKLOG));
+    let listening =
+        std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o600)).and_then(|()| socket.listen(BACKLOG));
     match listening {
         Ok(listener) => Ok(listener),
         Err(e) => {

@@ -253,7 +253,10 @@ fn with_unix_socket(b: reqwest::ClientBuilder, socket: std::path::PathBuf) -> io
 fn with_unix_socket(_: reqwest::ClientBuilder, socket: std::path::PathBuf) -> io::Result<reqwest::ClientBuilder> {
     Err(io::Error::new(
         io::ErrorKind::Unsupported,
-        format!("Unix domain sockets ({}) are not supported on this OS", socket.display()),
+        format!(
+            "Unix domain sockets ({}) are not supported on this OS",
+            socket.display()
+        ),
     ))
 }
 
@@ -264,8 +267,13 @@ mod tests {
     #[test]
     fn unix_urls_name_the_socket_and_the_path() {
         let (socket, url) = unix_url("unix:/tmp/s.sock").unwrap().unwrap();
-        assert_eq!((socket.to_str(), url.as_str()), (Some("/tmp/s.sock"), "http://localhost/mcp"));
-        let (socket, url) = unix_url("http+unix://%2Ftmp%2Fmy%20s.sock/api/mcp?x=1").unwrap().unwrap();
+        assert_eq!(
+            (socket.to_str(), url.as_str()),
+            (Some("/tmp/s.sock"), "http://localhost/mcp")
+        );
+        let (socket, url) = unix_url("http+unix://%2Ftmp%2Fmy%20s.sock/api/mcp?x=1")
+            .unwrap()
+            .unwrap();
         assert_eq!(
             (socket.to_str(), url.as_str()),
             (Some("/tmp/my s.sock"), "http://localhost/api/mcp?x=1")
@@ -273,7 +281,13 @@ mod tests {
         let (_, url) = unix_url("http+unix://%2Fs.sock").unwrap().unwrap();
         assert_eq!(url, "http://localhost/");
         assert!(unix_url("http://127.0.0.1:1/mcp").unwrap().is_none());
-        for bad in ["unix:", "unix://x", "http+unix://%2/mcp", "http+unix:///mcp", "http+unix://%FF/mcp"] {
+        for bad in [
+            "unix:",
+            "unix://x",
+            "http+unix://%2/mcp",
+            "http+unix:///mcp",
+            "http+unix://%FF/mcp",
+        ] {
             assert!(unix_url(bad).is_err(), "{bad}");
         }
     }
