@@ -337,8 +337,10 @@ pub fn prompt(attr: TokenStream, item: TokenStream) -> TokenStream {
 /// impl, or `#[mcpkit::resource("uri")]` on a free `async fn` (adding `NAME_resource()`,
 /// returning its `ResourceDef`, or `ResourceTemplateDef` when the URI is an RFC 6570 template).
 ///
-/// A template's variables are the plain parameters (`String`, or `Option<String>`), checked
-/// against the template at compile time; a `Uri` parameter gets the URI read. Keys: the URI
+/// A template's variables are the plain parameters (`String`, an integer or float type or
+/// `bool`, parsed from the variable's text, or an `Option` of one), checked against the template
+/// at compile time; a value that does not parse (`id: i64` read as `notes://abc`) is an
+/// invalid-params error naming the variable and its type; a `Uri` parameter gets the URI read. Keys: the URI
 /// (first, or `uri = "…"`), `name` (default: the function's name), `title`, `description`,
 /// `mime_type`, `meta`.
 ///

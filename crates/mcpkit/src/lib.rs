@@ -100,6 +100,11 @@ pub struct GuideComposition;
 #[doc = include_str!("../../../guide/apps.md")]
 pub struct GuideApps;
 
+/// The transports chapter of the guide, compiled as a doctest.
+#[cfg(all(doctest, unix, feature = "http-server", feature = "http-client"))]
+#[doc = include_str!("../../../guide/transports.md")]
+pub struct GuideTransports;
+
 /// What the code the macros generate names: serde, for its derive, and the checks of each
 /// parameter and return type. Not an API.
 #[cfg(feature = "macros")]

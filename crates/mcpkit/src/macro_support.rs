@@ -57,15 +57,23 @@ pub trait PromptArgument {}
 impl PromptArgument for String {}
 impl PromptArgument for Option<String> {}
 
-/// A plain parameter of a `#[resource]` template: a variable, matched as a string.
+/// A plain parameter of a `#[resource]` template: a variable, matched as a string and parsed
+/// as the parameter's type (a bad value is an invalid-params error naming the variable).
 #[diagnostic::on_unimplemented(
-    message = "`{Self}` cannot be a template variable: the variables of a URI are strings",
-    label = "write `String` (or `Option<String>`)",
+    message = "`{Self}` cannot be a template variable: a variable is a string, a number or a boolean",
+    label = "write `String`, an integer or float type, or `bool` (or an `Option` of one)",
     note = "parse the string in the function body if you need another type"
 )]
 pub trait TemplateVariable {}
-impl TemplateVariable for String {}
-impl TemplateVariable for Option<String> {}
+macro_rules! template_variables {
+    ($($ty:ty),*) => {
+        $(
+            impl TemplateVariable for $ty {}
+            impl TemplateVariable for Option<$ty> {}
+        )*
+    };
+}
+template_variables!(String, bool, i8, i16, i32, i64, i128, u8, u16, u32, u64, u128, f32, f64);
 
 pub fn tool_argument<T: ToolArgument>() {}
 pub fn tool_argument_part<T: ToolArgumentPart>() {}

@@ -82,6 +82,7 @@ fn build_examples(profile_dir: &Path) {
     let features: Vec<&str> = [
         ("server", cfg!(feature = "server")),
         ("client", cfg!(feature = "client")),
+        ("macros", cfg!(feature = "macros")),
         ("http-server", cfg!(feature = "http-server")),
         ("http-client", cfg!(feature = "http-client")),
         ("auth", cfg!(feature = "auth")),
@@ -311,6 +312,123 @@ async fn axum_app_serves_its_routes_and_mcp_with_secure_defaults() {
     assert_eq!(post(None, Some("evil.example")).await.unwrap().status(), 421);
 
     child.kill().await.unwrap();
+}
+
+/// A client of the notes example answering its confirmation with `accept`.
+async fn notes_client(transport: impl mcpkit::transport::Transport + 'static, accept: bool) -> Client {
+    use mcpkit::types::schema::ElicitResult;
+    Client::builder()
+        .on_elicitation(move |_| async move {
+            Ok(if accept {
+                ElicitResult::accept_empty()
+            } else {
+                ElicitResult::decline()
+            })
+        })
+        .connect(transport)
+        .await
+        .unwrap()
+}
+
+fn resource_text(contents: &[ResourceContents]) -> &str {
+    match contents {
+        [ResourceContents::Text(t)] => &t.text,
+        other => panic!("unexpected contents {other:?}"),
+    }
+}
+
+#[cfg(feature = "macros")]
+#[tokio::test]
+async fn notes_serves_state_progress_cancel_elicitation_a_template_and_a_prompt_on_stdio_and_http() {
+    use mcpkit::client::CallOptions;
+
+    let binary = example("notes");
+    let client = notes_client(ChildTransport::spawn(&binary, [] as [&str; 0]).unwrap(), true).await;
+    let added = client
+        .call_tool("add", json!({"title": "groceries", "body": "milk, eggs"}))
+        .await
+        .unwrap();
+    assert_eq!(
+        added.structured_content,
+        Some(json!({"id": 1, "title": "groceries", "body": "milk, eggs"}))
+    );
+    let note = client.read_resource("notes://1").await.unwrap();
+    assert_eq!(resource_text(&note.contents), "# groceries\n\nmilk, eggs");
+    let missing = client.read_resource("notes://9").await.unwrap_err().to_string();
+    assert!(missing.contains("Resource not found: notes://9"), "{missing}");
+    let bad = client.read_resource("notes://first").await.unwrap_err().to_string();
+    assert!(bad.contains("\"first\" is not an integer"), "{bad}");
+
+    // Progress, then a call given up on: the server is told and stops early.
+    let (tx, mut progress) = tokio::sync::mpsc::unbounded_channel();
+    let options = CallOptions {
+        progress: Some(tx),
+        ..CallOptions::default()
+    };
+    let imported = client
+        .call_tool_with("import", json!({"count": 3}), options)
+        .await
+        .unwrap();
+    assert_eq!(text(&imported.content), "imported 3 notes");
+    let mut seen = Vec::new();
+    while let Ok(p) = progress.try_recv() {
+        seen.push(p.progress);
+    }
+    assert_eq!(seen, [1.0, 2.0, 3.0]);
+    let options = CallOptions {
+        timeout: Some(Duration::from_millis(300)),
+        ..CallOptions::default()
+    };
+    let given_up = client.call_tool_with("import", json!({"count": 1000}), options).await;
+    assert!(matches!(given_up, Err(mcpkit::Error::Timeout(_))), "{given_up:?}");
+    tokio::time::sleep(Duration::from_millis(200)).await;
+
+    let prompt = client.get_prompt("summarize", [("style", "as a list")]).await.unwrap();
+    let summary = prompt.messages[0].content.as_text().unwrap().to_owned();
+    assert!(
+        summary.starts_with("Summarize these notes (as a list): groceries; imported 1"),
+        "{summary}"
+    );
+    // The user agrees: every note goes, far fewer than the 1000 of the cancelled import.
+    let cleared = client.call_tool("clear", json!({})).await.unwrap();
+    let deleted: usize = text(&cleared.content)
+        .strip_prefix("deleted ")
+        .and_then(|t| t.strip_suffix(" notes"))
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("{:?}", text(&cleared.content)));
+    assert!(
+        (5..100).contains(&deleted),
+        "deleted {deleted}: the cancelled import did not stop"
+    );
+    client.close().await.unwrap();
+
+    // The same server over Streamable HTTP, the user declining this time.
+    let mut child = Command::new(&binary)
+        .args(["--http", "127.0.0.1:0"])
+        .stderr(Stdio::piped())
+        .kill_on_drop(true)
+        .spawn()
+        .unwrap();
+    let mut lines = BufReader::new(child.stderr.take().unwrap()).lines();
+    let banner = tokio::time::timeout(RUN_TIMEOUT, lines.next_line())
+        .await
+        .unwrap()
+        .unwrap()
+        .unwrap();
+    let url = banner
+        .strip_prefix("notes: listening on ")
+        .expect("the banner")
+        .to_owned();
+    let client = notes_client(HttpClientTransport::new(url).unwrap(), false).await;
+    client
+        .call_tool("add", json!({"title": "t", "body": "b"}))
+        .await
+        .unwrap();
+    let note = client.read_resource("notes://1").await.unwrap();
+    assert_eq!(resource_text(&note.contents), "# t\n\nb");
+    let kept = client.call_tool("clear", json!({})).await.unwrap();
+    assert_eq!(text(&kept.content), "kept every note");
+    client.close().await.unwrap();
 }
 
 #[tokio::test]

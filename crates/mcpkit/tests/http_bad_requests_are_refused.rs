@@ -18,13 +18,24 @@ use serde_json::{json, Value};
 
 #[tokio::test]
 async fn bad_posts_get_exact_errors_and_the_session_survives() {
-    let mcp = in_process(
-        test_server(),
-        HttpConfig {
-            max_body_bytes: 1024,
-            ..config()
-        },
-    );
+    bad_posts_get_exact_errors_and_the_session_survives_over(Over::Router).await;
+}
+
+#[tokio::test]
+async fn bad_posts_get_exact_errors_and_the_session_survives_over_a_unix_socket() {
+    bad_posts_get_exact_errors_and_the_session_survives_over(Over::Unix).await;
+}
+
+async fn bad_posts_get_exact_errors_and_the_session_survives_over(over: Over) {
+    let (mcp, _served) = over
+        .endpoint(
+            test_server(),
+            HttpConfig {
+                max_body_bytes: 1024,
+                ..config()
+            },
+        )
+        .await;
     let s = mcp.open_session().await;
     let s = s.as_str();
 
@@ -126,7 +137,16 @@ async fn bad_posts_get_exact_errors_and_the_session_survives() {
 
 #[tokio::test]
 async fn host_and_origin_are_checked() {
-    let mcp = in_process(test_server(), config());
+    host_and_origin_are_checked_over(Over::Router).await;
+}
+
+#[tokio::test]
+async fn host_and_origin_are_checked_over_a_unix_socket() {
+    host_and_origin_are_checked_over(Over::Unix).await;
+}
+
+async fn host_and_origin_are_checked_over(over: Over) {
+    let (mcp, _served) = over.endpoint(test_server(), config()).await;
     let port = mcp.port();
 
     let r = send(mcp.post(None, initialize_body(1)).header("host", "evil.example.com")).await;

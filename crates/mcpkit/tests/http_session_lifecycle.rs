@@ -19,7 +19,16 @@ use serde_json::{json, Value};
 
 #[tokio::test]
 async fn session_ids_missing_unknown_and_deleted_sessions() {
-    let mcp = in_process(test_server(), config());
+    session_ids_missing_unknown_and_deleted_sessions_over(Over::Router).await;
+}
+
+#[tokio::test]
+async fn session_ids_missing_unknown_and_deleted_sessions_over_a_unix_socket() {
+    session_ids_missing_unknown_and_deleted_sessions_over(Over::Unix).await;
+}
+
+async fn session_ids_missing_unknown_and_deleted_sessions_over(over: Over) {
+    let (mcp, _served) = over.endpoint(test_server(), config()).await;
 
     let mut ids = Vec::new();
     for _ in 0..3 {
@@ -195,15 +204,24 @@ async fn a_duplicate_in_flight_id_is_refused_with_that_id() {
 
 #[tokio::test]
 async fn sessionless_mode_serves_each_post_alone() {
-    let running = start(
-        test_server(),
-        HttpConfig {
-            sessionless: true,
-            ..config()
-        },
-    )
-    .await;
-    let mcp = Mcp::new(&running.url);
+    sessionless_mode_serves_each_post_alone_over(Over::Tcp).await;
+}
+
+#[tokio::test]
+async fn sessionless_mode_serves_each_post_alone_over_a_unix_socket() {
+    sessionless_mode_serves_each_post_alone_over(Over::Unix).await;
+}
+
+async fn sessionless_mode_serves_each_post_alone_over(over: Over) {
+    let (mcp, _served) = over
+        .endpoint(
+            test_server(),
+            HttpConfig {
+                sessionless: true,
+                ..config()
+            },
+        )
+        .await;
 
     // No initialize, no session: tools/call is answered.
     let r = send(

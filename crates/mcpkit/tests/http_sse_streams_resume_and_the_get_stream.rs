@@ -18,8 +18,16 @@ use serde_json::{json, Value};
 
 #[tokio::test]
 async fn a_dropped_response_stream_resumes_without_loss_or_duplication() {
-    let running = start(test_server(), config()).await;
-    let mcp = Mcp::new(&running.url);
+    a_dropped_response_stream_resumes_without_loss_or_duplication_over(Over::Tcp).await;
+}
+
+#[tokio::test]
+async fn a_dropped_response_stream_resumes_without_loss_or_duplication_over_a_unix_socket() {
+    a_dropped_response_stream_resumes_without_loss_or_duplication_over(Over::Unix).await;
+}
+
+async fn a_dropped_response_stream_resumes_without_loss_or_duplication_over(over: Over) {
+    let (mcp, _served) = over.endpoint(test_server(), config()).await;
     let s = mcp.open_session().await;
 
     for keep in [2usize, 3] {
@@ -109,9 +117,17 @@ async fn a_last_event_id_of_another_stream_replays_nothing_of_this_one() {
 
 #[tokio::test]
 async fn the_get_stream() {
+    the_get_stream_over(Over::Tcp).await;
+}
+
+#[tokio::test]
+async fn the_get_stream_over_a_unix_socket() {
+    the_get_stream_over(Over::Unix).await;
+}
+
+async fn the_get_stream_over(over: Over) {
     let server = test_server();
-    let running = start(server.clone(), config()).await;
-    let mcp = Mcp::new(&running.url);
+    let (mcp, _served) = over.endpoint(server.clone(), config()).await;
     let s = mcp.open_session().await;
     // The ping is answered after notifications/initialized has been handled.
     mcp.assert_serves(&s, "initialized").await;

@@ -84,8 +84,10 @@ pub fn one_line(s: &str) -> String {
 /// The target options every command shares.
 #[derive(Debug, Clone, clap::Args)]
 pub struct TargetArgs {
-    /// The server: an http(s) URL (Streamable HTTP, legacy HTTP+SSE fallback) or the NAME of an
-    /// entry in the MCP configuration file.
+    /// The server: an http(s) URL (Streamable HTTP, legacy HTTP+SSE fallback), Streamable HTTP
+    /// on a Unix domain socket (`unix:/path/to.sock` for its `/mcp`, or
+    /// `http+unix://%2Fpath%2Fto.sock/PATH`), or the NAME of an entry in the MCP configuration
+    /// file.
     #[arg(long, value_name = "URL|NAME", conflicts_with = "command")]
     pub server: Option<String>,
     /// The MCP configuration file for `--server NAME` (default: ./.mcp.json, ./mcp.json,
@@ -242,7 +244,8 @@ impl TargetArgs {
                 stderr: ServerStderr::default(),
             });
         };
-        if server.starts_with("http://") || server.starts_with("https://") {
+        let on_a_socket = server.starts_with("unix:") || server.starts_with("http+unix://");
+        if server.starts_with("http://") || server.starts_with("https://") || on_a_socket {
             return Ok(Target {
                 endpoint: Endpoint::Url {
                     url: server.clone(),
@@ -255,7 +258,7 @@ impl TargetArgs {
         }
         if server.contains("://") {
             return Err(Failure::usage(format!(
-                "--server {server:?}: only http:// and https:// URLs are supported (use `-- CMD ARGS…` for a stdio server)"
+                "--server {server:?}: only http://, https://, unix: and http+unix:// URLs are supported (use `-- CMD ARGS…` for a stdio server)"
             )));
         }
         let path = match &self.config {

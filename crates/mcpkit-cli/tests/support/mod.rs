@@ -39,6 +39,51 @@ impl HttpServer {
     }
 }
 
+/// `mcpkit serve --http unix:PATH`, killed (SIGKILL) on drop unless stopped first.
+#[cfg(unix)]
+pub(crate) struct UnixServer {
+    pub(crate) child: Child,
+    /// The socket file.
+    pub(crate) path: std::path::PathBuf,
+}
+
+#[cfg(unix)]
+impl UnixServer {
+    /// Start it on `path` and wait for its banner.
+    pub(crate) fn start(path: &std::path::Path) -> UnixServer {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_mcpkit"))
+            .args(["serve", "--http"])
+            .arg(format!("unix:{}", path.display()))
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("start mcpkit serve --http unix:PATH");
+        let stderr = child.stderr.take().unwrap();
+        let mut line = String::new();
+        BufReader::new(stderr).read_line(&mut line).unwrap();
+        let want = format!("mcpkit serve: listening on unix:{}", path.display());
+        assert_eq!(line.trim(), want, "unexpected banner");
+        UnixServer {
+            child,
+            path: path.to_owned(),
+        }
+    }
+
+    /// SIGTERM it and wait: its exit code.
+    pub(crate) fn terminate(mut self) -> Option<i32> {
+        let pid = nix::unistd::Pid::from_raw(i32::try_from(self.child.id()).unwrap());
+        nix::sys::signal::kill(pid, nix::sys::signal::Signal::SIGTERM).unwrap();
+        self.child.wait().unwrap().code()
+    }
+}
+
+#[cfg(unix)]
+impl Drop for UnixServer {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
 impl Drop for HttpServer {
     fn drop(&mut self) {
         let _ = self.child.kill();

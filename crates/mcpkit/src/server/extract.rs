@@ -32,6 +32,7 @@ use super::resource::ResourceRequest;
 use super::tool::ToolCall;
 
 mod argument_error;
+mod strings;
 pub(super) use argument_error::resolve as resolve_schema;
 
 /// Why an extractor refused a request.
@@ -139,13 +140,15 @@ fn invalid(what: &str, path: &str, e: impl std::fmt::Display) -> Rejection {
     Rejection::InvalidArguments(format!("Invalid arguments for {what}{at}: {e}"))
 }
 
-/// Decode `T` from string-valued arguments (prompt arguments, template variables).
+/// Decode `T` from string-valued arguments (prompt arguments, template variables): a field of
+/// another type than a string is parsed from its value (`id: i64` from `"42"`), and a value that
+/// does not parse is an error naming the field and the type it should have been.
 fn from_strings<T: DeserializeOwned>(
     what: impl FnOnce() -> String,
     values: &BTreeMap<String, String>,
 ) -> Result<T, Rejection> {
-    let object = Value::Object(strings_object(values));
-    serde_path_to_error::deserialize(object).map_err(|e| invalid(&what(), &e.path().to_string(), e.into_inner()))
+    serde_path_to_error::deserialize(strings::deserializer(values))
+        .map_err(|e| invalid(&what(), &e.path().to_string(), e.into_inner()))
 }
 
 fn strings_object(values: &BTreeMap<String, String>) -> JsonObject {

@@ -1,9 +1,11 @@
 //! The one HTTP harness of mcpkit's tests.
 //!
 //! - [`Served`]: an [`HttpServer`] served on 127.0.0.1 (for what needs a real socket:
-//!   concurrency, graceful shutdown, real clients).
+//!   concurrency, graceful shutdown, real clients), or on a Unix domain socket.
 //! - [`Mcp`]: raw requests to one endpoint, either over that socket (reqwest) or straight into
 //!   its router with `tower::ServiceExt::oneshot` (no socket); both give a [`Reply`].
+//! - [`Over`]: the harness option that runs one test body through the router, over TCP or over
+//!   a Unix domain socket ([`Over::endpoint`]).
 //! - [`SseReader`]: whole SSE events from a reply, comments skipped.
 //! - [`ManualClock`]: a session clock the test moves by hand.
 
@@ -33,17 +35,80 @@ use super::within;
 /// The handshake-era revision the raw requests speak.
 pub const VERSION: &str = "2025-11-25";
 
-/// An endpoint served on 127.0.0.1; stopped (aborted) when dropped.
+/// An endpoint served on 127.0.0.1 (or a Unix domain socket); stopped (aborted) when dropped.
 pub struct Served {
+    /// The TCP address (unspecified, port 0, on a Unix domain socket).
     pub addr: SocketAddr,
-    /// The Streamable HTTP endpoint, `http://ADDR/mcp`.
+    /// The Streamable HTTP endpoint, `http://ADDR/mcp` (`unix:/PATH` on a Unix socket).
     pub url: String,
     /// Fires the graceful shutdown.
     pub stop: CancellationToken,
     pub task: JoinHandle<std::io::Result<()>>,
+    /// On a Unix domain socket: the socket file, in a directory of its own removed on drop.
+    pub socket: Option<std::path::PathBuf>,
+}
+
+/// Where a test's requests reach the endpoint.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Over {
+    /// Into its router, without a socket.
+    Router,
+    /// Over TCP on 127.0.0.1.
+    Tcp,
+    /// Over a Unix domain socket (`HttpServer::serve_unix`).
+    Unix,
+}
+
+impl Over {
+    /// `server` with `config` (Streamable HTTP at `/mcp`, HTTP+SSE at `/sse` + `/messages`), and
+    /// requests to it over `self`; the second half keeps a served endpoint running.
+    pub async fn endpoint(self, server: Server, config: HttpConfig) -> (Mcp, Option<Served>) {
+        let http = HttpServer::new(server).config(config).sse_legacy(true);
+        match self {
+            Over::Router => (Mcp::router(http.router()), None),
+            Over::Tcp => {
+                let served = Served::start(http).await;
+                (Mcp::new(&served.url), Some(served))
+            }
+            Over::Unix => {
+                let served = Served::start_unix(http).await;
+                (Mcp::new(&served.url), Some(served))
+            }
+        }
+    }
+}
+
+/// A fresh directory for one test's socket files (mode 0700), removed by the test's [`Served`].
+pub fn socket_dir() -> std::path::PathBuf {
+    use std::os::unix::fs::DirBuilderExt;
+    static NEXT: AtomicU64 = AtomicU64::new(0);
+    let dir = std::env::temp_dir().join(format!(
+        "mcpkit-uds-{}-{}",
+        std::process::id(),
+        NEXT.fetch_add(1, Ordering::Relaxed)
+    ));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::DirBuilder::new().mode(0o700).create(&dir).unwrap();
+    dir
 }
 
 impl Served {
+    /// Serve `http` (its stop token replaced by [`Served::stop`]) on a Unix domain socket in a
+    /// fresh directory, bound by `bind_unix`.
+    pub async fn start_unix(http: HttpServer) -> Served {
+        let path = socket_dir().join("mcp.sock");
+        let listener = mcpkit::server::http::bind_unix(&path).await.unwrap();
+        let stop = CancellationToken::new();
+        let task = tokio::spawn(http.shutdown(stop.clone()).serve_unix(listener));
+        Served {
+            addr: SocketAddr::from(([0, 0, 0, 0], 0)),
+            url: format!("unix:{}", path.display()),
+            stop,
+            task,
+            socket: Some(path),
+        }
+    }
+
     /// Serve `http` (its stop token replaced by [`Served::stop`]) on a free loopback port.
     pub async fn start(http: HttpServer) -> Served {
         let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
@@ -55,6 +120,7 @@ impl Served {
             url: format!("http://{addr}/mcp"),
             stop,
             task,
+            socket: None,
         }
     }
 }
@@ -62,6 +128,9 @@ impl Served {
 impl Drop for Served {
     fn drop(&mut self) {
         self.task.abort();
+        if let Some(dir) = self.socket.as_ref().and_then(|s| s.parent()) {
+            let _ = std::fs::remove_dir_all(dir);
+        }
     }
 }
 
@@ -254,8 +323,18 @@ impl Req {
 }
 
 impl Mcp {
-    /// Requests over a socket to `url` (`http://ADDR/PATH`).
+    /// Requests over a socket to `url` (`http://ADDR/PATH`, or `unix:/SOCKET` for `/mcp` on a
+    /// Unix domain socket, addressed to `localhost`).
     pub fn new(url: &str) -> Mcp {
+        if let Some(socket) = url.strip_prefix("unix:") {
+            return Mcp {
+                target: Target::Socket {
+                    http: reqwest::Client::builder().unix_socket(socket).build().unwrap(),
+                    base: "http://localhost".to_owned(),
+                },
+                path: "/mcp".to_owned(),
+            };
+        }
         let (base, path) = url
             .find("://")
             .and_then(|i| url[i + 3..].find('/').map(|j| url.split_at(i + 3 + j)))
@@ -280,13 +359,13 @@ impl Mcp {
         }
     }
 
-    /// The port requests are addressed to.
+    /// The port requests are addressed to (80 for `http://localhost` on a Unix socket).
     pub fn port(&self) -> u16 {
         let authority = match &self.target {
             Target::Socket { base, .. } => base.rsplit("//").next().unwrap_or_default(),
             Target::Router { authority, .. } => authority,
         };
-        authority.rsplit(':').next().unwrap().parse().unwrap()
+        authority.rsplit_once(':').map_or(80, |(_, port)| port.parse().unwrap())
     }
 
     /// A bare request to `path` (no default headers).
@@ -630,7 +709,7 @@ pub async fn raw_exchange(addr: SocketAddr, bytes: &[u8]) -> RawReply {
 /// Read from `tcp` until the server closes the connection (a reset counts as the close); what
 /// it wrote before closing: `None` for nothing, else its response. Fails the test if the server
 /// keeps the connection open for [`super::STEP_TIMEOUT`].
-pub async fn read_until_closed(tcp: &mut tokio::net::TcpStream) -> Option<RawReply> {
+pub async fn read_until_closed<S: tokio::io::AsyncRead + Unpin>(tcp: &mut S) -> Option<RawReply> {
     use tokio::io::AsyncReadExt;
     let mut all = Vec::new();
     within("the server to close the connection", async {

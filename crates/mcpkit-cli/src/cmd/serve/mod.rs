@@ -22,13 +22,16 @@ use crate::trace::{printer, traced};
 pub(crate) use layers::LayerArgs;
 
 /// Run the built-in reference server (every conformance fixture, plus `echo` and `add`):
-/// on stdio, or with `--http ADDR` over Streamable HTTP at `http://ADDR/mcp`.
+/// on stdio, or with `--http ADDR` over Streamable HTTP at `http://ADDR/mcp` (with
+/// `--http unix:PATH`, on a Unix domain socket).
 #[derive(clap::Args, Debug)]
 pub struct Args {
     /// Serve Streamable HTTP on this address (e.g. 127.0.0.1:3000; port 0 picks one) instead
-    /// of stdio. The bound URL is printed on stderr.
-    #[arg(long, value_name = "ADDR")]
-    http: Option<SocketAddr>,
+    /// of stdio, or on a Unix domain socket with `unix:PATH` (e.g. unix:/run/user/1000/mcp.sock;
+    /// created with mode 0600, a stale socket file replaced, removed at exit; clients reach it
+    /// as `--server unix:PATH`). The bound URL is printed on stderr.
+    #[arg(long, value_name = "ADDR|unix:PATH", value_parser = parse_http_addr)]
+    http: Option<HttpAddr>,
     /// Serve Prometheus text at http://ADDR/metrics (a separate address, e.g. 127.0.0.1:9464;
     /// port 0 picks one; the bound URL is printed on stderr): the MCP metrics of this server.
     #[arg(long, value_name = "ADDR")]
@@ -264,7 +267,7 @@ impl Args {
             serve_metrics(addr, prometheus).await?;
         }
         let task_limits = self.task_limits();
-        let Some(addr) = self.http else {
+        let Some(addr) = self.http.clone() else {
             let tasks: Arc<dyn TaskStore> = Arc::new(MemoryTaskStore::new(task_limits));
             let layers = self.layers.layers(None);
             let server =
@@ -540,11 +543,44 @@ pub(crate) async fn share(
     Ok((Some(backends), layer_redis))
 }
 
+/// Where `--http` serves: a TCP address, or a Unix domain socket's path (`unix:PATH`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum HttpAddr {
+    Tcp(SocketAddr),
+    Unix(std::path::PathBuf),
+}
+
+impl From<SocketAddr> for HttpAddr {
+    fn from(addr: SocketAddr) -> HttpAddr {
+        HttpAddr::Tcp(addr)
+    }
+}
+
+/// `--http`'s value: `unix:PATH` or an IP:port.
+fn parse_http_addr(s: &str) -> Result<HttpAddr, String> {
+    if let Some(path) = s.strip_prefix("unix:") {
+        if path.is_empty() {
+            return Err("write unix:PATH, the path of the socket file to create".to_owned());
+        }
+        return Ok(HttpAddr::Unix(path.into()));
+    }
+    s.parse()
+        .map(HttpAddr::Tcp)
+        .map_err(|e| format!("{e} (write IP:PORT such as 127.0.0.1:3000, or unix:PATH)"))
+}
+
+/// A listener bound where `--http` says.
+enum Bound {
+    Tcp(tokio::net::TcpListener),
+    #[cfg(unix)]
+    Unix(tokio::net::UnixListener),
+}
+
 /// Serve `http` on `addr` until Ctrl-C or SIGTERM; with `trace_wire`, every JSON-RPC message
 /// in and out (both eras, the legacy endpoints too) is printed to stderr. `command` names the
 /// process in what it prints.
 pub(crate) async fn serve_http(
-    addr: SocketAddr,
+    addr: impl Into<HttpAddr>,
     http: HttpServer,
     auth: &AuthArgs,
     globals: &Globals,
@@ -554,8 +590,31 @@ pub(crate) async fn serve_http(
         code: 1,
         message: e.to_string(),
     };
-    let listener = tokio::net::TcpListener::bind(addr).await.map_err(io)?;
-    let endpoint = format!("http://{}/mcp", listener.local_addr().map_err(io)?);
+    // `endpoint` is the URL the server is reached at (OAuth's default audience too); `shown`
+    // is what the listening line names.
+    let (bound, endpoint, shown) = match addr.into() {
+        HttpAddr::Tcp(addr) => {
+            let listener = tokio::net::TcpListener::bind(addr).await.map_err(io)?;
+            let endpoint = format!("http://{}/mcp", listener.local_addr().map_err(io)?);
+            (Bound::Tcp(listener), endpoint.clone(), endpoint)
+        }
+        #[cfg(unix)]
+        HttpAddr::Unix(path) => {
+            let listener = mcpkit::server::http::bind_unix(&path).await.map_err(|e| Failure {
+                code: 1,
+                message: format!("cannot listen on unix:{}: {e}", path.display()),
+            })?;
+            let shown = format!("unix:{}", path.display());
+            (Bound::Unix(listener), "http://localhost/mcp".to_owned(), shown)
+        }
+        #[cfg(not(unix))]
+        HttpAddr::Unix(path) => {
+            return Err(Failure::usage(format!(
+                "--http unix:{}: Unix domain sockets are not supported on this OS",
+                path.display()
+            )))
+        }
+    };
     let stop = CancellationToken::new();
     let http = http.shutdown(stop.clone());
     let http = if globals.trace_wire {
@@ -566,11 +625,11 @@ pub(crate) async fn serve_http(
     // Every route (Streamable HTTP and the legacy HTTP+SSE endpoints) behind the layer.
     let http = match auth.protection(&endpoint)? {
         Some(protection) => {
-            eprintln!("mcpkit {command}: listening on {endpoint} (OAuth 2.1 protected)");
+            eprintln!("mcpkit {command}: listening on {shown} (OAuth 2.1 protected)");
             http.layer(protection)
         }
         None => {
-            eprintln!("mcpkit {command}: listening on {endpoint}");
+            eprintln!("mcpkit {command}: listening on {shown}");
             http
         }
     };
@@ -578,7 +637,11 @@ pub(crate) async fn serve_http(
         shutdown_signal().await;
         stop.cancel();
     });
-    http.serve(listener).await.map_err(io)
+    match bound {
+        Bound::Tcp(listener) => http.serve(listener).await.map_err(io),
+        #[cfg(unix)]
+        Bound::Unix(listener) => http.serve_unix(listener).await.map_err(io),
+    }
 }
 
 /// Serve `prometheus` at `http://addr/metrics` on a task of its own, for as long as the process

@@ -1,5 +1,7 @@
-//! `HttpServer::serve`'s accept loop: the connection limit, each connection's HTTP/1.1 service
-//! with its read deadlines (`deadlines`), and the graceful shutdown with its deadline.
+//! `HttpServer::serve`'s (and `serve_unix`'s) accept loop: the connection limit, each
+//! connection's HTTP/1.1 service with its read deadlines (`deadlines`), and the graceful
+//! shutdown with its deadline. The loop is the same for a TCP and a Unix domain socket; only
+//! what names the peer differs ([`Peer`]).
 
 use std::convert::Infallible;
 use std::future::Future;
@@ -16,7 +18,8 @@ use axum::Router;
 use bytes::Bytes;
 use hyper::body::{Body, Frame, Incoming, SizeHint};
 use hyper_util::rt::TokioIo;
-use tokio::net::{TcpListener, TcpStream};
+use tokio::io::{AsyncRead, AsyncWrite};
+use tokio::net::TcpListener;
 use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 use tokio::task::JoinSet;
 use tokio_util::sync::CancellationToken;
@@ -46,10 +49,92 @@ impl ConnLimits {
     }
 }
 
+/// Who is at the other end of an accepted connection.
+#[derive(Debug, Clone, Copy)]
+pub(super) enum Peer {
+    /// A TCP peer's address (requests carry it as `ConnectInfo<SocketAddr>`).
+    Tcp(SocketAddr),
+    /// A Unix domain socket peer's credentials (requests carry them as [`UnixPeer`]).
+    Unix(UnixPeer),
+}
+
+impl std::fmt::Display for Peer {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Peer::Tcp(addr) => write!(f, "{addr}"),
+            Peer::Unix(p) => match p.pid {
+                Some(pid) => write!(f, "uid {} pid {pid}", p.uid),
+                None => write!(f, "uid {}", p.uid),
+            },
+        }
+    }
+}
+
+/// The credentials of the process at the other end of a Unix domain socket connection, as the
+/// kernel reported them when it was accepted (`SO_PEERCRED`): every request served by
+/// [`super::HttpServer::serve_unix`] carries them as a request extension. The endpoint counts a
+/// client's sessions under its `uid` ([`super::HttpConfig::max_sessions_per_client`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub struct UnixPeer {
+    /// The peer's effective user id.
+    pub uid: u32,
+    /// The peer's effective group id.
+    pub gid: u32,
+    /// The peer's process id, where the OS reports it.
+    pub pid: Option<i32>,
+}
+
+/// A listening socket the accept loop takes connections from.
+pub(super) trait Listen: Send + 'static {
+    /// An accepted connection.
+    type Io: AsyncRead + AsyncWrite + Unpin + Send + 'static;
+    /// The next connection and who is at its other end.
+    fn accept(&self) -> impl Future<Output = std::io::Result<(Self::Io, Peer)>> + Send;
+}
+
+impl Listen for TcpListener {
+    type Io = tokio::net::TcpStream;
+
+    async fn accept(&self) -> std::io::Result<(Self::Io, Peer)> {
+        let (tcp, addr) = TcpListener::accept(self).await?;
+        // Without it a reply written in two parts waits ~40 ms for a delayed ACK.
+        if let Err(e) = tcp.set_nodelay(true) {
+            tracing::debug!("TCP_NODELAY not set: {e}");
+        }
+        Ok((tcp, Peer::Tcp(addr)))
+    }
+}
+
+#[cfg(unix)]
+impl Listen for tokio::net::UnixListener {
+    type Io = tokio::net::UnixStream;
+
+    async fn accept(&self) -> std::io::Result<(Self::Io, Peer)> {
+        let (stream, _) = tokio::net::UnixListener::accept(self).await?;
+        match stream.peer_cred() {
+            Ok(cred) => Ok((
+                stream,
+                Peer::Unix(UnixPeer {
+                    uid: cred.uid(),
+                    gid: cred.gid(),
+                    pid: cred.pid(),
+                }),
+            )),
+            // Without credentials the connection could not be counted against its user's share:
+            // it is dropped, as an error of this connection alone.
+            Err(e) => Err(std::io::Error::new(
+                std::io::ErrorKind::ConnectionAborted,
+                format!("the peer's credentials could not be read: {e}"),
+            )),
+        }
+    }
+}
+
 /// Serve `app` on `listener` until `stop` fires, then give open connections
 /// `limits.shutdown_timeout` to finish and close the rest.
-pub(super) async fn serve(
-    listener: TcpListener,
+pub(super) async fn serve<L: Listen>(
+    listener: L,
     app: Router,
     limits: ConnLimits,
     stop: CancellationToken,
@@ -73,9 +158,12 @@ pub(super) async fn serve(
             () = stop.cancelled() => break,
             accepted = listener.accept() => accepted,
         };
-        let (tcp, peer) = match accepted {
+        let (io, peer) = match accepted {
             Ok(accepted) => accepted,
-            Err(e) if is_this_connection(&e) => continue,
+            Err(e) if is_this_connection(&e) => {
+                tracing::debug!("a connection was dropped as it was accepted: {e}");
+                continue;
+            }
             Err(e) => {
                 // Out of file descriptors, most often: pause rather than spin.
                 tracing::warn!("accepting a connection failed: {e}");
@@ -85,12 +173,8 @@ pub(super) async fn serve(
                 }
             }
         };
-        // Without it a reply written in two parts waits ~40 ms for a delayed ACK.
-        if let Err(e) = tcp.set_nodelay(true) {
-            tracing::debug!("TCP_NODELAY not set: {e}");
-        }
         let accepted = Accepted {
-            tcp,
+            io,
             peer,
             _slot: permit,
         };
@@ -119,9 +203,9 @@ fn is_this_connection(e: &std::io::Error) -> bool {
 }
 
 /// A connection just accepted, with its slot among the open connections.
-struct Accepted {
-    tcp: TcpStream,
-    peer: SocketAddr,
+struct Accepted<S> {
+    io: S,
+    peer: Peer,
     /// Freed when the connection is over.
     _slot: OwnedSemaphorePermit,
 }
@@ -131,11 +215,16 @@ struct Accepted {
 /// arriving (its head or its body) is closed at once, and an idle one as soon as hyper has
 /// written what it holds: only a request whose body has arrived gets the grace period. Its
 /// slot is freed when this returns.
-async fn connection(accepted: Accepted, app: Router, limits: ConnLimits, stop: CancellationToken) {
-    let Accepted { tcp, peer, _slot } = accepted;
+async fn connection<S: AsyncRead + AsyncWrite + Unpin + Send + 'static>(
+    accepted: Accepted<S>,
+    app: Router,
+    limits: ConnLimits,
+    stop: CancellationToken,
+) {
+    let Accepted { io, peer, _slot } = accepted;
     let phase = ConnPhase::new();
     let phase_at_stop = phase.clone();
-    let io = WatchedStream::new(tcp, phase.clone(), limits.idle_timeout, limits.header_read_timeout);
+    let io = WatchedStream::new(io, phase.clone(), limits.idle_timeout, limits.header_read_timeout);
     let service = ConnService {
         app,
         phase,
@@ -166,12 +255,13 @@ async fn connection(accepted: Accepted, app: Router, limits: ConnLimits, stop: C
 }
 
 /// The service of one connection: the app, with the request's deadlines and the caller's
-/// address (`ConnectInfo<SocketAddr>`, as axum's own `serve` would give it).
+/// address (`ConnectInfo<SocketAddr>`, as axum's own `serve` would give it) or, on a Unix
+/// domain socket, its credentials ([`UnixPeer`]).
 #[derive(Clone)]
 struct ConnService {
     app: Router,
     phase: ConnPhase,
-    peer: SocketAddr,
+    peer: Peer,
     body_read_timeout: Duration,
 }
 
@@ -185,7 +275,14 @@ impl hyper::service::Service<hyper::Request<Incoming>> for ConnService {
         let timeout = self.body_read_timeout;
         let phase = self.phase.clone();
         let mut request: Request = request.map(|body| AxumBody::new(TimedBody::new(body, timeout, phase, number)));
-        request.extensions_mut().insert(ConnectInfo(self.peer));
+        match self.peer {
+            Peer::Tcp(addr) => {
+                request.extensions_mut().insert(ConnectInfo(addr));
+            }
+            Peer::Unix(cred) => {
+                request.extensions_mut().insert(cred);
+            }
+        }
         let mut app = self.app.clone();
         let phase = self.phase.clone();
         Box::pin(async move {

@@ -11,6 +11,7 @@ use std::sync::{Arc, Mutex};
 use axum::extract::ConnectInfo;
 use axum::http::HeaderMap;
 
+use super::accept::UnixPeer;
 use super::config::HttpConfig;
 use super::forwarded::client_address;
 use crate::transport::{Extensions, VerifiedCaller};
@@ -18,20 +19,26 @@ use crate::transport::{Extensions, VerifiedCaller};
 /// Who sent a request, as far as the endpoint can tell: the verified caller (authorization
 /// on) and the client's address: the peer's (when served with `ConnectInfo`, as
 /// [`super::HttpServer::serve`] does), or the one a trusted proxy names
-/// ([`HttpConfig::trusted_proxies`]).
+/// ([`HttpConfig::trusted_proxies`]); on a Unix domain socket
+/// ([`super::HttpServer::serve_unix`]) the peer's user id instead of an address.
 #[derive(Debug, Clone, Default)]
 pub(super) struct Client {
     pub(super) caller: Option<VerifiedCaller>,
     /// The peer's address, or the one a trusted proxy named.
     address: Option<IpAddr>,
+    /// The peer's user id, on a Unix domain socket.
+    uid: Option<u32>,
 }
 
 /// What a client's sessions are counted under: its verified identity when there is one, else
-/// its address.
+/// its address, or on a Unix domain socket its user id.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 enum ClientKey {
     Caller(String),
     Peer(IpAddr),
+    /// A Unix domain socket peer's user id: the one identity the kernel vouches for there (a
+    /// process id would let one user take a share per process it starts).
+    Uid(u32),
 }
 
 impl Client {
@@ -48,7 +55,8 @@ impl Client {
         let address = request.get::<ConnectInfo<SocketAddr>>().map(|ConnectInfo(addr)| {
             client_address(addr.ip(), headers, &config.trusted_proxies, config.forwarded_header)
         });
-        Client { caller, address }
+        let uid = request.get::<UnixPeer>().map(|peer| peer.uid);
+        Client { caller, address, uid }
     }
 
     /// Whether `owner` (the caller a session was opened by) is this request's caller: always
@@ -63,17 +71,21 @@ impl Client {
     fn key(&self) -> Option<ClientKey> {
         match self.caller.as_ref().and_then(VerifiedCaller::principal) {
             Some(principal) => Some(ClientKey::Caller(principal)),
-            None => self.address.map(ClientKey::Peer),
+            None => self
+                .address
+                .map(ClientKey::Peer)
+                .or_else(|| self.uid.map(ClientKey::Uid)),
         }
     }
 
     /// [`Client::key`] as the string a shared store counts the client's sessions and tasks
-    /// under: the caller's principal (which starts with `user` or `client`), or
-    /// `peer:<ip address>`.
+    /// under: the caller's principal (which starts with `user` or `client`),
+    /// `peer:<ip address>`, or `uid:<user id>`.
     pub(super) fn shared_key(&self) -> Option<String> {
         Some(match self.key()? {
             ClientKey::Caller(binding) => binding,
             ClientKey::Peer(ip) => format!("peer:{ip}"),
+            ClientKey::Uid(uid) => format!("uid:{uid}"),
         })
     }
 }
@@ -189,6 +201,7 @@ mod tests {
         Client {
             caller: None,
             address: Some(IpAddr::from(ip)),
+            uid: None,
         }
     }
 
@@ -196,6 +209,7 @@ mod tests {
         Client {
             caller: Some(VerifiedCaller::new(None, Some(sub.to_owned()), Some("app".to_owned()))),
             address: Some(IpAddr::from([127, 0, 0, 1])),
+            uid: None,
         }
     }
 
@@ -223,6 +237,11 @@ mod tests {
         assert!(alice.as_deref().is_some_and(|k| !k.starts_with("peer:")), "{alice:?}");
         assert_ne!(alice, user("bob").shared_key());
         assert_eq!(Client::default().shared_key(), None);
+        let local = Client {
+            uid: Some(1000),
+            ..Client::default()
+        };
+        assert_eq!(local.shared_key().as_deref(), Some("uid:1000"));
     }
 
     #[test]

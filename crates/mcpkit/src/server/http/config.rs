@@ -37,8 +37,9 @@ pub struct HttpConfig {
     /// an authorization layer attached a [`crate::transport::VerifiedCaller`], else its peer
     /// address (when served by [`super::HttpServer::serve`], or with axum's
     /// `ConnectInfo<SocketAddr>`; behind a proxy in [`HttpConfig::trusted_proxies`], the
-    /// address the proxy names); a request identifying neither is only held to
-    /// `max_sessions`.
+    /// address the proxy names), or on a Unix domain socket
+    /// ([`super::HttpServer::serve_unix`]) its user id; a request identifying none of these is
+    /// only held to `max_sessions`.
     pub max_sessions_per_client: usize,
     /// The networks of the reverse proxies (load balancers) whose word on the client's address
     /// is believed (default none: the TCP peer is the client, and no forwarding header is

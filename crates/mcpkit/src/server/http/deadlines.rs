@@ -19,7 +19,6 @@ use hyper::body::{Body, Frame, Incoming, SizeHint};
 use mcpkit_types::jsonrpc::OutgoingError;
 use mcpkit_types::{ErrorCode, ErrorObject};
 use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
-use tokio::net::TcpStream;
 use tokio::time::{Instant, Sleep};
 
 use crate::sync::lock;
@@ -121,10 +120,10 @@ impl ConnPhase {
     }
 }
 
-/// A served connection's socket, closing it when it stays idle or a request head stalls.
+/// A served connection's socket (TCP or Unix domain), closing it when it stays idle or a request head stalls.
 #[derive(Debug)]
-pub(super) struct WatchedStream {
-    tcp: TcpStream,
+pub(super) struct WatchedStream<S> {
+    socket: S,
     phase: ConnPhase,
     idle_timeout: Duration,
     header_timeout: Duration,
@@ -134,10 +133,10 @@ pub(super) struct WatchedStream {
     expired: bool,
 }
 
-impl WatchedStream {
-    pub(super) fn new(tcp: TcpStream, phase: ConnPhase, idle_timeout: Duration, header_timeout: Duration) -> Self {
+impl<S> WatchedStream<S> {
+    pub(super) fn new(socket: S, phase: ConnPhase, idle_timeout: Duration, header_timeout: Duration) -> Self {
         WatchedStream {
-            tcp,
+            socket,
             phase,
             idle_timeout,
             header_timeout,
@@ -188,14 +187,14 @@ fn header_timeout_reply(timeout: Duration) -> Vec<u8> {
     reply
 }
 
-impl AsyncRead for WatchedStream {
+impl<S: AsyncRead + AsyncWrite + Unpin> AsyncRead for WatchedStream<S> {
     fn poll_read(self: Pin<&mut Self>, cx: &mut Context<'_>, buf: &mut ReadBuf<'_>) -> Poll<io::Result<()>> {
         let this = self.get_mut();
         if this.expired {
             return Poll::Ready(Ok(()));
         }
         let before = buf.filled().len();
-        if let Poll::Ready(read) = Pin::new(&mut this.tcp).poll_read(cx, buf) {
+        if let Poll::Ready(read) = Pin::new(&mut this.socket).poll_read(cx, buf) {
             if buf.filled().len() > before {
                 this.phase.bytes_arrived();
             }
@@ -209,7 +208,7 @@ impl AsyncRead for WatchedStream {
             // HTTP allows a 408 here: the client has begun a request. One small write that
             // the socket buffer takes at once; if it does not, the close alone says enough.
             let reply = header_timeout_reply(this.header_timeout);
-            if let Poll::Ready(Err(e)) = Pin::new(&mut this.tcp).poll_write(cx, &reply) {
+            if let Poll::Ready(Err(e)) = Pin::new(&mut this.socket).poll_write(cx, &reply) {
                 tracing::debug!("408 after a stalled request head not sent: {e}");
             }
         }
@@ -219,9 +218,9 @@ impl AsyncRead for WatchedStream {
     }
 }
 
-impl AsyncWrite for WatchedStream {
+impl<S: AsyncWrite + Unpin> AsyncWrite for WatchedStream<S> {
     fn poll_write(self: Pin<&mut Self>, cx: &mut Context<'_>, buf: &[u8]) -> Poll<io::Result<usize>> {
-        Pin::new(&mut self.get_mut().tcp).poll_write(cx, buf)
+        Pin::new(&mut self.get_mut().socket).poll_write(cx, buf)
     }
 
     fn poll_write_vectored(
@@ -229,19 +228,19 @@ impl AsyncWrite for WatchedStream {
         cx: &mut Context<'_>,
         bufs: &[io::IoSlice<'_>],
     ) -> Poll<io::Result<usize>> {
-        Pin::new(&mut self.get_mut().tcp).poll_write_vectored(cx, bufs)
+        Pin::new(&mut self.get_mut().socket).poll_write_vectored(cx, bufs)
     }
 
     fn is_write_vectored(&self) -> bool {
-        self.tcp.is_write_vectored()
+        self.socket.is_write_vectored()
     }
 
     fn poll_flush(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
-        Pin::new(&mut self.get_mut().tcp).poll_flush(cx)
+        Pin::new(&mut self.get_mut().socket).poll_flush(cx)
     }
 
     fn poll_shutdown(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
-        Pin::new(&mut self.get_mut().tcp).poll_shutdown(cx)
+        Pin::new(&mut self.get_mut().socket).poll_shutdown(cx)
     }
 }
 

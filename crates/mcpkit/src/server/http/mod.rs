@@ -2,10 +2,13 @@
 //! and, beside it on request, the deprecated 2024-11-05 HTTP+SSE transport (`sse_legacy`).
 //!
 //! One entry point, [`HttpServer`]: `.router()` gives an axum `Router` to mount in your own
-//! app, `.serve(listener)` serves it (with `TCP_NODELAY` on every connection, a connection
-//! limit, idle, header and body timeouts, and a graceful shutdown with a deadline on the
-//! [`HttpServer::shutdown`] token), `.layer(l)` wraps it in tower layers (such
-//! as the OAuth resource layer, `auth::resource::ProtectedResource`).
+//! app, `.into_service()` a plain `tower::Service` over `http::Request<B>` for hyper or any
+//! other tower host (a serverless function's adapter too), `.serve(listener)` serves it on a
+//! TCP listener (with `TCP_NODELAY` on every connection, a connection limit, idle, header and
+//! body timeouts, and a graceful shutdown with a deadline on the [`HttpServer::shutdown`]
+//! token), `.serve_unix(listener)` the same on a Unix domain socket (bind it with
+//! [`bind_unix`]), and `.layer(l)` wraps it in tower layers (such as the OAuth resource layer,
+//! `auth::resource::ProtectedResource`).
 //!
 //! One endpoint. POST carries one message: a request is answered with `application/json`, or
 //! with an SSE stream when its handler sends anything (progress, logs, server→client requests)
@@ -34,6 +37,7 @@ mod inspector;
 mod post;
 mod reply;
 mod security;
+mod service;
 mod session;
 mod sse;
 mod sse_legacy;
@@ -43,6 +47,8 @@ mod store_gauge;
 mod streamable;
 mod streams;
 mod table;
+#[cfg(unix)]
+mod unix;
 
 use std::sync::Arc;
 
@@ -52,11 +58,15 @@ use axum::routing::Route;
 use axum::Router;
 use tokio_util::sync::CancellationToken;
 
+pub use accept::UnixPeer;
 pub use config::{Clock, HttpConfig, SystemClock};
 pub use factory::{SessionFactory, SessionReader, SessionTransport, SessionWriter};
 pub use forwarded::{ForwardedHeader, IpNet};
 #[cfg(feature = "auth")]
 pub(crate) use reply::{read_capped, BodyError};
+pub use service::{HttpService, ResponseBody};
+#[cfg(unix)]
+pub use unix::bind_unix;
 
 use crate::server::backend::Backends;
 use crate::server::Server;
@@ -289,6 +299,51 @@ impl HttpServer {
     /// Refuses to start (an error at once) if the server has no `requestState` key because the
     /// OS random source failed.
     pub async fn serve(self, listener: tokio::net::TcpListener) -> std::io::Result<()> {
+        self.serve_on(listener).await
+    }
+
+    /// [`HttpServer::serve`] on a Unix domain socket (Unix only): the same connection limit,
+    /// read timeouts, graceful shutdown and `Host`/`Origin` checks (a client names the server
+    /// `localhost`). A socket has no address, so each request carries the peer's credentials as
+    /// a [`UnixPeer`] request extension, and a client's share of the sessions
+    /// ([`HttpConfig::max_sessions_per_client`]) is counted per user id: the identity the
+    /// kernel vouches for (a process id would give one user a share per process it starts).
+    /// [`HttpConfig::trusted_proxies`] does not apply. Bind with [`bind_unix`] (mode 0600, a
+    /// stale socket file replaced); when the call returns it removes the socket file it served,
+    /// unless another file has taken its place meanwhile.
+    ///
+    /// ```no_run
+    /// # async fn run(server: mcpkit::Server) -> std::io::Result<()> {
+    /// use mcpkit::server::http::{bind_unix, HttpServer};
+    /// let listener = bind_unix("/run/user/1000/notes.sock").await?;
+    /// HttpServer::new(server).serve_unix(listener).await
+    /// # }
+    /// ```
+    #[cfg(unix)]
+    pub async fn serve_unix(self, listener: tokio::net::UnixListener) -> std::io::Result<()> {
+        let socket_file = unix::SocketFile::of(&listener);
+        let served = self.serve_on(listener).await;
+        if let Some(file) = socket_file {
+            file.remove();
+        }
+        served
+    }
+
+    /// The endpoint as a [`tower::Service`](tower_service::Service) over `http::Request<B>` for
+    /// any body `B` (`http_body::Body` with `Bytes` data), answering
+    /// `http::Response<`[`ResponseBody`]`>`: serve it with hyper directly, any other tower host,
+    /// or a serverless function's HTTP adapter, without axum. It is
+    /// [`HttpServer::router`] behind a type of its own, with the same routes, layers and
+    /// checks. The host gives the connection limits and timeouts that
+    /// [`HttpServer::serve`] would; a request that carries
+    /// `axum::extract::ConnectInfo<SocketAddr>` (or a [`UnixPeer`]) is counted against its
+    /// client's share of the sessions, one without only against the total. Built inside a tokio
+    /// runtime (it starts the idle-session reaper).
+    pub fn into_service(self) -> HttpService {
+        HttpService::new(self.router())
+    }
+
+    async fn serve_on<L: accept::Listen>(self, listener: L) -> std::io::Result<()> {
         if let SessionSource::Server(server) = &self.source {
             if let Some(shared) = &self.scale_out {
                 // Seal with the shared ring from the first request on.

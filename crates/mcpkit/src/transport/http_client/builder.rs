@@ -20,6 +20,7 @@ pub struct HttpClientBuilder {
     headers: HeaderMap,
     header_error: Option<String>,
     client: Option<reqwest::Client>,
+    unix_socket: Option<std::path::PathBuf>,
     connect_timeout: Option<Duration>,
     max_frame: usize,
     standalone_stream: bool,
@@ -35,6 +36,7 @@ impl HttpClientBuilder {
             headers: HeaderMap::new(),
             header_error: None,
             client: None,
+            unix_socket: None,
             connect_timeout: Some(Duration::from_secs(10)),
             max_frame: DEFAULT_MAX_FRAME,
             standalone_stream: true,
@@ -92,6 +94,17 @@ impl HttpClientBuilder {
         self
     }
 
+    /// Connect over the Unix domain socket at `path` instead of TCP (Unix only; the server's
+    /// `HttpServer::serve_unix`). The URL's host then only names the server in the `Host`
+    /// header: use `http://localhost/mcp`. A URL of the form `unix:/path/to.sock` or
+    /// `http+unix://%2Fpath%2Fto.sock/mcp` sets this for you. Not combined with
+    /// [`HttpClientBuilder::client`], whose client connects as it was built.
+    #[cfg(unix)]
+    pub fn unix_socket(mut self, path: impl Into<std::path::PathBuf>) -> Self {
+        self.unix_socket = Some(path.into());
+        self
+    }
+
     /// Give up connecting to the server after this long (default 10 s; `None`: never). Replies
     /// themselves have no time limit here: long tool calls are bounded by the caller's request
     /// timeout instead.
@@ -134,7 +147,11 @@ impl HttpClientBuilder {
         if let Some(e) = self.header_error {
             return Err(io::Error::new(io::ErrorKind::InvalidInput, e));
         }
-        let url = Url::parse(&self.url).map_err(|e| {
+        let (url, unix_socket) = match unix_url(&self.url)? {
+            Some((socket, url)) => (url, Some(socket)),
+            None => (self.url.clone(), self.unix_socket),
+        };
+        let url = Url::parse(&url).map_err(|e| {
             io::Error::new(
                 io::ErrorKind::InvalidInput,
                 format!("invalid MCP URL {:?}: {e}", self.url),
@@ -152,6 +169,9 @@ impl HttpClientBuilder {
                 let mut b = reqwest::Client::builder().user_agent(concat!("mcpkit/", env!("CARGO_PKG_VERSION")));
                 if let Some(t) = self.connect_timeout {
                     b = b.connect_timeout(t);
+                }
+                if let Some(socket) = unix_socket {
+                    b = with_unix_socket(b, socket)?;
                 }
                 b.build().map_err(io::Error::other)?
             }
@@ -180,5 +200,95 @@ impl HttpClientBuilder {
             notes: tokio_util::task::TaskTracker::new(),
         });
         Ok(HttpClientTransport { inner, rx })
+    }
+}
+
+/// The socket path and the `http://localhost…` URL of a Unix domain socket URL:
+/// `unix:/path/to.sock` (the endpoint at `/mcp`) or `http+unix://%2Fpath%2Fto.sock/path` (the
+/// socket path percent-encoded as the host); `None` for any other URL.
+pub(crate) fn unix_url(url: &str) -> io::Result<Option<(std::path::PathBuf, String)>> {
+    let invalid = |why: &str| io::Error::new(io::ErrorKind::InvalidInput, format!("invalid MCP URL {url:?}: {why}"));
+    if let Some(path) = url.strip_prefix("unix:") {
+        if path.is_empty() || path.starts_with("//") {
+            return Err(invalid("write unix:/path/to.sock (a socket path after `unix:`)"));
+        }
+        return Ok(Some((path.into(), "http://localhost/mcp".to_owned())));
+    }
+    let Some(rest) = url.strip_prefix("http+unix://") else {
+        return Ok(None);
+    };
+    let (host, tail) = rest.find(['/', '?']).map_or((rest, ""), |at| rest.split_at(at));
+    let socket = percent_decode(host).ok_or_else(|| invalid("the socket path is not valid percent-encoded UTF-8"))?;
+    if socket.is_empty() {
+        return Err(invalid("no socket path (write http+unix://%2Fpath%2Fto.sock/mcp)"));
+    }
+    let tail = if tail.is_empty() { "/" } else { tail };
+    Ok(Some((socket.into(), format!("http://localhost{tail}"))))
+}
+
+/// `%XX` escapes decoded; `None` on a broken escape or bytes that are not UTF-8.
+fn percent_decode(s: &str) -> Option<String> {
+    let bytes = s.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while let Some(&b) = bytes.get(i) {
+        if b == b'%' {
+            let hex = std::str::from_utf8(bytes.get(i + 1..i + 3)?).ok()?;
+            out.push(u8::from_str_radix(hex, 16).ok()?);
+            i += 3;
+        } else {
+            out.push(b);
+            i += 1;
+        }
+    }
+    String::from_utf8(out).ok()
+}
+
+#[cfg(unix)]
+fn with_unix_socket(b: reqwest::ClientBuilder, socket: std::path::PathBuf) -> io::Result<reqwest::ClientBuilder> {
+    Ok(b.unix_socket(socket))
+}
+
+#[cfg(not(unix))]
+fn with_unix_socket(_: reqwest::ClientBuilder, socket: std::path::PathBuf) -> io::Result<reqwest::ClientBuilder> {
+    Err(io::Error::new(
+        io::ErrorKind::Unsupported,
+        format!(
+            "Unix domain sockets ({}) are not supported on this OS",
+            socket.display()
+        ),
+    ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::unix_url;
+
+    #[test]
+    fn unix_urls_name_the_socket_and_the_path() {
+        let (socket, url) = unix_url("unix:/tmp/s.sock").unwrap().unwrap();
+        assert_eq!(
+            (socket.to_str(), url.as_str()),
+            (Some("/tmp/s.sock"), "http://localhost/mcp")
+        );
+        let (socket, url) = unix_url("http+unix://%2Ftmp%2Fmy%20s.sock/api/mcp?x=1")
+            .unwrap()
+            .unwrap();
+        assert_eq!(
+            (socket.to_str(), url.as_str()),
+            (Some("/tmp/my s.sock"), "http://localhost/api/mcp?x=1")
+        );
+        let (_, url) = unix_url("http+unix://%2Fs.sock").unwrap().unwrap();
+        assert_eq!(url, "http://localhost/");
+        assert!(unix_url("http://127.0.0.1:1/mcp").unwrap().is_none());
+        for bad in [
+            "unix:",
+            "unix://x",
+            "http+unix://%2/mcp",
+            "http+unix:///mcp",
+            "http+unix://%FF/mcp",
+        ] {
+            assert!(unix_url(bad).is_err(), "{bad}");
+        }
     }
 }
