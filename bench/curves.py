@@ -26,7 +26,7 @@ HTTP_CALLERS = (1, 16, 64, 256)
 STDIO_IN_FLIGHT = (1, 64, 1024)
 TOOL_COUNTS = (10, 1000, 10000)
 SESSION_COUNTS = (1000, 10000, 100000)
-MANY_TOOLS = os.path.join(ROOT, "target", "release", "examples", "many_tools")
+MANY_TOOLS = os.path.join(ROOT, "target", "dist", "examples", "many_tools")
 VENV = os.path.join(ROOT, "target", "bench-venv")
 COLORS = {"mcpkit": "#1f77b4", "rmcp": "#d62728", "floor": "#7f7f7f"}
 
@@ -83,7 +83,7 @@ def measure(opts):
             out["stdio"].setdefault(name, []).append({"x": n, "rps": m["rps"], "p99_us": m["p99_us"]})
     tool_servers = ("mcpkit", "rmcp") if os.path.exists(MANY_TOOLS) else ("rmcp",)
     if len(tool_servers) == 1:
-        log(f"[curves] {MANY_TOOLS} is not built (cargo build --release -p mcpkit-cli --example many_tools): "
+        log(f"[curves] {MANY_TOOLS} is not built (cargo build --profile dist -p mcpkit-cli --example many_tools): "
             "tools/list without mcpkit")
     for n in TOOL_COUNTS if "tools_list" in only else ():
         for name in tool_servers:
@@ -170,7 +170,7 @@ def main():
         return
     if not opts.skip_build:
         for argv, cwd in (
-            (["cargo", "build", "--release", "--locked", "-p", "mcpkit-cli", "--bin", "mcpkit", "--example", "many_tools"], ROOT),
+            (["cargo", "build", "--profile", "dist", "--locked", "-p", "mcpkit-cli", "--bin", "mcpkit", "--example", "many_tools"], ROOT),
             (["cargo", "build", "--release", "--locked"], os.path.join(ROOT, "bench")),
         ):
             subprocess.run(argv, cwd=cwd, check=True)

@@ -18,7 +18,7 @@ import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 BENCH = os.path.join(ROOT, "bench")
-MCPKIT = os.path.join(ROOT, "target", "release", "mcpkit")
+MCPKIT = os.path.join(ROOT, "target", "dist", "mcpkit")
 BIN = os.path.join(BENCH, "target", "release")
 WRK = shutil.which("wrk") or "wrk"
 WRK_LUA = os.path.join(BENCH, "wrk", "tools-call.lua")

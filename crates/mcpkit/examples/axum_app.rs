@@ -2,16 +2,16 @@
 //! beside the application's own routes.
 //!
 //! ```text
-//! cargo run -p mcpkit --example axum_app                    # listens on 127.0.0.1:3000
-//! cargo run -p mcpkit --example axum_app -- 127.0.0.1:8080  # another address
+//! cargo run -p mcpkit --features http-server --example axum_app                                   # listens on 127.0.0.1:3000
+//! cargo run -p mcpkit --features http-server --example axum_app -- 127.0.0.1:8080                 # another address
 //! ```
 //!
 //! Then, in another terminal:
 //!
 //! ```text
 //! curl http://127.0.0.1:3000/                                              # the app's own route
-//! cargo run -p mcpkit --example client -- --url http://127.0.0.1:3000/mcp  # the client example
-//! cargo run -p mcpkit-cli -- inspect --server http://127.0.0.1:3000/mcp     # the mcpkit tool
+//! cargo run -p mcpkit --features http-client --example client -- --url http://127.0.0.1:3000/mcp  # the client example
+//! cargo run -p mcpkit-cli -- inspect --server http://127.0.0.1:3000/mcp                           # the mcpkit tool
 //! ```
 //!
 //! A request the endpoint refuses, because it comes from a web page on another site (the

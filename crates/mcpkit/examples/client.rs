@@ -2,14 +2,15 @@
 //! including typed structured output.
 //!
 //! ```text
-//! cargo run -p mcpkit --example client                       # starts the stdio_server example
-//! cargo run -p mcpkit --example client -- python server.py   # any stdio server command
-//! cargo run -p mcpkit --example client -- --url http://127.0.0.1:3000/mcp   # a Streamable HTTP server
+//! cargo run -p mcpkit --features http-client --example client                                     # starts the stdio_server example
+//! cargo run -p mcpkit --features http-client --example client -- python server.py                 # any stdio server command
+//! cargo run -p mcpkit --features http-client --example client -- --url http://127.0.0.1:3000/mcp  # a Streamable HTTP server
 //! ```
 //!
-//! (The last one talks to the `axum_app` example: `cargo run -p mcpkit --example axum_app` in
-//! another terminal.) The tools called are `greet` and `add`, which the `stdio_server` and
-//! `axum_app` examples both have. Output:
+//! (The last one talks to the `axum_app` example:
+//! `cargo run -p mcpkit --features http-server --example axum_app` in another terminal.) The
+//! tools called are `greet` and `add`, which the `stdio_server` and `axum_app` examples both
+//! have. Output:
 //!
 //! ```text
 //! connected to example-stdio-server 1.0.0 (protocol 2025-11-25)

@@ -3,7 +3,7 @@
 //! the 2026-07-28 stateless wire, with the same server and client code.
 //!
 //! ```text
-//! cargo run -p mcpkit --example sampling_elicitation
+//! cargo run -p mcpkit --features http-server,http-client --example sampling_elicitation
 //! ```
 //!
 //! Server and client run in this one process and talk over real HTTP on a loopback port.

@@ -4,7 +4,7 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use mcpkit_types::{ErrorObject, ProtocolVersion};
+use mcpkit_types::ErrorObject;
 
 /// Everything a call or a connection can fail with.
 #[derive(Debug, Clone, thiserror::Error)]
@@ -116,8 +116,9 @@ pub(crate) fn missing_capability(cap: &str) -> ErrorObject {
 /// Convenience alias.
 pub type Result<T, E = Error> = std::result::Result<T, E>;
 
+#[cfg(feature = "client")]
 pub(crate) fn unsupported(v: &str) -> Error {
-    match v.parse::<ProtocolVersion>() {
+    match v.parse::<mcpkit_types::ProtocolVersion>() {
         Ok(v) => Error::UnsupportedVersion(v.to_string()),
         Err(_) => Error::UnsupportedVersion(v.to_owned()),
     }

@@ -1,11 +1,17 @@
 //! Stage-2 decoding and result encoding shared by both roles.
 
+#[cfg(feature = "server")]
 use std::borrow::Cow;
 
+#[cfg(feature = "server")]
 use mcpkit_types::schema::MemberName;
 use mcpkit_types::ErrorObject;
-use serde::de::{DeserializeOwned, IgnoredAny, MapAccess, Visitor};
-use serde::{Deserializer, Serialize};
+use serde::de::DeserializeOwned;
+#[cfg(feature = "server")]
+use serde::de::{IgnoredAny, MapAccess, Visitor};
+#[cfg(feature = "server")]
+use serde::Deserializer;
+use serde::Serialize;
 use serde_json::json;
 use serde_json::value::RawValue;
 
@@ -41,6 +47,7 @@ pub(crate) fn to_raw<T: Serialize>(value: &T) -> HandlerResult {
 /// `_meta`. None when the params are no object, lack the member before the text stops being
 /// JSON, or it is not a string. Of a duplicated member the first is read (the route's decode
 /// refuses the duplicate).
+#[cfg(feature = "server")]
 pub(crate) fn member_str<'a>(raw: Option<&'a RawValue>, key: &str) -> Option<Cow<'a, str>> {
     struct Seek<'k, 's, 'de> {
         key: &'k str,

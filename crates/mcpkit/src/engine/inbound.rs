@@ -228,6 +228,7 @@ impl Dispatcher {
     }
 
     /// Whether the connection has ended.
+    #[cfg(feature = "http-server")]
     pub(crate) fn is_closed(&self) -> bool {
         self.peer.is_closed()
     }
@@ -235,6 +236,7 @@ impl Dispatcher {
     /// End a connection started with [`start_direct`](super::start_direct): nothing more is
     /// dispatched or sent, callers waiting for an answer from the other side fail, running
     /// handlers are cancelled.
+    #[cfg(feature = "http-server")]
     pub(crate) fn shutdown(&self) {
         self.peer.shared.scope.session_ended(None);
         self.peer.shared.closed.cancel();
@@ -262,6 +264,7 @@ impl Peer {
 /// returned instead of sent (`None` when the request was cancelled: no reply), with the error
 /// code when the reply is an error. `handle` is the role's `handle_request` (or a variant of it
 /// that knows more of the request).
+#[cfg(feature = "http-server")]
 pub(crate) async fn serve_one(
     handle: impl FnOnce(Peer, IncomingRequest) -> BoxFuture<HandlerResult>,
     peer: Peer,
@@ -371,6 +374,10 @@ fn finish_request(peer: &Peer, id: RequestId, cancel: &CancellationToken, outcom
                 let _ = peer.send_out(super::Outgoing::Frame(frame, Route::Reply(id)));
             }
         }
+        #[cfg(feature = "http-server")]
         _ => peer.finished_without_reply(id),
+        // Only the HTTP server has a stream per request to release.
+        #[cfg(not(feature = "http-server"))]
+        _ => {}
     }
 }

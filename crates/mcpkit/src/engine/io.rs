@@ -51,6 +51,7 @@ pub(super) async fn write_loop<W: FrameWriter>(
 async fn write<W: FrameWriter>(w: &mut W, out: Outgoing) -> std::io::Result<()> {
     match out {
         Outgoing::Frame(frame, route) => w.write_routed(&frame, &route).await,
+        #[cfg(feature = "http-server")]
         Outgoing::End(_) => Ok(()),
     }
 }

@@ -44,7 +44,9 @@ use crate::sync::lock;
 use crate::telemetry::{Scope, Telemetry};
 use crate::transport::{Route, Transport};
 
-pub(crate) use inbound::{serve_one, Dispatcher};
+#[cfg(feature = "http-server")]
+pub(crate) use inbound::serve_one;
+pub(crate) use inbound::Dispatcher;
 
 /// A boxed, sendable future.
 pub type BoxFuture<T> = Pin<Box<dyn Future<Output = T> + Send + 'static>>;
@@ -127,10 +129,12 @@ pub(crate) enum Outgoing {
     /// A frame and where the transport should put it.
     Frame(Vec<u8>, Route),
     /// Not a frame: only a transport with a stream per request (the HTTP server) acts on it;
-    /// stream transports skip it.
+    /// stream transports have none (and the engine sends none without the HTTP server).
+    #[cfg(feature = "http-server")]
     End(StreamEnd),
 }
 
+#[cfg(feature = "http-server")]
 impl Outgoing {
     /// The frame, if this is one.
     pub(crate) fn into_frame(self) -> Option<Vec<u8>> {
@@ -142,6 +146,7 @@ impl Outgoing {
 }
 
 /// How an incoming request's response stream ends early.
+#[cfg(feature = "http-server")]
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) enum StreamEnd {
     /// End it now; the client may resume it (HTTP: with `Last-Event-ID`).
@@ -153,6 +158,7 @@ pub(crate) enum StreamEnd {
 type Pending = oneshot::Sender<Result<Box<RawValue>>>;
 
 /// A sink that takes each outgoing frame at once, without waiting (see [`start_direct`]).
+#[cfg(feature = "http-server")]
 pub(crate) type DirectSink = Box<dyn Fn(Outgoing) + Send + Sync>;
 
 /// Where a connection's outgoing frames go.
@@ -161,13 +167,16 @@ enum Outbox {
     Queue(mpsc::UnboundedSender<Outgoing>),
     /// Handed to a sink that never waits (an HTTP session routes each frame to its response
     /// stream under a lock): no queue, no writer task.
+    #[cfg(feature = "http-server")]
     Direct(DirectSink),
     /// A queue opened by the first frame (one stateless request, see [`Peer::detached_until`]):
     /// most requests send nothing but their reply, and making and dropping a queue cost them
     /// ~1,600 instructions.
+    #[cfg(feature = "http-server")]
     Deferred(Mutex<Deferred>),
 }
 
+#[cfg(feature = "http-server")]
 enum Deferred {
     /// Nothing sent yet: the first frame opens the queue and hands its receiving end over.
     Waiting(oneshot::Sender<mpsc::UnboundedReceiver<Outgoing>>),
@@ -177,14 +186,17 @@ enum Deferred {
 }
 
 impl Outbox {
-    fn send(&self, frame: Outgoing, closed: &CancellationToken) -> std::result::Result<(), ()> {
+    /// Hand `frame` on; `Err` when nobody will read it. A direct sink does not know when its
+    /// connection ended: the caller checks that first ([`Peer::send_out`]).
+    fn send(&self, frame: Outgoing) -> std::result::Result<(), ()> {
         match self {
             Outbox::Queue(tx) => tx.send(frame).map_err(|_| ()),
-            Outbox::Direct(_) if closed.is_cancelled() => Err(()),
+            #[cfg(feature = "http-server")]
             Outbox::Direct(sink) => {
                 sink(frame);
                 Ok(())
             }
+            #[cfg(feature = "http-server")]
             Outbox::Deferred(state) => {
                 let mut state = lock(state);
                 match std::mem::replace(&mut *state, Deferred::Closed) {
@@ -213,7 +225,9 @@ impl Outbox {
     fn is_closed(&self) -> bool {
         match self {
             Outbox::Queue(tx) => tx.is_closed(),
+            #[cfg(feature = "http-server")]
             Outbox::Direct(_) => false,
+            #[cfg(feature = "http-server")]
             Outbox::Deferred(state) => match &*lock(state) {
                 Deferred::Waiting(hand_over) => hand_over.is_closed(),
                 Deferred::Open(tx) => tx.is_closed(),
@@ -225,11 +239,13 @@ impl Outbox {
 
 /// The receiving end of a [`Peer::detached_until`] peer: empty, without a queue, until the
 /// peer sends its first frame.
+#[cfg(feature = "http-server")]
 pub(crate) struct Sent {
     opening: Option<oneshot::Receiver<mpsc::UnboundedReceiver<Outgoing>>>,
     queue: Option<mpsc::UnboundedReceiver<Outgoing>>,
 }
 
+#[cfg(feature = "http-server")]
 impl Sent {
     /// The next frame; `None` once the peer is gone and everything it sent was read.
     /// Cancel-safe, like `mpsc::UnboundedReceiver::recv`.
@@ -354,6 +370,7 @@ pub fn start<T: Transport>(transport: T, role: Arc<dyn Role>, options: PeerOptio
 /// ([`Dispatcher::on_frame`]) and every outgoing frame goes straight to `sink`. For transports
 /// that already run a task per incoming message (HTTP POSTs): an idle connection then costs a
 /// small struct, no task and no queue.
+#[cfg(feature = "http-server")]
 pub(crate) fn start_direct(role: Arc<dyn Role>, options: Arc<PeerOptions>, sink: DirectSink) -> Dispatcher {
     let peer = Peer::from_outbox(options, false, Outbox::Direct(sink));
     peer.shared.scope.session_started();
@@ -363,6 +380,7 @@ pub(crate) fn start_direct(role: Arc<dyn Role>, options: Arc<PeerOptions>, sink:
 impl Peer {
     /// Number this peer's outgoing requests from `base` (instances sharing a bus tell their
     /// requests apart by the number's high bits).
+    #[cfg(feature = "http-server")]
     pub(crate) fn set_request_id_base(&self, base: i64) {
         self.shared.next_id.store(base, std::sync::atomic::Ordering::Relaxed);
     }
@@ -370,6 +388,7 @@ impl Peer {
     /// A peer without a connection: what handlers send through it (notifications, with their
     /// routes) comes out of the returned receiver, and requests to the other side fail at once.
     /// For serving one stateless request directly.
+    #[cfg(feature = "server")]
     pub(crate) fn detached(options: Arc<PeerOptions>) -> (Peer, mpsc::UnboundedReceiver<Outgoing>) {
         Peer::with_outbox(options, true)
     }
@@ -377,6 +396,7 @@ impl Peer {
     /// [`Peer::detached`] for one request whose `cancel` token ends it: that token is the
     /// peer's "connection closed" too (the request's response is all the connection there is),
     /// so the peer needs no token of its own.
+    #[cfg(feature = "http-server")]
     pub(crate) fn detached_until(options: Arc<PeerOptions>, cancel: CancellationToken) -> (Peer, Sent) {
         let (hand_over, opening) = oneshot::channel();
         let out = Outbox::Deferred(Mutex::new(Deferred::Waiting(hand_over)));
@@ -422,7 +442,11 @@ impl Peer {
     }
 
     fn send_out(&self, frame: Outgoing) -> std::result::Result<(), ()> {
-        self.shared.out.send(frame, &self.shared.closed)
+        #[cfg(feature = "http-server")]
+        if matches!(self.shared.out, Outbox::Direct(_)) && self.shared.closed.is_cancelled() {
+            return Err(());
+        }
+        self.shared.out.send(frame)
     }
 
     fn send_frame<T: Serialize + ?Sized>(&self, frame: &T, route: Route) {
@@ -435,6 +459,7 @@ impl Peer {
     }
 
     /// Tell the transport a request will never be answered (MCP cancellation sends nothing).
+    #[cfg(feature = "http-server")]
     fn finished_without_reply(&self, id: RequestId) {
         let _ = self.send_out(Outgoing::End(StreamEnd::Unanswered(id)));
     }
@@ -467,7 +492,12 @@ impl Peer {
     /// Ask the transport to end the response stream of an incoming request early (HTTP: the
     /// client resumes it with `Last-Event-ID`; other transports ignore this).
     pub fn close_request_stream(&self, id: &RequestId) {
+        #[cfg(feature = "http-server")]
         let _ = self.send_out(Outgoing::End(StreamEnd::Close(id.clone())));
+        // Without the HTTP server every transport is a stream transport: no request has a
+        // stream of its own to end.
+        #[cfg(not(feature = "http-server"))]
+        let _ = id;
     }
 
     /// Send a notification with any serializable params.

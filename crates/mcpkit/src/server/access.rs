@@ -183,6 +183,7 @@ impl Visibility {
     }
 
     /// Take the rules a session record (or another instance) says.
+    #[cfg(feature = "http-server")]
     pub(crate) fn replace(&self, kept: &[VisibilityRule]) {
         let rules = kept.iter().rev().take(MAX_RULES).rev().map(|r| {
             let select = if r.by_tag {

@@ -64,6 +64,7 @@ pub(crate) struct Derived {
     pub(crate) prompt_pages: Vec<Box<RawValue>>,
     /// Tool parameters mirrored into `Mcp-Param-*` headers (2026-07-28), by tool name; a tool
     /// whose annotations are invalid has none.
+    #[cfg(feature = "http-server")]
     pub(crate) tool_headers: HashMap<String, Vec<mcpkit_types::headers::HeaderParam>>,
     /// Whether any tool or prompt is switchable (only then do lists ask a switch store).
     pub(crate) switchable: bool,
@@ -140,6 +141,7 @@ impl Derived {
         let resources: Vec<_> = catalog.resources.iter().map(|r| r.resource.clone()).collect();
         let templates: Vec<_> = catalog.templates.iter().map(|t| t.template.clone()).collect();
         let prompts: Vec<_> = live.prompts.iter().map(|(_, p)| p.prompt.clone()).collect();
+        #[cfg(feature = "http-server")]
         let tool_headers = live
             .tools
             .iter()
@@ -149,6 +151,7 @@ impl Derived {
             })
             .collect();
         Derived {
+            #[cfg(feature = "http-server")]
             tool_headers,
             tool_index: live.tools.iter().map(|(i, t)| (t.tool.name.clone(), *i)).collect(),
             resource_index: index(catalog.resources.iter().map(|r| r.resource.uri.as_str()).collect()),

@@ -12,7 +12,9 @@ use mcpkit_types::schema::{ClientCapabilities, Implementation, LoggingLevel};
 use mcpkit_types::ProtocolVersion;
 
 use crate::engine::Peer;
-use crate::server::backend::{SessionRecord, SessionUpdate};
+#[cfg(feature = "http-server")]
+use crate::server::backend::SessionRecord;
+use crate::server::backend::SessionUpdate;
 use crate::server::stateless::ClientProfile;
 
 const LOG_UNSET: u8 = u8::MAX;
@@ -133,6 +135,7 @@ impl ClientState {
     }
 
     /// Whether the client declared extension `id` in its capabilities (by reference: no copy).
+    #[cfg(feature = "http-server")]
     pub(crate) fn declares_extension(&self, id: &str) -> bool {
         self.negotiated
             .get()
@@ -173,11 +176,13 @@ impl ClientState {
     }
 
     /// Deliver server-wide notifications here, or leave them to another instance.
+    #[cfg(feature = "http-server")]
     pub(crate) fn set_hears_broadcasts(&self, on: bool) {
         self.deaf_to_broadcasts.store(!on, Ordering::Relaxed);
     }
 
     /// Tell `observer` of every change from now on (once).
+    #[cfg(feature = "http-server")]
     pub(crate) fn observe_with(&self, observer: Observer) {
         let _ = self.observer.set(observer);
     }
@@ -190,6 +195,7 @@ impl ClientState {
     }
 
     /// Take a change made on another instance (not told to the observer again).
+    #[cfg(feature = "http-server")]
     pub(crate) fn apply(&self, change: &SessionUpdate) {
         match change {
             SessionUpdate::Initialized => self.initialized.store(true, Ordering::Relaxed),
@@ -207,6 +213,7 @@ impl ClientState {
     }
 
     /// Take what a session record says beyond its negotiation (level, subscriptions).
+    #[cfg(feature = "http-server")]
     pub(crate) fn restore(&self, record: &SessionRecord) {
         if record.initialized {
             self.initialized.store(true, Ordering::Relaxed);

@@ -43,6 +43,7 @@ use std::any::{Any, TypeId};
 use std::collections::HashMap;
 use std::sync::{Arc, RwLock};
 
+#[cfg(feature = "http-server")]
 use mcpkit_types::Era;
 
 use mcpkit_types::schema::{
@@ -310,6 +311,7 @@ impl Server {
     /// Whether this server keeps per-client quotas beyond sessions (the Tasks extension's
     /// per-client task limits): the HTTP front end then names the client of each request that
     /// can make a task ([`client_state::QuotaKey`]), and only then.
+    #[cfg(feature = "http-server")]
     pub(crate) fn counts_clients(&self) -> bool {
         [Era::Handshake, Era::Stateless].into_iter().any(|era| {
             self.inner
@@ -328,6 +330,7 @@ impl Server {
 
     /// Whether a request may be refused by a layer (HTTP 429) or for want of scopes (403):
     /// only then does the HTTP front end look at a reply's error.
+    #[cfg(feature = "http-server")]
     pub(crate) fn may_refuse(&self) -> bool {
         self.inner.may_refuse.load(std::sync::atomic::Ordering::Relaxed)
     }

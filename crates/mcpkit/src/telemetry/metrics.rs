@@ -3,7 +3,9 @@
 
 use std::time::Duration;
 
-use opentelemetry::metrics::{Counter, Gauge, Histogram, Meter, UpDownCounter};
+#[cfg(feature = "http-server")]
+use opentelemetry::metrics::Gauge;
+use opentelemetry::metrics::{Counter, Histogram, Meter, UpDownCounter};
 use opentelemetry::KeyValue;
 
 use super::labels;
@@ -23,8 +25,11 @@ pub(crate) struct Instruments {
     client_session: Histogram<f64>,
     pub(crate) requests_active: UpDownCounter<i64>,
     pub(crate) sessions_open: UpDownCounter<i64>,
+    /// The HTTP server's streams (instruments only a build with it registers).
+    #[cfg(feature = "http-server")]
     pub(crate) streams_open: UpDownCounter<i64>,
     backend_errors: Counter<u64>,
+    #[cfg(feature = "http-server")]
     pub(crate) event_store_events: Gauge<u64>,
 }
 
@@ -70,6 +75,7 @@ impl Instruments {
                 .with_unit("{session}")
                 .with_description("Open sessions: stdio connections and HTTP sessions.")
                 .build(),
+            #[cfg(feature = "http-server")]
             streams_open: meter
                 .i64_up_down_counter("mcpkit.server.streams.open")
                 .with_unit("{stream}")
@@ -80,6 +86,7 @@ impl Instruments {
                 .with_unit("{error}")
                 .with_description("Failed calls to a backend (session store, event store, bus, key ring, task store).")
                 .build(),
+            #[cfg(feature = "http-server")]
             event_store_events: meter
                 .u64_gauge("mcpkit.server.event_store.events")
                 .with_unit("{event}")
@@ -111,6 +118,7 @@ impl Instruments {
                 self.server_session.record(elapsed.as_secs_f64(), &kv);
                 self.sessions_open.add(-1, &[]);
             }
+            #[cfg(feature = "client")]
             Side::Client => self.client_session.record(elapsed.as_secs_f64(), &kv),
         }
     }

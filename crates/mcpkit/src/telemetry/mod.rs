@@ -71,6 +71,7 @@ pub(crate) enum Side {
     #[default]
     Server,
     /// The client's connection.
+    #[cfg(feature = "client")]
     Client,
 }
 
@@ -137,6 +138,7 @@ impl Telemetry {
     }
 
     /// The event store keeps `events` events now (`mcpkit.server.event_store.events`).
+    #[cfg(feature = "http-server")]
     pub(crate) fn event_store_size(&self, events: u64) {
         #[cfg(feature = "otel")]
         if let Some(i) = &self.instruments {
@@ -148,6 +150,7 @@ impl Telemetry {
 
     /// Count one open SSE stream until the returned guard is dropped
     /// (`mcpkit.server.streams.open`).
+    #[cfg(feature = "http-server")]
     pub(crate) fn stream_opened(&self) -> StreamOpen {
         #[cfg(feature = "otel")]
         if let Some(i) = &self.instruments {
@@ -165,14 +168,16 @@ impl Telemetry {
 }
 
 /// One open SSE stream, counted until dropped.
+#[cfg(feature = "http-server")]
 #[derive(Debug)]
 pub(crate) struct StreamOpen(Option<InstrumentsRef>);
 
-#[cfg(feature = "otel")]
+#[cfg(all(feature = "http-server", feature = "otel"))]
 type InstrumentsRef = Arc<metrics::Instruments>;
-#[cfg(not(feature = "otel"))]
+#[cfg(all(feature = "http-server", not(feature = "otel")))]
 type InstrumentsRef = std::convert::Infallible;
 
+#[cfg(feature = "http-server")]
 impl Drop for StreamOpen {
     fn drop(&mut self) {
         #[cfg(feature = "otel")]

@@ -82,6 +82,7 @@ impl Scope {
         }
     }
 
+    #[cfg(any(feature = "client", feature = "http-server"))]
     pub(crate) fn set_session_id(&self, id: Arc<str>) {
         let _ = self.session_id.set(id);
     }

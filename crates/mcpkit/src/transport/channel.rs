@@ -44,7 +44,7 @@ pub(crate) fn channel() -> (InboundSender, ChannelReader) {
 /// The incoming half of a channel-backed transport: yields the frames its producers send, in
 /// order, and the extensions of the message read last.
 #[derive(Debug)]
-pub struct ChannelReader {
+pub(crate) struct ChannelReader {
     rx: mpsc::UnboundedReceiver<Inbound>,
     last: Extensions,
 }

@@ -13,5 +13,7 @@ pub(crate) mod request_state;
 pub use finish::CacheHint;
 pub(crate) use finish::{complete, finish};
 pub(crate) use input::InputState;
-pub(crate) use meta::{read_meta, supported_versions, validate, ClientProfile, MetaText, StatelessMeta};
+#[cfg(feature = "http-server")]
+pub(crate) use meta::MetaText;
+pub(crate) use meta::{read_meta, supported_versions, validate, ClientProfile, StatelessMeta};
 pub use request_state::{RequestStateKeys, StateError};

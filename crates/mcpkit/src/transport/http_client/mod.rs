@@ -78,7 +78,7 @@ use tokio_util::task::TaskTracker;
 
 use crate::sync::lock;
 use crate::transport::channel::{ChannelReader, Inbound, InboundSender};
-use crate::transport::{Frame, FrameWriter, Transport};
+use crate::transport::{Extensions, Frame, FrameReader, FrameWriter, Transport};
 use classify::Kind;
 
 /// `Accept` of every POST (spec: the client MUST list both).
@@ -221,6 +221,20 @@ impl HttpClientInfo {
     }
 }
 
+/// Reading half of an [`HttpClientTransport`]: every message the server sent, on any stream
+/// (POST responses, the standalone GET stream, resumed streams), in the order they arrived.
+#[derive(Debug)]
+pub struct HttpClientReader(ChannelReader);
+
+impl FrameReader for HttpClientReader {
+    fn read_frame(&mut self) -> impl Future<Output = io::Result<Option<Frame>>> + Send {
+        self.0.read_frame()
+    }
+    fn take_extensions(&mut self) -> Extensions {
+        self.0.take_extensions()
+    }
+}
+
 /// The writing half: one HTTP POST per message.
 pub struct HttpClientWriter {
     inner: Arc<Inner>,
@@ -236,13 +250,13 @@ impl std::fmt::Debug for HttpClientWriter {
 
 impl Transport for HttpClientTransport {
     /// Every message the server sent, on any stream.
-    type Reader = ChannelReader;
+    type Reader = HttpClientReader;
     type Writer = HttpClientWriter;
     fn network_transport(&self) -> Option<&'static str> {
         Some("tcp")
     }
-    fn split(self) -> (ChannelReader, HttpClientWriter) {
-        (self.rx, HttpClientWriter { inner: self.inner })
+    fn split(self) -> (HttpClientReader, HttpClientWriter) {
+        (HttpClientReader(self.rx), HttpClientWriter { inner: self.inner })
     }
 }
 
