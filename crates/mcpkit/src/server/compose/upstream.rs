@@ -78,6 +78,8 @@ struct Shared {
     /// The URIs downstream sessions subscribed to, subscribed upstream too (again on each
     /// attach); at most [`MAX_SUBSCRIBED`].
     subscribed: Mutex<HashSet<String>>,
+    /// Whether a ping after a transport failure is under way.
+    checking: std::sync::atomic::AtomicBool,
 }
 
 /// At most this many resource URIs are subscribed upstream per upstream.
@@ -99,6 +101,7 @@ impl Upstream {
                 in_flight: InFlight::default(),
                 connected: watch::channel(false).0,
                 subscribed: Mutex::new(HashSet::new()),
+                checking: std::sync::atomic::AtomicBool::new(false),
             }),
         }
     }
@@ -343,13 +346,42 @@ fn unavailable(name: &str) -> ErrorObject {
 }
 
 /// The error a forwarded request gets when the upstream failed to answer (an error the
-/// upstream itself answered is passed on as it is).
-fn failed(name: &str, e: Error) -> ErrorObject {
+/// upstream itself answered is passed on as it is). When the client's transport could not
+/// reach it, the caller is told it is unreachable (the transport's detail, which may name
+/// its address, is only logged) and the upstream is pinged at once, so that a dead one
+/// leaves the lists now.
+fn failed(shared: &Arc<Shared>, e: Error) -> ErrorObject {
+    let name = &shared.name;
+    if e.is_transport_failure() {
+        tracing::warn!("upstream {name:?} is unreachable: {e}");
+        check(shared);
+        return ErrorObject::internal(format!("upstream {name:?} is unreachable"))
+            .with_data(serde_json::json!({ "upstream": &**name }));
+    }
     match e {
         Error::Rpc(e) => e,
         e => ErrorObject::internal(format!("upstream {name:?} failed: {e}"))
-            .with_data(serde_json::json!({ "upstream": name })),
+            .with_data(serde_json::json!({ "upstream": &**name })),
     }
+}
+
+/// How long the ping after a transport failure waits for the upstream's answer.
+const CHECK_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(5);
+
+/// Ping the upstream in the background (one check at a time), detaching it when it does not
+/// answer (see [`Upstream::ping`]).
+fn check(shared: &Arc<Shared>) {
+    if shared.checking.swap(true, std::sync::atomic::Ordering::AcqRel) {
+        return;
+    }
+    let upstream = Upstream { shared: shared.clone() };
+    tokio::spawn(async move {
+        let _ = upstream.ping(CHECK_TIMEOUT).await;
+        upstream
+            .shared
+            .checking
+            .store(false, std::sync::atomic::Ordering::Release);
+    });
 }
 
 fn client_of(shared: &Shared) -> Result<Client, ErrorObject> {
@@ -535,7 +567,7 @@ fn tool_def(weak: &Weak<Shared>, name: &Arc<str>, mut tool: Tool) -> (String, To
 }
 
 /// Forward one `tools/call`, relaying progress (see [`through`]).
-async fn forward_call(shared: &Shared, original: &str, call: ToolCall) -> Result<CallToolResult, ErrorObject> {
+async fn forward_call(shared: &Arc<Shared>, original: &str, call: ToolCall) -> Result<CallToolResult, ErrorObject> {
     let client = client_of(shared)?;
     let cx = call.cx;
     let (tx, mut progress) = tokio::sync::mpsc::unbounded_channel();
@@ -553,7 +585,7 @@ async fn forward_call(shared: &Shared, original: &str, call: ToolCall) -> Result
 /// before its result before it. It ends early when the downstream request is cancelled (the
 /// upstream request is then dropped, which cancels it there) or must end to ask for input.
 async fn through<T>(
-    shared: &Shared,
+    shared: &Arc<Shared>,
     client: &Client,
     cx: &RequestContext,
     upstream: impl std::future::Future<Output = Result<T>>,
@@ -604,7 +636,7 @@ async fn through<T>(
                         Err(_) => break,
                     }
                 }
-                return result.map_err(|e| failed(&shared.name, e));
+                return result.map_err(|e| failed(shared, e));
             }
             () = entered.interrupt.cancelled() => {
                 return Err(ErrorObject::internal("input required"));
@@ -661,7 +693,7 @@ fn forwarding_completions(
             let client = client_of(&shared)?;
             rename(&mut params.reference);
             params.meta = None;
-            client.complete_with(&params).await.map_err(|e| failed(&name, e))
+            client.complete_with(&params).await.map_err(|e| failed(&shared, e))
         })
     })
 }
