@@ -5,8 +5,8 @@ use std::panic::Location;
 use std::sync::{Arc, Mutex, RwLock, Weak};
 
 use mcpkit_types::schema::{
-    CallToolResult, CompleteParams, CompletionReference, GetPromptResult, InputRequest, ProgressParams, Prompt,
-    ReadResourceResult, Resource, ResourceTemplate, Tool,
+    CallToolResult, CompleteParams, CompletionReference, GetPromptResult, InputRequest, LoggingLevel, ProgressParams,
+    Prompt, ReadResourceResult, Resource, ResourceTemplate, SubscriptionFilter, Tool,
 };
 use mcpkit_types::ErrorObject;
 use tokio::sync::{broadcast, watch};
@@ -20,7 +20,7 @@ use super::super::{
 };
 use super::items::{prefixed, Items};
 use super::relay::InFlight;
-use crate::client::{CallOptions, Client, ClientBuilder, ServerNotification};
+use crate::client::{CallOptions, Client, ClientBuilder, ServerNotification, Subscription};
 use crate::error::{Error, Result};
 
 /// An upstream server, reached through a [`Client`], whose catalogue a [`Server`] serves as
@@ -187,6 +187,11 @@ impl Upstream {
             .fetch_add(1, std::sync::atomic::Ordering::AcqRel)
             + 1;
         let notifications = client.notifications();
+        if client.is_stateless() {
+            // On the stateless wire the level travels in each request: the upstream sends
+            // every message and each downstream session's own level filters what it gets.
+            client.set_log_level(LoggingLevel::Debug).await?;
+        }
         *crate::sync::write(&self.shared.link) = Some((number, client.clone()));
         if let Err(e) = refresh(&self.shared, &client).await {
             self.detach_if(number);
@@ -442,6 +447,12 @@ async fn follow(
     mut notifications: broadcast::Receiver<ServerNotification>,
 ) {
     let peer = client.peer().clone();
+    // On the stateless wire the list changes come on a `subscriptions/listen` stream, kept
+    // open while this follows the upstream.
+    let _listening = match shared.upgrade() {
+        Some(shared) if client.is_stateless() => listen(&shared, number, &client).await,
+        _ => None,
+    };
     loop {
         let next = tokio::select! {
             () = peer.closed() => None,
@@ -472,6 +483,47 @@ async fn follow(
             if let Err(e) = refresh(&shared, &client).await {
                 tracing::warn!("upstream {:?}: listing its catalogue again failed: {e}", shared.name);
             }
+        }
+    }
+}
+
+/// How long a stateless-era upstream has to acknowledge the `subscriptions/listen` the
+/// follower opens.
+const LISTEN_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(10);
+
+/// Open a `subscriptions/listen` to the list changes the stateless-era upstream declares, and
+/// list its catalogue again once acknowledged (a change between the first listing and the
+/// acknowledgement is not lost). `None` when it declares none or does not acknowledge.
+async fn listen(shared: &Arc<Shared>, number: u64, client: &Client) -> Option<Subscription> {
+    let caps = client.server_capabilities();
+    let filter = SubscriptionFilter {
+        tools_list_changed: caps.tools.as_ref().and_then(|t| t.list_changed).filter(|c| *c),
+        prompts_list_changed: caps.prompts.as_ref().and_then(|p| p.list_changed).filter(|c| *c),
+        resources_list_changed: caps.resources.as_ref().and_then(|r| r.list_changed).filter(|c| *c),
+        ..Default::default()
+    };
+    if filter == SubscriptionFilter::default() {
+        return None;
+    }
+    match tokio::time::timeout(LISTEN_TIMEOUT, client.listen(filter)).await {
+        Ok(Ok(subscription)) => {
+            if is_current(shared, number) {
+                if let Err(e) = refresh(shared, client).await {
+                    tracing::warn!("upstream {:?}: listing its catalogue again failed: {e}", shared.name);
+                }
+            }
+            Some(subscription)
+        }
+        Ok(Err(e)) => {
+            tracing::warn!("upstream {:?}: its list changes will not be followed: {e}", shared.name);
+            None
+        }
+        Err(_) => {
+            tracing::warn!(
+                "upstream {:?}: its list changes will not be followed: subscriptions/listen not acknowledged in {LISTEN_TIMEOUT:?}",
+                shared.name
+            );
+            None
         }
     }
 }
