@@ -63,6 +63,8 @@ struct Shared {
     name: Arc<str>,
     /// The upstream tool names served (`None`: all).
     allow_tools: Option<HashSet<String>>,
+    /// The scopes every item served requires of the caller.
+    scopes: Vec<String>,
     /// The client in use, and its attachment number (a stale watcher must not detach a newer
     /// client).
     link: RwLock<Option<(u64, Client)>>,
@@ -94,6 +96,7 @@ impl Upstream {
             shared: Arc::new(Shared {
                 name: name.into().into(),
                 allow_tools: None,
+                scopes: Vec::new(),
                 link: RwLock::new(None),
                 attachments: std::sync::atomic::AtomicU64::new(0),
                 items: RwLock::new(Items::default()),
@@ -127,6 +130,35 @@ impl Upstream {
         };
         Upstream {
             shared: Arc::new(shared),
+        }
+    }
+
+    /// Every item the upstream serves requires these scopes of the caller's token (as
+    /// [`ToolDef::require_scopes`] does for one item): a caller without them does not see its
+    /// items listed, and using one is refused with `insufficient_scope` (HTTP 403 with the
+    /// step-up challenge behind the OAuth resource layer). Without authorization (stdio) no
+    /// caller has scopes, so none sees them. Set before the upstream is shared, like
+    /// [`Upstream::allow_tools`].
+    pub fn require_scopes<I, S>(self, scopes: I) -> Upstream
+    where
+        I: IntoIterator<Item = S>,
+        S: Into<String>,
+    {
+        let scopes: Vec<String> = scopes.into_iter().map(Into::into).collect();
+        match Arc::try_unwrap(self.shared) {
+            Ok(mut shared) => {
+                shared.scopes = scopes;
+                Upstream {
+                    shared: Arc::new(shared),
+                }
+            }
+            Err(shared) => {
+                tracing::warn!(
+                    "upstream {:?}: require_scopes on a shared handle is ignored",
+                    shared.name
+                );
+                Upstream { shared }
+            }
         }
     }
 
@@ -583,7 +615,7 @@ async fn refresh(shared: &Arc<Shared>, client: &Client) -> Result<()> {
         resources: resources.into_iter().map(|r| resource_def(&weak, r)).collect(),
         templates: templates.into_iter().filter_map(|t| template_def(&weak, t)).collect(),
     };
-    publish(shared, items.tagged(&shared.name));
+    publish(shared, items.tagged(&shared.name).requiring(&shared.scopes));
     Ok(())
 }
 
