@@ -80,6 +80,10 @@ async fn out_and_back_in(gateway: &Gateway, kill: impl FnOnce(), revive: Option<
         error.contains("\"ref\""),
         "the error does not name the upstream: {error}"
     );
+    assert!(
+        !error.contains("127.0.0.1"),
+        "the error shows the upstream's address: {error}"
+    );
     // Its tools leave the list, and the session is told.
     assert!(
         list_changed(&mut notes, Duration::from_secs(20)).await,

@@ -71,6 +71,31 @@ impl Error {
             _ => None,
         }
     }
+
+    /// Whether the client's transport failed the request itself rather than the peer
+    /// answering it: the HTTP client transport answers a request it could not deliver, or
+    /// whose answer it could not read, with an [`Error::Rpc`] of its own (-32603), marked so
+    /// in its `data` (see [`transport_failure`]). A proxy tells its callers the server is
+    /// unreachable instead of passing that error on.
+    pub fn is_transport_failure(&self) -> bool {
+        self.rpc().is_some_and(is_transport_made)
+    }
+}
+
+/// The key of the `data` member the client's transport puts in an error it made itself.
+const TRANSPORT_MARK: &str = "mcpkit/transportFailure";
+
+/// The -32603 a client transport answers a request with when it failed the request itself
+/// (not delivered, or its answer unreadable), marked for [`Error::is_transport_failure`].
+pub(crate) fn transport_failure(message: &str) -> ErrorObject {
+    ErrorObject::internal(message).with_data(serde_json::json!({ TRANSPORT_MARK: true }))
+}
+
+fn is_transport_made(e: &ErrorObject) -> bool {
+    e.data
+        .as_ref()
+        .and_then(|d| d.get(TRANSPORT_MARK))
+        .is_some_and(|m| m == &serde_json::Value::Bool(true))
 }
 
 impl From<std::io::Error> for Error {

@@ -106,9 +106,13 @@ fn upstream_server(cancelled: mpsc::UnboundedSender<()>) -> Server {
 /// The upstream served over the in-memory pair and attached: the upstream server's
 /// connection (drop or close it to kill the upstream) and the handle.
 async fn attached(server: &Server) -> (Connection, Upstream) {
+    attached_as(server, Upstream::new("up")).await
+}
+
+/// [`attached`], as `upstream`.
+async fn attached_as(server: &Server, upstream: Upstream) -> (Connection, Upstream) {
     let (here, there) = mcpkit::transport::memory::pair();
     let connection = server.start(there);
-    let upstream = Upstream::new("up");
     let client = within("connect upstream", upstream.relay(Client::builder()).connect(here))
         .await
         .unwrap();
@@ -257,6 +261,106 @@ async fn an_allowlist_serves_only_the_tools_it_names() {
         .await
         .unwrap_err();
     assert!(e.rpc().is_some(), "{e:?}");
+}
+
+/// `require_scopes`: every item of the upstream needs the scopes; a caller without them does
+/// not see them listed and gets the step-up challenge on use, a caller with them is served.
+#[cfg(feature = "auth")]
+#[tokio::test]
+async fn an_upstream_requiring_scopes_serves_only_callers_that_have_them() {
+    use crate::common::callers::protected;
+    use crate::common::http::{config, header, initialize_body, json_body, request, send, Mcp};
+
+    async fn session(mcp: &Mcp, token: &str) -> String {
+        let r = send(mcp.post(None, initialize_body(0)).header("authorization", token)).await;
+        header(&r, "mcp-session-id").expect("a session")
+    }
+    async fn names(mcp: &Mcp, session: &str, token: &str, method: &str, list: &str, key: &str) -> Vec<String> {
+        let r = send(
+            mcp.post(Some(session), request(1, method, serde_json::json!({})))
+                .header("authorization", token),
+        )
+        .await;
+        let body = json_body(r).await;
+        body["result"][list]
+            .as_array()
+            .unwrap_or_else(|| panic!("{body}"))
+            .iter()
+            .map(|t| t[key].as_str().unwrap_or_default().to_owned())
+            .collect()
+    }
+
+    let (tx, _rx) = mpsc::unbounded_channel();
+    let (_conn, upstream) = attached_as(&upstream_server(tx), Upstream::new("up").require_scopes(["up:use"])).await;
+    let mcp = protected(front(&upstream), config());
+
+    let alice = "Bearer user-alice";
+    let s = session(&mcp, alice).await;
+    assert_eq!(
+        names(&mcp, &s, alice, "tools/list", "tools", "name").await,
+        ["local_ping"]
+    );
+    assert!(names(&mcp, &s, alice, "prompts/list", "prompts", "name")
+        .await
+        .is_empty());
+    assert!(names(&mcp, &s, alice, "resources/list", "resources", "uri")
+        .await
+        .is_empty());
+    let r = send(
+        mcp.post(
+            Some(&s),
+            request(
+                7,
+                "tools/call",
+                serde_json::json!({ "name": "up_echo", "arguments": {"message": "hi"} }),
+            ),
+        )
+        .header("authorization", alice),
+    )
+    .await;
+    assert_eq!(r.status(), reqwest::StatusCode::FORBIDDEN);
+    let challenge = header(&r, "www-authenticate").expect("a step-up challenge");
+    assert!(
+        challenge.contains(r#"error="insufficient_scope""#) && challenge.contains(r#"scope="up:use""#),
+        "{challenge}"
+    );
+    assert_eq!(
+        json_body(r).await["error"]["data"],
+        serde_json::json!({ "requiredScopes": ["up:use"] })
+    );
+
+    let stepped_up = "Bearer user-alice#up:use";
+    let s = session(&mcp, stepped_up).await;
+    assert_eq!(
+        names(&mcp, &s, stepped_up, "tools/list", "tools", "name").await,
+        [
+            "local_ping",
+            "up_echo",
+            "up_slow",
+            "up_ask",
+            "up_sample",
+            "up_roots",
+            "up_wait"
+        ]
+    );
+    assert!(!names(&mcp, &s, stepped_up, "prompts/list", "prompts", "name")
+        .await
+        .is_empty());
+    let r = send(
+        mcp.post(
+            Some(&s),
+            request(
+                8,
+                "tools/call",
+                serde_json::json!({ "name": "up_echo", "arguments": {"message": "hi"} }),
+            ),
+        )
+        .header("authorization", stepped_up),
+    )
+    .await;
+    assert_eq!(r.status(), reqwest::StatusCode::OK);
+    let body = json_body(r).await;
+    assert_eq!(body["result"]["content"][0]["text"], "hi", "{body}");
 }
 
 #[tokio::test]

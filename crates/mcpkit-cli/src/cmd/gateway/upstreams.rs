@@ -86,6 +86,9 @@ impl Upstreams {
         if let Some(tools) = &spec.tools {
             upstream = upstream.allow_tools(tools.iter().cloned());
         }
+        if !spec.scopes.is_empty() {
+            upstream = upstream.require_scopes(spec.scopes.iter().cloned());
+        }
         server.add_upstream(&upstream);
         let (tx, rx) = watch::channel(State::Connecting);
         let stop = CancellationToken::new();

@@ -35,6 +35,25 @@ impl Items {
         self
     }
 
+    /// Make every item require `scopes` of the caller too.
+    pub(super) fn requiring(mut self, scopes: &[String]) -> Self {
+        if scopes.is_empty() {
+            return self;
+        }
+        let add = |guard: &mut Vec<String>| {
+            for scope in scopes {
+                if !guard.contains(scope) {
+                    guard.push(scope.clone());
+                }
+            }
+        };
+        self.tools.iter_mut().for_each(|(_, t)| add(&mut t.guard.scopes));
+        self.prompts.iter_mut().for_each(|(_, p)| add(&mut p.guard.scopes));
+        self.resources.iter_mut().for_each(|r| add(&mut r.guard.scopes));
+        self.templates.iter_mut().for_each(|t| add(&mut t.guard.scopes));
+        self
+    }
+
     /// Register the items on `builder`, each remembered as made at `at` by `what` (`mount "a"`,
     /// `upstream "files"`), so that `try_build` names it in a collision or a bad name.
     pub(super) fn register(

@@ -5,8 +5,8 @@ use std::panic::Location;
 use std::sync::{Arc, Mutex, RwLock, Weak};
 
 use mcpkit_types::schema::{
-    CallToolResult, CompleteParams, CompletionReference, GetPromptResult, InputRequest, ProgressParams, Prompt,
-    ReadResourceResult, Resource, ResourceTemplate, Tool,
+    CallToolResult, CompleteParams, CompletionReference, GetPromptResult, InputRequest, LoggingLevel, ProgressParams,
+    Prompt, ReadResourceResult, Resource, ResourceTemplate, SubscriptionFilter, Tool,
 };
 use mcpkit_types::ErrorObject;
 use tokio::sync::{broadcast, watch};
@@ -20,7 +20,7 @@ use super::super::{
 };
 use super::items::{prefixed, Items};
 use super::relay::InFlight;
-use crate::client::{CallOptions, Client, ClientBuilder, ServerNotification};
+use crate::client::{CallOptions, Client, ClientBuilder, ServerNotification, Subscription};
 use crate::error::{Error, Result};
 
 /// An upstream server, reached through a [`Client`], whose catalogue a [`Server`] serves as
@@ -63,6 +63,8 @@ struct Shared {
     name: Arc<str>,
     /// The upstream tool names served (`None`: all).
     allow_tools: Option<HashSet<String>>,
+    /// The scopes every item served requires of the caller.
+    scopes: Vec<String>,
     /// The client in use, and its attachment number (a stale watcher must not detach a newer
     /// client).
     link: RwLock<Option<(u64, Client)>>,
@@ -78,6 +80,8 @@ struct Shared {
     /// The URIs downstream sessions subscribed to, subscribed upstream too (again on each
     /// attach); at most [`MAX_SUBSCRIBED`].
     subscribed: Mutex<HashSet<String>>,
+    /// Whether a ping after a transport failure is under way.
+    checking: std::sync::atomic::AtomicBool,
 }
 
 /// At most this many resource URIs are subscribed upstream per upstream.
@@ -92,6 +96,7 @@ impl Upstream {
             shared: Arc::new(Shared {
                 name: name.into().into(),
                 allow_tools: None,
+                scopes: Vec::new(),
                 link: RwLock::new(None),
                 attachments: std::sync::atomic::AtomicU64::new(0),
                 items: RwLock::new(Items::default()),
@@ -99,6 +104,7 @@ impl Upstream {
                 in_flight: InFlight::default(),
                 connected: watch::channel(false).0,
                 subscribed: Mutex::new(HashSet::new()),
+                checking: std::sync::atomic::AtomicBool::new(false),
             }),
         }
     }
@@ -124,6 +130,35 @@ impl Upstream {
         };
         Upstream {
             shared: Arc::new(shared),
+        }
+    }
+
+    /// Every item the upstream serves requires these scopes of the caller's token (as
+    /// [`ToolDef::require_scopes`] does for one item): a caller without them does not see its
+    /// items listed, and using one is refused with `insufficient_scope` (HTTP 403 with the
+    /// step-up challenge behind the OAuth resource layer). Without authorization (stdio) no
+    /// caller has scopes, so none sees them. Set before the upstream is shared, like
+    /// [`Upstream::allow_tools`].
+    pub fn require_scopes<I, S>(self, scopes: I) -> Upstream
+    where
+        I: IntoIterator<Item = S>,
+        S: Into<String>,
+    {
+        let scopes: Vec<String> = scopes.into_iter().map(Into::into).collect();
+        match Arc::try_unwrap(self.shared) {
+            Ok(mut shared) => {
+                shared.scopes = scopes;
+                Upstream {
+                    shared: Arc::new(shared),
+                }
+            }
+            Err(shared) => {
+                tracing::warn!(
+                    "upstream {:?}: require_scopes on a shared handle is ignored",
+                    shared.name
+                );
+                Upstream { shared }
+            }
         }
     }
 
@@ -184,6 +219,11 @@ impl Upstream {
             .fetch_add(1, std::sync::atomic::Ordering::AcqRel)
             + 1;
         let notifications = client.notifications();
+        if client.is_stateless() {
+            // On the stateless wire the level travels in each request: the upstream sends
+            // every message and each downstream session's own level filters what it gets.
+            client.set_log_level(LoggingLevel::Debug).await?;
+        }
         *crate::sync::write(&self.shared.link) = Some((number, client.clone()));
         if let Err(e) = refresh(&self.shared, &client).await {
             self.detach_if(number);
@@ -343,13 +383,42 @@ fn unavailable(name: &str) -> ErrorObject {
 }
 
 /// The error a forwarded request gets when the upstream failed to answer (an error the
-/// upstream itself answered is passed on as it is).
-fn failed(name: &str, e: Error) -> ErrorObject {
+/// upstream itself answered is passed on as it is). When the client's transport could not
+/// reach it, the caller is told it is unreachable (the transport's detail, which may name
+/// its address, is only logged) and the upstream is pinged at once, so that a dead one
+/// leaves the lists now.
+fn failed(shared: &Arc<Shared>, e: Error) -> ErrorObject {
+    let name = &shared.name;
+    if e.is_transport_failure() {
+        tracing::warn!("upstream {name:?} is unreachable: {e}");
+        check(shared);
+        return ErrorObject::internal(format!("upstream {name:?} is unreachable"))
+            .with_data(serde_json::json!({ "upstream": &**name }));
+    }
     match e {
         Error::Rpc(e) => e,
         e => ErrorObject::internal(format!("upstream {name:?} failed: {e}"))
-            .with_data(serde_json::json!({ "upstream": name })),
+            .with_data(serde_json::json!({ "upstream": &**name })),
     }
+}
+
+/// How long the ping after a transport failure waits for the upstream's answer.
+const CHECK_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(5);
+
+/// Ping the upstream in the background (one check at a time), detaching it when it does not
+/// answer (see [`Upstream::ping`]).
+fn check(shared: &Arc<Shared>) {
+    if shared.checking.swap(true, std::sync::atomic::Ordering::AcqRel) {
+        return;
+    }
+    let upstream = Upstream { shared: shared.clone() };
+    tokio::spawn(async move {
+        let _ = upstream.ping(CHECK_TIMEOUT).await;
+        upstream
+            .shared
+            .checking
+            .store(false, std::sync::atomic::Ordering::Release);
+    });
 }
 
 fn client_of(shared: &Shared) -> Result<Client, ErrorObject> {
@@ -410,6 +479,12 @@ async fn follow(
     mut notifications: broadcast::Receiver<ServerNotification>,
 ) {
     let peer = client.peer().clone();
+    // On the stateless wire the list changes come on a `subscriptions/listen` stream, kept
+    // open while this follows the upstream.
+    let _listening = match shared.upgrade() {
+        Some(shared) if client.is_stateless() => listen(&shared, number, &client).await,
+        _ => None,
+    };
     loop {
         let next = tokio::select! {
             () = peer.closed() => None,
@@ -440,6 +515,47 @@ async fn follow(
             if let Err(e) = refresh(&shared, &client).await {
                 tracing::warn!("upstream {:?}: listing its catalogue again failed: {e}", shared.name);
             }
+        }
+    }
+}
+
+/// How long a stateless-era upstream has to acknowledge the `subscriptions/listen` the
+/// follower opens.
+const LISTEN_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(10);
+
+/// Open a `subscriptions/listen` to the list changes the stateless-era upstream declares, and
+/// list its catalogue again once acknowledged (a change between the first listing and the
+/// acknowledgement is not lost). `None` when it declares none or does not acknowledge.
+async fn listen(shared: &Arc<Shared>, number: u64, client: &Client) -> Option<Subscription> {
+    let caps = client.server_capabilities();
+    let filter = SubscriptionFilter {
+        tools_list_changed: caps.tools.as_ref().and_then(|t| t.list_changed).filter(|c| *c),
+        prompts_list_changed: caps.prompts.as_ref().and_then(|p| p.list_changed).filter(|c| *c),
+        resources_list_changed: caps.resources.as_ref().and_then(|r| r.list_changed).filter(|c| *c),
+        ..Default::default()
+    };
+    if filter == SubscriptionFilter::default() {
+        return None;
+    }
+    match tokio::time::timeout(LISTEN_TIMEOUT, client.listen(filter)).await {
+        Ok(Ok(subscription)) => {
+            if is_current(shared, number) {
+                if let Err(e) = refresh(shared, client).await {
+                    tracing::warn!("upstream {:?}: listing its catalogue again failed: {e}", shared.name);
+                }
+            }
+            Some(subscription)
+        }
+        Ok(Err(e)) => {
+            tracing::warn!("upstream {:?}: its list changes will not be followed: {e}", shared.name);
+            None
+        }
+        Err(_) => {
+            tracing::warn!(
+                "upstream {:?}: its list changes will not be followed: subscriptions/listen not acknowledged in {LISTEN_TIMEOUT:?}",
+                shared.name
+            );
+            None
         }
     }
 }
@@ -499,7 +615,7 @@ async fn refresh(shared: &Arc<Shared>, client: &Client) -> Result<()> {
         resources: resources.into_iter().map(|r| resource_def(&weak, r)).collect(),
         templates: templates.into_iter().filter_map(|t| template_def(&weak, t)).collect(),
     };
-    publish(shared, items.tagged(&shared.name));
+    publish(shared, items.tagged(&shared.name).requiring(&shared.scopes));
     Ok(())
 }
 
@@ -535,7 +651,7 @@ fn tool_def(weak: &Weak<Shared>, name: &Arc<str>, mut tool: Tool) -> (String, To
 }
 
 /// Forward one `tools/call`, relaying progress (see [`through`]).
-async fn forward_call(shared: &Shared, original: &str, call: ToolCall) -> Result<CallToolResult, ErrorObject> {
+async fn forward_call(shared: &Arc<Shared>, original: &str, call: ToolCall) -> Result<CallToolResult, ErrorObject> {
     let client = client_of(shared)?;
     let cx = call.cx;
     let (tx, mut progress) = tokio::sync::mpsc::unbounded_channel();
@@ -553,7 +669,7 @@ async fn forward_call(shared: &Shared, original: &str, call: ToolCall) -> Result
 /// before its result before it. It ends early when the downstream request is cancelled (the
 /// upstream request is then dropped, which cancels it there) or must end to ask for input.
 async fn through<T>(
-    shared: &Shared,
+    shared: &Arc<Shared>,
     client: &Client,
     cx: &RequestContext,
     upstream: impl std::future::Future<Output = Result<T>>,
@@ -604,7 +720,7 @@ async fn through<T>(
                         Err(_) => break,
                     }
                 }
-                return result.map_err(|e| failed(&shared.name, e));
+                return result.map_err(|e| failed(shared, e));
             }
             () = entered.interrupt.cancelled() => {
                 return Err(ErrorObject::internal("input required"));
@@ -661,7 +777,7 @@ fn forwarding_completions(
             let client = client_of(&shared)?;
             rename(&mut params.reference);
             params.meta = None;
-            client.complete_with(&params).await.map_err(|e| failed(&name, e))
+            client.complete_with(&params).await.map_err(|e| failed(&shared, e))
         })
     })
 }

@@ -419,10 +419,12 @@ impl Inner {
         }
     }
 
-    /// Fail request `id` with -32603 and `message`; for a notification or response, log it.
+    /// Fail request `id` with -32603 and `message`, marked as made here
+    /// ([`Error::is_transport_failure`](crate::Error::is_transport_failure)); for a
+    /// notification or response, log it.
     fn fail_request(&self, id: Option<&RequestId>, message: &str) {
         match id {
-            Some(id) => self.reply_error(id, &ErrorObject::internal(message)),
+            Some(id) => self.reply_error(id, &crate::error::transport_failure(message)),
             None => tracing::debug!("sending a message to the MCP server failed: {message}"),
         }
     }
