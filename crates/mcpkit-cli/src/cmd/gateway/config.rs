@@ -64,8 +64,8 @@ pub(super) struct UpstreamConfig {
     /// Scopes a caller's token needs to see and call this upstream's items.
     #[serde(default)]
     pub(super) scopes: Vec<String>,
-    /// How to connect: `handshake` (the default), `auto` (the stateless era when the server
-    /// speaks it), or a stateless-era revision (`2026-07-28`).
+    /// How to connect: `auto` (the default: the stateless era when the server speaks it),
+    /// `handshake`, or a stateless-era revision (`2026-07-28`).
     pub(super) protocol: Option<String>,
     /// How long a connect or a request may take [default: 30s].
     #[serde(default, deserialize_with = "duration")]
@@ -212,7 +212,10 @@ impl Config {
                 };
                 let mode = match &u.protocol {
                     Some(p) => parse_mode(p).map_err(|e| format!("{}: {e}", at("protocol")))?,
-                    None => ConnectMode::Handshake,
+                    // The stateless wire where the upstream speaks it: a question it asks
+                    // mid-call then travels as an input round, run once, whatever era the
+                    // downstream client speaks.
+                    None => ConnectMode::Auto,
                 };
                 Ok(Upstream {
                     name: name.clone(),
