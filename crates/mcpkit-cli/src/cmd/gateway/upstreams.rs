@@ -160,7 +160,12 @@ impl Upstreams {
     fn down(&self, item: &str) -> Option<(String, String)> {
         let (name, _) = item.split_once('_')?;
         let running = self.running();
-        let state = running.get(name)?.state.borrow().clone();
+        let r = running.get(name)?;
+        // Attached but not yet marked connected: its items are listed already, so it serves.
+        if r.upstream.is_connected() {
+            return None;
+        }
+        let state = r.state.borrow().clone();
         match state {
             State::Connected => None,
             State::Connecting => Some((name.to_owned(), "connecting".to_owned())),
