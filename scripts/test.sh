@@ -40,7 +40,7 @@ timed "tests" cargo test --workspace --lib --bins --tests --benches --locked
 # Every publishable crate packages (metadata, licence files, readme, no path-only dependency):
 # `cargo package` without building (the tests above built everything).
 timed "package" cargo package --workspace --exclude mcpkit-test-support --exclude mcpkit-codegen-check \
-    --exclude mcpkit-conformance --no-verify --locked
+    --exclude mcpkit-conformance --exclude mcpkit-serverless-example --no-verify --locked
 timed "doctests" cargo test --workspace --doc --locked
 # Windows, where most desktop hosts launch stdio servers: the libraries and binaries must build
 # there (nix is a unix-only dependency). Checked when that target's standard library is
