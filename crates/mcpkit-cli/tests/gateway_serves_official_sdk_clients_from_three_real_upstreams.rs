@@ -80,48 +80,31 @@ async fn typescript_sdk_client_checks_pass_through_the_gateway() {
     );
 }
 
-#[tokio::test]
-async fn python_sdk_stateless_checks_pass_through_the_gateway_pinned_to_2026_07_28() {
+/// The Python SDK's stateless-era checks through the gateway, the client in `mode`.
+async fn python_stateless_checks(label: &str, mode: &str) {
     let (_py, gateway) = three_upstreams();
     all_ready(&gateway).await;
     let script = python_script("stateless_checks.py");
-    run(
-        "Python (2026-07-28)",
-        &python(),
-        std::path::Path::new(&script),
-        &[
-            "--prefix",
-            "ref_",
-            "--server-name",
-            "mcpkit-gateway",
-            "2026-07-28",
-            "http",
-            &gateway.url,
-        ],
-        &gateway,
-    );
+    let args = [
+        "--prefix",
+        "ref_",
+        "--server-name",
+        "mcpkit-gateway",
+        mode,
+        "http",
+        &gateway.url,
+    ];
+    run(label, &python(), std::path::Path::new(&script), &args, &gateway);
+}
+
+#[tokio::test]
+async fn python_sdk_stateless_checks_pass_through_the_gateway_pinned_to_2026_07_28() {
+    python_stateless_checks("Python (2026-07-28)", "2026-07-28").await;
 }
 
 #[tokio::test]
 async fn python_sdk_stateless_checks_pass_through_the_gateway_in_auto_mode() {
-    let (_py, gateway) = three_upstreams();
-    all_ready(&gateway).await;
-    let script = python_script("stateless_checks.py");
-    run(
-        "Python (auto)",
-        &python(),
-        std::path::Path::new(&script),
-        &[
-            "--prefix",
-            "ref_",
-            "--server-name",
-            "mcpkit-gateway",
-            "auto",
-            "http",
-            &gateway.url,
-        ],
-        &gateway,
-    );
+    python_stateless_checks("Python (auto)", "auto").await;
 }
 
 /// The mcpkit client lists every upstream's tools under its name and calls the TypeScript and

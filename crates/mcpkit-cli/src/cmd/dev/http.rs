@@ -384,14 +384,10 @@ async fn roots(State(dev): State<Dev>, body: Bytes) -> Response {
         Err(e) => return bad_request(format!("expected {{\"roots\": [{{\"uri\", \"name\"}}]}}: {e}")),
     };
     dev.hub.set_roots(roots.clone());
-    let v = match dev.hub.client() {
-        Some(client) => match client.set_roots(roots) {
-            Ok(()) => json!({"ok": true}),
-            Err(e) => json!({"error": one_line(&e.to_string())}),
-        },
-        None => json!({"ok": true}),
-    };
-    json_response(StatusCode::OK, &v)
+    match dev.hub.client() {
+        Some(client) => done(client.set_roots(roots)),
+        None => done(Ok(())),
+    }
 }
 
 /// `{level}`: `logging/setLevel`, and again on every new connection.
@@ -408,7 +404,13 @@ async fn log_level(State(dev): State<Dev>, body: Bytes) -> Response {
         Err(r) => return *r,
     };
     dev.hub.set_log_level(level);
-    let v = match client.set_log_level(level).await {
+    done(client.set_log_level(level).await)
+}
+
+/// The answer of a request that returns nothing: `{"ok": true}`, or `{"error": …}` (200 both:
+/// the page shows the server's error).
+fn done(outcome: mcpkit::Result<()>) -> Response {
+    let v = match outcome {
         Ok(()) => json!({"ok": true}),
         Err(e) => json!({"error": one_line(&e.to_string())}),
     };
@@ -428,11 +430,7 @@ async fn cancel_task(State(dev): State<Dev>, body: Bytes) -> Response {
         Ok(c) => c,
         Err(r) => return *r,
     };
-    let v = match client.cancel_task(task).await {
-        Ok(()) => json!({"ok": true}),
-        Err(e) => json!({"error": one_line(&e.to_string())}),
-    };
-    json_response(StatusCode::OK, &v)
+    done(client.cancel_task(task).await)
 }
 
 /// `{uri}`: load the skill whose `SKILL.md` is `uri` (checked against its entry).
