@@ -87,6 +87,7 @@ const TRANSPORT_MARK: &str = "mcpkit/transportFailure";
 
 /// The -32603 a client transport answers a request with when it failed the request itself
 /// (not delivered, or its answer unreadable), marked for [`Error::is_transport_failure`].
+#[cfg(feature = "http-client")]
 pub(crate) fn transport_failure(message: &str) -> ErrorObject {
     ErrorObject::internal(message).with_data(serde_json::json!({ TRANSPORT_MARK: true }))
 }

@@ -35,7 +35,8 @@ impl Items {
         self
     }
 
-    /// Make every item require `scopes` of the caller too.
+    /// Make every item require `scopes` of the caller too (an upstream's: `Upstream::require_scopes`).
+    #[cfg(feature = "client")]
     pub(super) fn requiring(mut self, scopes: &[String]) -> Self {
         if scopes.is_empty() {
             return self;
