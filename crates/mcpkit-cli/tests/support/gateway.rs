@@ -187,6 +187,13 @@ impl Gateway {
         let _ = self.child.wait();
     }
 
+    /// The `http://ADDR/metrics` it says it serves (started with `--metrics 127.0.0.1:0`).
+    pub(crate) fn metrics_url(&self) -> String {
+        self.stderr
+            .url_after("mcpkit: metrics on ", Duration::from_secs(10))
+            .unwrap_or_else(|| panic!("no metrics endpoint; stderr:\n{}", self.stderr.text()))
+    }
+
     /// `GET /readyz`: (status, body).
     pub(crate) async fn readyz(&self) -> (u16, String) {
         let reply = reqwest::get(format!("{}/readyz", self.base)).await.unwrap();

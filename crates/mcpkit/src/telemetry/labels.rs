@@ -4,8 +4,8 @@
 
 use mcpkit_types::ext::{skills, tasks};
 use mcpkit_types::method::{
-    Discover, Method, NotificationMethod, SubscriptionsListen, ALL_CLIENT_NOTIFICATIONS, ALL_CLIENT_REQUESTS,
-    ALL_SERVER_NOTIFICATIONS, ALL_SERVER_REQUESTS,
+    Discover, Method, NotificationMethod, SubscriptionsAcknowledged, SubscriptionsListen, ALL_CLIENT_NOTIFICATIONS,
+    ALL_CLIENT_REQUESTS, ALL_SERVER_NOTIFICATIONS, ALL_SERVER_REQUESTS,
 };
 use mcpkit_types::ErrorCode;
 
@@ -34,6 +34,7 @@ pub(crate) const EXECUTE_TOOL: &str = "execute_tool";
 const EXTENSION_METHODS: &[&str] = &[
     Discover::NAME,
     SubscriptionsListen::NAME,
+    SubscriptionsAcknowledged::NAME,
     tasks::GetTask::NAME,
     tasks::UpdateTask::NAME,
     tasks::CancelTask::NAME,
@@ -92,6 +93,9 @@ mod tests {
         assert_eq!(method(CallTool::NAME), CallTool::NAME);
         assert_eq!(method(Initialized::NAME), Initialized::NAME);
         assert_eq!(method(GetTask::NAME), GetTask::NAME);
+        // The stateless era's listen stream opens with this one.
+        let acknowledged = mcpkit_types::method::SubscriptionsAcknowledged::NAME;
+        assert_eq!(method(acknowledged), acknowledged);
         assert_eq!(method(&format!("{}2", CallTool::NAME)), OTHER);
         assert_eq!(method(""), OTHER);
         assert_eq!(error_code(ErrorCode::INVALID_PARAMS), "-32602");

@@ -23,7 +23,7 @@ pub(crate) struct Instruments {
     pub(crate) client_operation: Histogram<f64>,
     server_session: Histogram<f64>,
     client_session: Histogram<f64>,
-    pub(crate) requests_active: UpDownCounter<i64>,
+    requests_active: UpDownCounter<i64>,
     pub(crate) sessions_open: UpDownCounter<i64>,
     /// The HTTP server's streams (instruments only a build with it registers).
     #[cfg(feature = "http-server")]
@@ -95,6 +95,19 @@ impl Instruments {
         }
     }
 
+    /// `mcpkit.server.requests.active` by `delta`, labelled with the method and `extra`.
+    pub(crate) fn request_active(&self, delta: i64, method: &'static str, extra: &[KeyValue]) {
+        let method = KeyValue::new(labels::METHOD, method);
+        if extra.is_empty() {
+            self.requests_active.add(delta, &[method]);
+        } else {
+            let mut kv = Vec::with_capacity(1 + extra.len());
+            kv.push(method);
+            kv.extend(extra.iter().cloned());
+            self.requests_active.add(delta, &kv);
+        }
+    }
+
     pub(crate) fn backend_error(&self, backend: &'static str) {
         self.backend_errors.add(1, &[KeyValue::new("backend", backend)]);
     }
@@ -113,10 +126,11 @@ impl Instruments {
                 kv.push(KeyValue::new(labels::PROTOCOL_NAME, "http"));
             }
         }
+        kv.extend(scope.telemetry.labels.iter().cloned());
         match scope.telemetry.side {
             Side::Server => {
                 self.server_session.record(elapsed.as_secs_f64(), &kv);
-                self.sessions_open.add(-1, &[]);
+                self.sessions_open.add(-1, &scope.telemetry.labels);
             }
             #[cfg(feature = "client")]
             Side::Client => self.client_session.record(elapsed.as_secs_f64(), &kv),

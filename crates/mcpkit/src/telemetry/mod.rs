@@ -87,6 +87,10 @@ pub struct Telemetry {
     pub(crate) instruments: Option<Arc<metrics::Instruments>>,
     #[cfg(not(feature = "otel"))]
     instruments: Option<std::convert::Infallible>,
+    /// Labels every operation and session metric of this telemetry's connections carries
+    /// ([`Telemetry::with_label`]).
+    #[cfg(feature = "otel")]
+    pub(crate) labels: Arc<[opentelemetry::KeyValue]>,
     pub(crate) side: Side,
 }
 
@@ -116,8 +120,24 @@ impl Telemetry {
     pub fn with_meter(meter: &opentelemetry::metrics::Meter) -> Telemetry {
         Telemetry {
             instruments: Some(Arc::new(metrics::Instruments::new(meter))),
+            labels: Arc::new([]),
             side: Side::Server,
         }
+    }
+
+    /// This telemetry with `key = value` on every operation and session metric its
+    /// connections record (`mcp.{server,client}.operation.duration`,
+    /// `mcp.{server,client}.session.duration`, `mcpkit.server.requests.active`,
+    /// `mcpkit.server.sessions.open`): for example the name of the upstream a gateway's
+    /// client is connected to. Each value is a new metric series, so it must come from
+    /// configuration, never from a peer.
+    #[cfg(feature = "otel")]
+    pub fn with_label(mut self, key: &'static str, value: impl Into<String>) -> Telemetry {
+        let mut labels = self.labels.to_vec();
+        labels.retain(|kv| kv.key.as_str() != key);
+        labels.push(opentelemetry::KeyValue::new(key, value.into()));
+        self.labels = labels.into();
+        self
     }
 
     /// Whether metrics are recorded.

@@ -108,7 +108,7 @@ impl Scope {
         self.counted.store(true, Ordering::Relaxed);
         #[cfg(feature = "otel")]
         if let (Some(i), Side::Server) = (&self.telemetry.instruments, self.telemetry.side) {
-            i.sessions_open.add(1, &[]);
+            i.sessions_open.add(1, &self.telemetry.labels);
         }
     }
 

@@ -216,6 +216,7 @@ impl Common {
                 kv.push(KeyValue::new(labels::PROTOCOL_NAME, "http"));
             }
         }
+        kv.extend(self.scope.telemetry.labels.iter().cloned());
         kv
     }
 }
@@ -277,8 +278,7 @@ impl Inbound {
         let common = Common::new(span, scope, method, id, &params);
         #[cfg(feature = "otel")]
         if let (Some(i), true) = (&scope.telemetry.instruments, id.is_some()) {
-            i.requests_active
-                .add(1, &[opentelemetry::KeyValue::new(labels::METHOD, common.method)]);
+            i.request_active(1, common.method, &scope.telemetry.labels);
         }
         Some(Inbound {
             common,
@@ -331,8 +331,7 @@ impl Inbound {
             let elapsed = self.common.start.elapsed().as_secs_f64();
             i.server_operation.record(elapsed, &self.common.labels(&outcome));
             if self.request {
-                i.requests_active
-                    .add(-1, &[opentelemetry::KeyValue::new(labels::METHOD, self.common.method)]);
+                i.request_active(-1, self.common.method, &self.common.scope.telemetry.labels);
             }
         }
         #[cfg(not(feature = "otel"))]

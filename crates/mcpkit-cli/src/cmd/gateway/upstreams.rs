@@ -30,6 +30,9 @@ const PING_EVERY: Duration = Duration::from_secs(5);
 const PINGS_MISSED: u32 = 2;
 /// A burst of file events (an editor's save) is read as one change after this quiet time.
 const SETTLE: Duration = Duration::from_millis(200);
+/// The metric label naming the upstream of a client operation or session: its `[upstreams.NAME]`,
+/// so the series are as many as the config's upstreams.
+const UPSTREAM_LABEL: &str = "upstream";
 
 /// Where one upstream is.
 #[derive(Debug, Clone, PartialEq)]
@@ -364,7 +367,8 @@ async fn connect(upstream: &Upstream, spec: &config::Upstream, globals: &Globals
         trace_wire: globals.trace_wire,
         mode: spec.mode,
         oauth_port: spec.oauth.then_some(crate::target::DEFAULT_OAUTH_PORT),
-        telemetry: globals.telemetry.clone(),
+        // Its calls and session are metric series of their own (the name is the config's).
+        telemetry: globals.telemetry.clone().with_label(UPSTREAM_LABEL, spec.name.clone()),
         verbose: globals.verbose,
     };
     let builder = upstream.relay(Client::builder().name("mcpkit-gateway", env!("CARGO_PKG_VERSION")));
