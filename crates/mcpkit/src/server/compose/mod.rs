@@ -47,6 +47,10 @@
 //! # }
 //! ```
 
+#[cfg(feature = "client")]
+mod follow;
+#[cfg(feature = "client")]
+mod forward;
 mod items;
 mod mount;
 #[cfg(feature = "client")]

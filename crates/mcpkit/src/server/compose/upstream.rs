@@ -4,23 +4,16 @@ use std::collections::HashSet;
 use std::panic::Location;
 use std::sync::{Arc, Mutex, RwLock, Weak};
 
-use mcpkit_types::schema::{
-    CallToolResult, CompleteParams, CompletionReference, GetPromptResult, InputRequest, LoggingLevel, ProgressParams,
-    Prompt, ReadResourceResult, Resource, ResourceTemplate, SubscriptionFilter, Tool,
-};
+use mcpkit_types::schema::{InputRequest, LoggingLevel};
 use mcpkit_types::ErrorObject;
-use tokio::sync::{broadcast, watch};
+use tokio::sync::watch;
 
-use super::super::registrations::tool_name_rule;
-use super::super::resource::ErasedRead;
-use super::super::uri_template::UriTemplate;
-use super::super::{
-    Inner, PromptDef, PromptRequest, RequestContext, ResourceDef, ResourceRequest, ResourceTemplateDef, Server,
-    ServerBuilder, ToolCall, ToolDef,
-};
-use super::items::{prefixed, Items};
+use super::super::{Inner, Server, ServerBuilder};
+use super::follow::{follow, refresh};
+use super::forward::subscribe_upstream;
+use super::items::Items;
 use super::relay::InFlight;
-use crate::client::{CallOptions, Client, ClientBuilder, ServerNotification, Subscription};
+use crate::client::{Client, ClientBuilder};
 use crate::error::{Error, Result};
 
 /// An upstream server, reached through a [`Client`], whose catalogue a [`Server`] serves as
@@ -59,33 +52,34 @@ impl std::fmt::Debug for Upstream {
     }
 }
 
-struct Shared {
-    name: Arc<str>,
+/// What the handles of one upstream share: its connection, its items, the servers serving it.
+pub(super) struct Shared {
+    pub(super) name: Arc<str>,
     /// The upstream tool names served (`None`: all).
-    allow_tools: Option<HashSet<String>>,
+    pub(super) allow_tools: Option<HashSet<String>>,
     /// The scopes every item served requires of the caller.
-    scopes: Vec<String>,
+    pub(super) scopes: Vec<String>,
     /// The client in use, and its attachment number (a stale watcher must not detach a newer
     /// client).
-    link: RwLock<Option<(u64, Client)>>,
-    attachments: std::sync::atomic::AtomicU64,
+    pub(super) link: RwLock<Option<(u64, Client)>>,
+    pub(super) attachments: std::sync::atomic::AtomicU64,
     /// What it serves now, as the servers list it.
-    items: RwLock<Items>,
+    pub(super) items: RwLock<Items>,
     /// The servers serving it.
-    servers: Mutex<Vec<Weak<Inner>>>,
+    pub(super) servers: Mutex<Vec<Weak<Inner>>>,
     /// The downstream requests running through it.
-    in_flight: InFlight,
+    pub(super) in_flight: InFlight,
     /// Whether a client is attached, for [`Upstream::disconnected`].
-    connected: watch::Sender<bool>,
+    pub(super) connected: watch::Sender<bool>,
     /// The URIs downstream sessions subscribed to, subscribed upstream too (again on each
     /// attach); at most [`MAX_SUBSCRIBED`].
-    subscribed: Mutex<HashSet<String>>,
+    pub(super) subscribed: Mutex<HashSet<String>>,
     /// Whether a ping after a transport failure is under way.
-    checking: std::sync::atomic::AtomicBool,
+    pub(super) checking: std::sync::atomic::AtomicBool,
 }
 
 /// At most this many resource URIs are subscribed upstream per upstream.
-const MAX_SUBSCRIBED: usize = 10_000;
+pub(super) const MAX_SUBSCRIBED: usize = 10_000;
 
 impl Upstream {
     /// An upstream named `name`, not connected yet: give it a client with
@@ -377,7 +371,7 @@ fn explainer(shared: &Arc<Shared>, server: &Server) -> super::super::Explainer {
 }
 
 /// The error a request gets when the upstream it names is not connected.
-fn unavailable(name: &str) -> ErrorObject {
+pub(super) fn unavailable(name: &str) -> ErrorObject {
     ErrorObject::internal(format!("upstream {name:?} is not connected"))
         .with_data(serde_json::json!({ "upstream": name }))
 }
@@ -387,7 +381,7 @@ fn unavailable(name: &str) -> ErrorObject {
 /// reach it, the caller is told it is unreachable (the transport's detail, which may name
 /// its address, is only logged) and the upstream is pinged at once, so that a dead one
 /// leaves the lists now.
-fn failed(shared: &Arc<Shared>, e: Error) -> ErrorObject {
+pub(super) fn failed(shared: &Arc<Shared>, e: Error) -> ErrorObject {
     let name = &shared.name;
     if e.is_transport_failure() {
         tracing::warn!("upstream {name:?} is unreachable: {e}");
@@ -421,7 +415,7 @@ fn check(shared: &Arc<Shared>) {
     });
 }
 
-fn client_of(shared: &Shared) -> Result<Client, ErrorObject> {
+pub(super) fn client_of(shared: &Shared) -> Result<Client, ErrorObject> {
     match crate::sync::read(&shared.link).as_ref() {
         Some((_, c)) if !c.peer().is_closed() => Ok(c.clone()),
         _ => Err(unavailable(&shared.name)),
@@ -439,7 +433,7 @@ async fn ask(
 }
 
 /// The servers serving the upstream now.
-fn servers(shared: &Shared) -> Vec<Server> {
+pub(super) fn servers(shared: &Shared) -> Vec<Server> {
     crate::sync::lock(&shared.servers)
         .iter()
         .filter_map(Weak::upgrade)
@@ -447,7 +441,7 @@ fn servers(shared: &Shared) -> Vec<Server> {
         .collect()
 }
 
-fn publish(shared: &Shared, items: Items) {
+pub(super) fn publish(shared: &Shared, items: Items) {
     *crate::sync::write(&shared.items) = items.clone();
     for server in servers(shared) {
         server.replace_source(&shared.name, items.clone());
@@ -462,410 +456,11 @@ fn unpublish(shared: &Shared) {
     shared.connected.send_replace(false);
 }
 
-fn detach_if(shared: &Shared, number: u64) {
+pub(super) fn detach_if(shared: &Shared, number: u64) {
     let mut link = crate::sync::write(&shared.link);
     if link.as_ref().is_some_and(|(n, _)| *n == number) {
         *link = None;
         drop(link);
         unpublish(shared);
     }
-}
-
-/// Follow the upstream's notifications until its connection ends, then detach it.
-async fn follow(
-    shared: Weak<Shared>,
-    number: u64,
-    client: Client,
-    mut notifications: broadcast::Receiver<ServerNotification>,
-) {
-    let peer = client.peer().clone();
-    // On the stateless wire the list changes come on a `subscriptions/listen` stream, kept
-    // open while this follows the upstream.
-    let _listening = match shared.upgrade() {
-        Some(shared) if client.is_stateless() => listen(&shared, number, &client).await,
-        _ => None,
-    };
-    loop {
-        let next = tokio::select! {
-            () = peer.closed() => None,
-            n = notifications.recv() => Some(n),
-        };
-        let Some(shared) = shared.upgrade() else {
-            return;
-        };
-        let relist = match next {
-            None | Some(Err(broadcast::error::RecvError::Closed)) => {
-                tracing::warn!("upstream {:?}: the connection ended", shared.name);
-                detach_if(&shared, number);
-                return;
-            }
-            Some(Err(broadcast::error::RecvError::Lagged(_))) => true,
-            Some(Ok(ServerNotification::ToolListChanged))
-            | Some(Ok(ServerNotification::PromptListChanged))
-            | Some(Ok(ServerNotification::ResourceListChanged)) => true,
-            Some(Ok(ServerNotification::ResourceUpdated(p))) => {
-                for server in servers(&shared) {
-                    server.notify_resource_updated(&p.uri);
-                }
-                false
-            }
-            Some(Ok(_)) => false,
-        };
-        if relist && is_current(&shared, number) {
-            if let Err(e) = refresh(&shared, &client).await {
-                tracing::warn!("upstream {:?}: listing its catalogue again failed: {e}", shared.name);
-            }
-        }
-    }
-}
-
-/// How long a stateless-era upstream has to acknowledge the `subscriptions/listen` the
-/// follower opens.
-const LISTEN_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(10);
-
-/// Open a `subscriptions/listen` to the list changes the stateless-era upstream declares, and
-/// list its catalogue again once acknowledged (a change between the first listing and the
-/// acknowledgement is not lost). `None` when it declares none or does not acknowledge.
-async fn listen(shared: &Arc<Shared>, number: u64, client: &Client) -> Option<Subscription> {
-    let caps = client.server_capabilities();
-    let filter = SubscriptionFilter {
-        tools_list_changed: caps.tools.as_ref().and_then(|t| t.list_changed).filter(|c| *c),
-        prompts_list_changed: caps.prompts.as_ref().and_then(|p| p.list_changed).filter(|c| *c),
-        resources_list_changed: caps.resources.as_ref().and_then(|r| r.list_changed).filter(|c| *c),
-        ..Default::default()
-    };
-    if filter == SubscriptionFilter::default() {
-        return None;
-    }
-    match tokio::time::timeout(LISTEN_TIMEOUT, client.listen(filter)).await {
-        Ok(Ok(subscription)) => {
-            if is_current(shared, number) {
-                if let Err(e) = refresh(shared, client).await {
-                    tracing::warn!("upstream {:?}: listing its catalogue again failed: {e}", shared.name);
-                }
-            }
-            Some(subscription)
-        }
-        Ok(Err(e)) => {
-            tracing::warn!("upstream {:?}: its list changes will not be followed: {e}", shared.name);
-            None
-        }
-        Err(_) => {
-            tracing::warn!(
-                "upstream {:?}: its list changes will not be followed: subscriptions/listen not acknowledged in {LISTEN_TIMEOUT:?}",
-                shared.name
-            );
-            None
-        }
-    }
-}
-
-fn is_current(shared: &Shared, number: u64) -> bool {
-    crate::sync::read(&shared.link)
-        .as_ref()
-        .is_some_and(|(n, _)| *n == number)
-}
-
-/// List the upstream's catalogue through `client` and publish it.
-async fn refresh(shared: &Arc<Shared>, client: &Client) -> Result<()> {
-    let caps = client.server_capabilities().clone();
-    let mut tools = if caps.tools.is_some() {
-        client.list_all_tools().await?
-    } else {
-        Vec::new()
-    };
-    if let Some(allow) = &shared.allow_tools {
-        tools.retain(|t| allow.contains(&t.name));
-    }
-    // A server this one does not control may name a tool outside the rules: it is left out
-    // rather than keeping every other upstream from starting.
-    tools.retain(|t| {
-        let listed = prefixed(&shared.name, &t.name);
-        match tool_name_rule(&listed) {
-            None => true,
-            Some(rule) => {
-                tracing::warn!(
-                    "upstream {:?}: leaving out tool {listed:?}: the name {rule}",
-                    shared.name
-                );
-                false
-            }
-        }
-    });
-    let prompts = if caps.prompts.is_some() {
-        client.list_all_prompts().await?
-    } else {
-        Vec::new()
-    };
-    let (resources, templates) = if caps.resources.is_some() {
-        (
-            client.list_all_resources().await?,
-            client.list_all_resource_templates().await?,
-        )
-    } else {
-        (Vec::new(), Vec::new())
-    };
-    let weak = Arc::downgrade(shared);
-    let items = Items {
-        tools: tools.into_iter().map(|t| tool_def(&weak, &shared.name, t)).collect(),
-        prompts: prompts
-            .into_iter()
-            .map(|p| prompt_def(&weak, &shared.name, p))
-            .collect(),
-        resources: resources.into_iter().map(|r| resource_def(&weak, r)).collect(),
-        templates: templates.into_iter().filter_map(|t| template_def(&weak, t)).collect(),
-    };
-    publish(shared, items.tagged(&shared.name).requiring(&shared.scopes));
-    Ok(())
-}
-
-/// The upstream of a forwarding handler, or the error naming it when it is gone.
-fn shared_of(weak: &Weak<Shared>, name: &str) -> Result<Arc<Shared>, ErrorObject> {
-    weak.upgrade().ok_or_else(|| unavailable(name))
-}
-
-fn tool_def(weak: &Weak<Shared>, name: &Arc<str>, mut tool: Tool) -> (String, ToolDef) {
-    let original: Arc<str> = tool.name.as_str().into();
-    tool.name = prefixed(name, &original);
-    // Tasks are not passed through: the call is forwarded as an ordinary request.
-    tool.execution = None;
-    let (weak, name, upstream_name) = (weak.clone(), name.clone(), original.clone());
-    let handler: super::super::tool::ErasedTool = Arc::new(move |call: ToolCall| {
-        let (weak, name, original) = (weak.clone(), name.clone(), upstream_name.clone());
-        Box::pin(async move {
-            let shared = shared_of(&weak, &name)?;
-            forward_call(&shared, &original, call).await
-        })
-    });
-    let def = ToolDef {
-        tool,
-        handler,
-        validator: None,
-        task_at_detach: false,
-        switch: None,
-        guard: Default::default(),
-        needs: Default::default(),
-        source: None,
-    };
-    (original.to_string(), def)
-}
-
-/// Forward one `tools/call`, relaying progress (see [`through`]).
-async fn forward_call(shared: &Arc<Shared>, original: &str, call: ToolCall) -> Result<CallToolResult, ErrorObject> {
-    let client = client_of(shared)?;
-    let cx = call.cx;
-    let (tx, mut progress) = tokio::sync::mpsc::unbounded_channel();
-    let options = CallOptions {
-        progress: cx.progress_token().is_some().then_some(tx),
-        ..Default::default()
-    };
-    let arguments = call.arguments;
-    let upstream = client.call_tool_with(original, arguments.as_deref(), options);
-    through(shared, &client, &cx, upstream, Some(&mut progress)).await
-}
-
-/// Run `upstream` (a request to the upstream made for the downstream request `cx`) to its
-/// end, passing on its progress and the upstream's log messages meanwhile, and what came
-/// before its result before it. It ends early when the downstream request is cancelled (the
-/// upstream request is then dropped, which cancels it there) or must end to ask for input.
-async fn through<T>(
-    shared: &Arc<Shared>,
-    client: &Client,
-    cx: &RequestContext,
-    upstream: impl std::future::Future<Output = Result<T>>,
-    mut progress: Option<&mut tokio::sync::mpsc::UnboundedReceiver<ProgressParams>>,
-) -> Result<T, ErrorObject> {
-    let entered = shared.in_flight.enter(cx);
-    let mut heard = Some(client.notifications());
-    let relay_log = |n: ServerNotification| {
-        if let ServerNotification::Log(m) = n {
-            shared.in_flight.log(&shared.name, m, &entered);
-        }
-    };
-    let upstream = shared.in_flight.scope(&entered, upstream);
-    tokio::pin!(upstream);
-    loop {
-        let next_progress = async {
-            match progress.as_deref_mut() {
-                Some(rx) => rx.recv().await,
-                None => std::future::pending().await,
-            }
-        };
-        let next_heard = async {
-            match heard.as_mut() {
-                Some(rx) => rx.recv().await,
-                None => std::future::pending().await,
-            }
-        };
-        tokio::select! {
-            biased;
-            Some(p) = next_progress => cx.progress(p.progress, p.total, p.message.as_deref()),
-            n = next_heard => match n {
-                Ok(n) => relay_log(n),
-                Err(broadcast::error::RecvError::Lagged(_)) => {}
-                // The upstream is gone: the request ends with the connection's error.
-                Err(broadcast::error::RecvError::Closed) => heard = None,
-            },
-            result = &mut upstream => {
-                // What the upstream sent before its result is passed on before it.
-                if let Some(rx) = progress.as_deref_mut() {
-                    while let Ok(p) = rx.try_recv() {
-                        cx.progress(p.progress, p.total, p.message.as_deref());
-                    }
-                }
-                while let Some(rx) = heard.as_mut() {
-                    match rx.try_recv() {
-                        Ok(n) => relay_log(n),
-                        Err(broadcast::error::TryRecvError::Lagged(_)) => {}
-                        Err(_) => break,
-                    }
-                }
-                return result.map_err(|e| failed(shared, e));
-            }
-            () = entered.interrupt.cancelled() => {
-                return Err(ErrorObject::internal("input required"));
-            }
-        }
-    }
-}
-
-fn prompt_def(weak: &Weak<Shared>, name: &Arc<str>, mut prompt: Prompt) -> (String, PromptDef) {
-    let original = prompt.name.clone();
-    prompt.name = prefixed(name, &original);
-    let get = {
-        let (weak, name, original) = (weak.clone(), name.clone(), original.clone());
-        Arc::new(move |request: PromptRequest| {
-            let (weak, name, original) = (weak.clone(), name.clone(), original.clone());
-            Box::pin(async move {
-                let shared = shared_of(&weak, &name)?;
-                let client = client_of(&shared)?;
-                let get = client.get_prompt(&original, request.arguments);
-                through(&shared, &client, &request.cx, get, None).await
-            }) as crate::engine::BoxFuture<Result<GetPromptResult, ErrorObject>>
-        })
-    };
-    let upstream_name = original.clone();
-    let forward_complete = forwarding_completions(weak, name, move |reference| {
-        if let CompletionReference::Prompt(p) = reference {
-            p.name.clone_from(&upstream_name);
-        }
-    });
-    let def = PromptDef {
-        prompt,
-        get,
-        completions: Default::default(),
-        switch: None,
-        guard: Default::default(),
-        source: None,
-        forward_complete: Some(forward_complete),
-    };
-    (original, def)
-}
-
-/// Completions asked of the upstream, the reference rewritten to its own name by `rename`.
-fn forwarding_completions(
-    weak: &Weak<Shared>,
-    name: &Arc<str>,
-    rename: impl Fn(&mut CompletionReference) + Send + Sync + 'static,
-) -> super::super::completion::ForwardComplete {
-    let (weak, name) = (weak.clone(), name.clone());
-    let rename = Arc::new(rename);
-    Arc::new(move |mut params: CompleteParams| {
-        let (weak, name, rename) = (weak.clone(), name.clone(), rename.clone());
-        Box::pin(async move {
-            let shared = shared_of(&weak, &name)?;
-            let client = client_of(&shared)?;
-            rename(&mut params.reference);
-            params.meta = None;
-            client.complete_with(&params).await.map_err(|e| failed(&shared, e))
-        })
-    })
-}
-
-/// A read of a resource or template of the upstream.
-fn reading(weak: &Weak<Shared>) -> ErasedRead {
-    let weak = weak.clone();
-    Arc::new(move |request: ResourceRequest| {
-        let weak = weak.clone();
-        Box::pin(async move {
-            let shared = weak
-                .upgrade()
-                .ok_or_else(|| ErrorObject::internal("the upstream is no longer served"))?;
-            let client = client_of(&shared)?;
-            let read = client.read_resource(&request.uri);
-            through(&shared, &client, &request.cx, read, None).await
-        }) as crate::engine::BoxFuture<Result<ReadResourceResult, ErrorObject>>
-    })
-}
-
-fn resource_def(weak: &Weak<Shared>, resource: Resource) -> ResourceDef {
-    ResourceDef {
-        resource,
-        read: reading(weak),
-        guard: Default::default(),
-        needs: Default::default(),
-        source: None,
-        on_subscribe: Some(subscribing(weak)),
-    }
-}
-
-/// A downstream subscription to one of the upstream's resources: made upstream too, once per
-/// URI (when the upstream offers subscriptions).
-fn subscribing(weak: &Weak<Shared>) -> super::super::resource::OnSubscribe {
-    let weak = weak.clone();
-    Arc::new(move |uri: &str| {
-        let Some(shared) = weak.upgrade() else {
-            return;
-        };
-        {
-            let mut subscribed = crate::sync::lock(&shared.subscribed);
-            if subscribed.contains(uri) || subscribed.len() >= MAX_SUBSCRIBED {
-                return;
-            }
-            subscribed.insert(uri.to_owned());
-        }
-        if let Ok(client) = client_of(&shared) {
-            subscribe_upstream(&client, &shared.name, uri.to_owned());
-        }
-    })
-}
-
-/// `resources/subscribe` to the upstream in the background, if it offers subscriptions.
-fn subscribe_upstream(client: &Client, name: &Arc<str>, uri: String) {
-    let offers = client
-        .server_capabilities()
-        .resources
-        .as_ref()
-        .is_some_and(|r| r.subscribe == Some(true));
-    if !offers || client.is_stateless() {
-        return;
-    }
-    let (client, name) = (client.clone(), name.clone());
-    tokio::spawn(async move {
-        if let Err(e) = client.subscribe(&uri).await {
-            tracing::debug!("upstream {name:?}: subscribing to {uri} failed: {e}");
-        }
-    });
-}
-
-fn template_def(weak: &Weak<Shared>, template: ResourceTemplate) -> Option<ResourceTemplateDef> {
-    let matcher = match UriTemplate::parse(&template.uri_template) {
-        Ok(m) => m,
-        Err(e) => {
-            tracing::warn!("leaving out resource template {:?}: {e}", template.uri_template);
-            return None;
-        }
-    };
-    let name = weak.upgrade().map_or_else(|| Arc::from(""), |s| s.name.clone());
-    let forward_complete = forwarding_completions(weak, &name, |_| {});
-    Some(ResourceTemplateDef {
-        template,
-        matcher,
-        read: reading(weak),
-        completions: Default::default(),
-        guard: Default::default(),
-        source: None,
-        forward_complete: Some(forward_complete),
-        on_subscribe: Some(subscribing(weak)),
-    })
 }
