@@ -224,11 +224,22 @@ fn main() -> ExitCode {
     });
     // Serving stdio is one connection: a current-thread runtime answers a call without waking
     // another thread (reader, handler and writer run on this one) and starts faster.
+    // `--threads 1` is the same for an HTTP endpoint: a forwarded call crosses several tasks,
+    // and on a multi-thread runtime each hop may wake a parked thread.
     let stdio_server = matches!(&cli.command, Command::Serve(a) if a.on_stdio());
-    let mut builder = if stdio_server {
+    let threads = match &cli.command {
+        Command::Serve(a) => a.threads(),
+        Command::Gateway(a) => a.threads(),
+        _ => None,
+    };
+    let mut builder = if stdio_server || threads == Some(1) {
         tokio::runtime::Builder::new_current_thread()
     } else {
-        tokio::runtime::Builder::new_multi_thread()
+        let mut builder = tokio::runtime::Builder::new_multi_thread();
+        if let Some(n) = threads {
+            builder.worker_threads(n);
+        }
+        builder
     };
     let runtime = match builder.enable_all().build() {
         Ok(rt) => rt,

@@ -85,6 +85,7 @@ mod protocol_auto_says_once_that_it_fell_back;
 mod redis_rotate_keys_keeps_states_in_flight_open;
 mod serve_allows_hosts_and_origins_separately;
 mod serve_and_call_over_a_unix_socket;
+mod serve_and_gateway_with_threads_1_answer_on_one_thread;
 mod serve_closes_half_sent_requests_at_once_on_sigterm;
 mod serve_http_traces_the_wire_and_logs_at_debug;
 mod serve_limit_flags_set_the_http_config;

@@ -68,6 +68,11 @@ impl Args {
         self.metrics
     }
 
+    /// `--threads N`.
+    pub fn threads(&self) -> Option<usize> {
+        self.endpoint.threads()
+    }
+
     /// Whether this serves one client on stdio.
     pub fn on_stdio(&self) -> bool {
         self.stdio

@@ -69,9 +69,19 @@ pub(super) struct ConnectionArgs {
     /// Default: 5s.
     #[arg(long, requires = "http", value_name = "DURATION", value_parser = crate::target::parse_duration)]
     shutdown_timeout: Option<Duration>,
+    /// Worker threads answering requests. Default: one per CPU. 1 serves on one thread: a call
+    /// then wakes no other thread on its way (the lowest latency on a small machine, a gateway
+    /// most of all), at the cost of using one CPU at most.
+    #[arg(long, requires = "http", value_name = "N", value_parser = clap::value_parser!(u16).range(1..))]
+    threads: Option<u16>,
 }
 
 impl ConnectionArgs {
+    /// `--threads N`.
+    pub(super) fn threads(&self) -> Option<usize> {
+        self.threads.map(usize::from)
+    }
+
     /// Set what was given on `config`, leaving its defaults elsewhere.
     pub(super) fn apply(&self, config: &mut HttpConfig) {
         let set = |field: &mut Duration, flag: Option<Duration>| {

@@ -82,6 +82,11 @@ pub(crate) struct HttpArgs {
 }
 
 impl HttpArgs {
+    /// `--threads N`: the worker threads of the runtime serving the endpoint.
+    pub(crate) fn threads(&self) -> Option<usize> {
+        self.limits.threads()
+    }
+
     /// The HTTP endpoint's configuration these flags describe.
     pub(crate) fn config(&self) -> HttpConfig {
         let mut config = HttpConfig {
@@ -179,6 +184,11 @@ impl Args {
     /// `--metrics ADDR`.
     pub fn metrics_addr(&self) -> Option<SocketAddr> {
         self.metrics
+    }
+
+    /// `--threads N`.
+    pub fn threads(&self) -> Option<usize> {
+        self.endpoint.threads()
     }
 
     /// Serve until stdin ends (stdio), or until Ctrl-C or SIGTERM (HTTP).
