@@ -112,7 +112,7 @@ def free_port():
 class HttpServer:
     """A server process listening on a fresh port; waits until it accepts connections."""
 
-    def __init__(self, argv_for_port, placement=None):
+    def __init__(self, argv_for_port, placement=None, env=None, start_timeout=30):
         self.port = free_port()
         self.url = f"http://{HOST}:{self.port}/mcp"
         self.proc = subprocess.Popen(
@@ -120,8 +120,9 @@ class HttpServer:
             stdin=subprocess.DEVNULL,
             stdout=subprocess.DEVNULL,
             stderr=subprocess.PIPE,
+            env=env,
         )
-        deadline = time.time() + 30
+        deadline = time.time() + start_timeout
         while time.time() < deadline:
             if self.proc.poll() is not None:
                 raise RuntimeError(f"exited with {self.proc.returncode}: {self.proc.stderr.read().decode()[-500:]}")
@@ -131,7 +132,7 @@ class HttpServer:
             except OSError:
                 time.sleep(0.05)
         self.stop()
-        raise RuntimeError("did not start listening within 30 s")
+        raise RuntimeError(f"did not start listening within {start_timeout} s")
 
     def stop(self):
         if self.proc.poll() is None:
@@ -231,9 +232,9 @@ def call_body(i, params):
     return {"jsonrpc": "2.0", "id": 1_000_000 + i, "method": "tools/call", "params": params}
 
 
-def wrk_run(url, concurrency, opts, mode, sid=None, placement=None, tool="echo", timeout=None):
-    """wrk with bench/wrk/tools-call.lua calling `tool`: returns the report (rps, p50_us,
-    p99_us, ...)."""
+def wrk_run(url, concurrency, opts, mode, sid=None, placement=None, tool="echo", timeout=None, auth=None):
+    """wrk with bench/wrk/tools-call.lua calling `tool` (with `auth` as the Authorization
+    header, when given): returns the report (rps, p50_us, p99_us, ...)."""
     threads = 1 if concurrency == 1 else 2
     argv = [WRK, f"-t{threads}", f"-c{concurrency}", f"-d{max(1, round(opts.duration))}s", "--latency"]
     if timeout:
@@ -242,6 +243,8 @@ def wrk_run(url, concurrency, opts, mode, sid=None, placement=None, tool="echo",
     env = dict(os.environ, MODE=mode, ARGS=ECHO_ARGS, TOOL=tool)
     if sid:
         env["SID"] = sid
+    if auth:
+        env["AUTH"] = auth
     done = subprocess.run(pinned(argv, placement, 1), capture_output=True, timeout=opts.duration * 4 + 60, env=env)
     return parse_report(done.stdout, done.stderr, done.returncode, "wrk")
 

@@ -11,12 +11,14 @@
 --   SID   the Mcp-Session-Id of the session mode (the harness opens the session first)
 --   ARGS  the tool arguments, a JSON object (default {"message":"hello"})
 --   TOOL  the tool called (default echo; a gateway serves it as NAME_echo)
+--   AUTH  an Authorization header value sent with every request (a gateway that wants a token)
 --
 --   MODE=session SID=... wrk -t2 -c16 -d5s -s bench/wrk/tools-call.lua http://127.0.0.1:PORT/mcp
 local mode = os.getenv("MODE") or "session"
 local sid = os.getenv("SID")
 local args = os.getenv("ARGS") or '{"message":"hello"}'
 local tool = os.getenv("TOOL") or "echo"
+local auth = os.getenv("AUTH")
 local meta = '"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28",'
   .. '"io.modelcontextprotocol/clientCapabilities":{},'
   .. '"io.modelcontextprotocol/clientInfo":{"name":"wrk","version":"0"}}'
@@ -38,6 +40,9 @@ function init()
   wrk.method = "POST"
   wrk.headers["Content-Type"] = "application/json"
   wrk.headers["Accept"] = "application/json, text/event-stream"
+  if auth then
+    wrk.headers["Authorization"] = auth
+  end
   if mode == "stateless" then
     wrk.headers["MCP-Protocol-Version"] = "2026-07-28"
     wrk.headers["Mcp-Method"] = "tools/call"
