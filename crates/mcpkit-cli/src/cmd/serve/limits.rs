@@ -70,8 +70,8 @@ pub(super) struct ConnectionArgs {
     #[arg(long, requires = "http", value_name = "DURATION", value_parser = crate::target::parse_duration)]
     shutdown_timeout: Option<Duration>,
     /// Worker threads answering requests. Default: one per CPU. 1 serves on one thread: a call
-    /// then wakes no other thread on its way (the lowest latency on a small machine, a gateway
-    /// most of all), at the cost of using one CPU at most.
+    /// then wakes no other thread on its way (more calls per CPU on a small machine shared with
+    /// other work, a gateway most of all), at the cost of using one CPU at most.
     #[arg(long, requires = "http", value_name = "N", value_parser = clap::value_parser!(u16).range(1..))]
     threads: Option<u16>,
 }
