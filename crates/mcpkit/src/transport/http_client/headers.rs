@@ -4,27 +4,47 @@
 //! tool parameters annotated with `x-mcp-header` (learned from the `tools/list` results that
 //! pass through).
 
+use std::borrow::Cow;
 use std::collections::HashMap;
 
 use mcpkit_types::headers::{self, HeaderParam, PROTOCOL_VERSION};
 use mcpkit_types::method::{CallTool, Method};
-use mcpkit_types::schema::{ProtocolMetaOf, Tool};
+use mcpkit_types::schema::Tool;
 use mcpkit_types::ProtocolVersion;
 use reqwest::header::{HeaderName, HeaderValue};
 use serde::Deserialize;
 use serde_json::value::RawValue;
 use serde_json::Value;
 
+/// What the headers mirror of a request's params, read in one pass: of `_meta` only the
+/// protocol version (the client's capabilities and info beside it are skipped, not built), the
+/// item named, and the arguments as text (parsed only for a tool with mirrored parameters).
 #[derive(Deserialize, Default)]
-struct Mirrored {
+struct Mirrored<'a> {
+    #[serde(rename = "_meta", default, borrow)]
+    meta: Option<VersionOnly<'a>>,
     #[serde(default)]
     name: Option<String>,
     #[serde(default)]
     uri: Option<String>,
-    #[serde(default)]
-    arguments: Option<Value>,
+    #[serde(default, borrow)]
+    arguments: Option<&'a RawValue>,
     #[serde(default, rename = "taskId")]
     task_id: Option<String>,
+}
+
+/// The params with nothing but `_meta`'s protocol version, for params whose other members are
+/// not of the shapes [`Mirrored`] reads.
+#[derive(Deserialize, Default)]
+struct MetaOnly<'a> {
+    #[serde(rename = "_meta", default, borrow)]
+    meta: Option<VersionOnly<'a>>,
+}
+
+#[derive(Deserialize, Default)]
+struct VersionOnly<'a> {
+    #[serde(rename = "io.modelcontextprotocol/protocolVersion", default, borrow)]
+    protocol_version: Option<Cow<'a, str>>,
 }
 
 /// The headers of a stateless-era request, or `None` when `params` are not a 2026-07-28
@@ -35,8 +55,15 @@ pub(super) fn for_request(
     tools: &HashMap<String, Vec<HeaderParam>>,
 ) -> Option<Vec<(HeaderName, HeaderValue)>> {
     let text = params.map_or("{}", RawValue::get);
-    let meta = serde_json::from_str::<ProtocolMetaOf>(text).ok()?.meta?;
-    let version = meta.protocol_version?;
+    let body = serde_json::from_str::<Mirrored>(text)
+        .or_else(|_| {
+            serde_json::from_str::<MetaOnly>(text).map(|m| Mirrored {
+                meta: m.meta,
+                ..Mirrored::default()
+            })
+        })
+        .ok()?;
+    let version = body.meta?.protocol_version?;
     if !matches!(version.parse::<ProtocolVersion>(), Ok(v) if v.era() == mcpkit_types::Era::Stateless) {
         return None;
     }
@@ -48,7 +75,6 @@ pub(super) fn for_request(
     };
     push(PROTOCOL_VERSION, &version);
     push(headers::MCP_METHOD, method);
-    let body: Mirrored = serde_json::from_str(text).unwrap_or_default();
     if let Some(member) = headers::name_member(method) {
         let value = match member {
             "uri" => &body.uri,
@@ -59,10 +85,13 @@ pub(super) fn for_request(
             push(headers::MCP_NAME, &headers::encode_value(v));
         }
     }
-    if method == CallTool::NAME {
-        let params = body.name.as_ref().and_then(|n| tools.get(n));
-        let args = body.arguments.unwrap_or(Value::Null);
-        for p in params.into_iter().flatten() {
+    let mirrored = body.name.as_ref().and_then(|n| tools.get(n)).filter(|p| !p.is_empty());
+    if let (true, Some(params)) = (method == CallTool::NAME, mirrored) {
+        let args: Value = body
+            .arguments
+            .and_then(|a| serde_json::from_str(a.get()).ok())
+            .unwrap_or(Value::Null);
+        for p in params {
             let text = headers::value_at(&args, &p.path).and_then(|v| headers::param_text(v, p.kind));
             if let Some(text) = text {
                 push(&p.header(), &headers::encode_value(&text));
