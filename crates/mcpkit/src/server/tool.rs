@@ -241,7 +241,12 @@ impl ToolDef {
     pub fn new<H: ToolHandler<T>, T>(name: impl Into<String>, handler: H) -> Self {
         let mut tool = Tool::new(name, H::input_schema());
         tool.output_schema = H::output_schema();
-        let handler: ErasedTool = Arc::new(move |call| handler.call(call));
+        ToolDef::served_by(tool, Arc::new(move |call| handler.call(call)))
+    }
+
+    /// `tool` served by `handler`, every option at its default (a composed server's
+    /// forwarding tools are made this way too).
+    pub(crate) fn served_by(tool: Tool, handler: ErasedTool) -> Self {
         ToolDef {
             tool,
             handler,

@@ -38,17 +38,7 @@ pub(super) fn tool_def(weak: &Weak<Shared>, name: &Arc<str>, mut tool: Tool) -> 
             forward_call(&shared, &original, call).await
         })
     });
-    let def = ToolDef {
-        tool,
-        handler,
-        validator: None,
-        task_at_detach: false,
-        switch: None,
-        guard: Default::default(),
-        needs: Default::default(),
-        source: None,
-    };
-    (original.to_string(), def)
+    (original.to_string(), ToolDef::served_by(tool, handler))
 }
 
 /// Forward one `tools/call`, relaying progress (see [`through`]).
