@@ -85,8 +85,11 @@ pub(super) fn for_request(
             push(headers::MCP_NAME, &headers::encode_value(v));
         }
     }
-    let mirrored = body.name.as_ref().and_then(|n| tools.get(n)).filter(|p| !p.is_empty());
-    if let (true, Some(params)) = (method == CallTool::NAME, mirrored) {
+    let mirrored = match method {
+        CallTool::NAME => body.name.as_ref().and_then(|n| tools.get(n)),
+        _ => None,
+    };
+    if let Some(params) = mirrored.filter(|p| !p.is_empty()) {
         let args: Value = body
             .arguments
             .and_then(|a| serde_json::from_str(a.get()).ok())
