@@ -23,6 +23,7 @@ sets=(
   default,otel                       # + OpenTelemetry metrics and trace context
   default,otlp                       # + OTLP export
   default,auth                       # + OAuth 2.1 (both HTTP sides)
+  default,validation                 # + JSON Schema validation of tool arguments and results
 )
 [ "$#" -eq 0 ] || sets=("$@")
 

@@ -28,14 +28,15 @@
 //!
 //! | flag | default | what it gates | crates |
 //! | --- | --- | --- | ---: |
-//! | `server` | yes | the [`server`] module | 110 (alone) |
-//! | `client` | yes | the [`client`] module | 110 (alone) |
-//! | `macros` | yes | `#[mcpkit::tools]`, `#[tool]`, `#[prompt]`, `#[resource]` (the `mcpkit-macros` crate) | 111 (the defaults) |
-//! | `http-server` | no | `HttpServer`: Streamable HTTP and legacy HTTP+SSE server endpoints (axum, hyper) | 128 (defaults + it) |
-//! | `http-client` | no | `HttpClientTransport`: the Streamable HTTP client with legacy fallback (reqwest, rustls) | 178 (defaults + it) |
-//! | `auth` | no | the `auth` module: OAuth 2.1 client and resource-server layer (both HTTP sides, jsonwebtoken) | 192 (defaults + it) |
-//! | `otel` | no | OpenTelemetry in [`telemetry`]: metrics, Prometheus text, trace context in `_meta` | 124 (defaults + it) |
-//! | `otlp` | no | `telemetry::otlp`: OTLP/HTTP export of spans and metrics (`otel`, prost, an HTTP client) | 199 (defaults + it) |
+//! | `server` | yes | the [`server`] module | 67 (alone) |
+//! | `client` | yes | the [`client`] module | 67 (alone) |
+//! | `macros` | yes | `#[mcpkit::tools]`, `#[tool]`, `#[prompt]`, `#[resource]` (the `mcpkit-macros` crate) | 68 (the defaults) |
+//! | `http-server` | no | `HttpServer`: Streamable HTTP and legacy HTTP+SSE server endpoints (axum, hyper) | 87 (defaults + it) |
+//! | `http-client` | no | `HttpClientTransport`: the Streamable HTTP client with legacy fallback (reqwest, rustls) | 137 (defaults + it) |
+//! | `auth` | no | the `auth` module: OAuth 2.1 client and resource-server layer (both HTTP sides, jsonwebtoken) | 155 (defaults + it) |
+//! | `otel` | no | OpenTelemetry in [`telemetry`]: metrics, Prometheus text, trace context in `_meta` | 83 (defaults + it) |
+//! | `otlp` | no | `telemetry::otlp`: OTLP/HTTP export of spans and metrics (`otel`, prost, an HTTP client) | 159 (defaults + it) |
+//! | `validation` | no | JSON Schema validation (jsonschema): the client checks structured tool results against their `outputSchema` (without it, only that `structuredContent` is there); `ToolDef::validate_input` | 111 (defaults + it) |
 //!
 //! Every flag: 214 crates. The sets below are the documented ones; `scripts/feature-sets.sh`
 //! builds each with warnings denied:
@@ -48,7 +49,7 @@
 //! | `server,http-server` (no defaults) | an HTTP server only |
 //! | `client` / `client,http-client` (no defaults) | a client only, of stdio / of HTTP servers too |
 //! | defaults + `http-server,http-client` | both roles over both transports |
-//! | defaults + `otel`, + `otlp`, + `auth` | the add-ons |
+//! | defaults + `otel`, + `otlp`, + `auth`, + `validation` | the add-ons |
 #![forbid(unsafe_code)]
 
 #[cfg(any(feature = "server", feature = "client"))]

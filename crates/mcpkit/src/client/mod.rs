@@ -69,7 +69,8 @@ struct ClientInner {
     version: ProtocolVersion,
     notifications: broadcast::Sender<ServerNotification>,
     roots: Arc<RwLock<Vec<Root>>>,
-    output_schemas: RwLock<HashMap<String, Arc<jsonschema::Validator>>>,
+    /// The listed tools that declare an output schema (compiled, with `validation`).
+    output_schemas: RwLock<HashMap<String, output_schema::Check>>,
     next_progress: AtomicI64,
     /// Stateless era: what every request carries (`None` on a handshake-era session).
     stateless: Option<Stateless>,

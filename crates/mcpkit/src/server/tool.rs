@@ -30,6 +30,7 @@ use mcpkit_types::ErrorObject;
 use schemars::JsonSchema;
 use serde::Serialize;
 use serde_json::value::RawValue;
+#[cfg(feature = "validation")]
 use serde_json::Value;
 
 use super::context::RequestContext;
@@ -214,6 +215,7 @@ for_each_arity!(impl_tool_handler);
 pub struct ToolDef {
     pub(crate) tool: Tool,
     pub(crate) handler: ErasedTool,
+    #[cfg(feature = "validation")]
     pub(crate) validator: Option<Arc<jsonschema::Validator>>,
     /// Tasks extension: the call becomes a task only when the handler detaches.
     pub(crate) task_at_detach: bool,
@@ -250,6 +252,7 @@ impl ToolDef {
         ToolDef {
             tool,
             handler,
+            #[cfg(feature = "validation")]
             validator: None,
             task_at_detach: false,
             switch: None,
@@ -342,6 +345,7 @@ impl ToolDef {
 
     /// Validate arguments against the input schema before the handler runs (compiled once, here).
     /// Arguments that fail are answered with a tool execution error naming the problem.
+    #[cfg(feature = "validation")]
     pub fn validate_input(mut self) -> Self {
         let schema = Value::Object(self.tool.input_schema.clone());
         match jsonschema::validator_for(&schema) {
@@ -359,6 +363,13 @@ impl ToolDef {
         &self.tool
     }
 
+    /// Without the `validation` feature no tool has a validator: nothing to check.
+    #[cfg(not(feature = "validation"))]
+    pub(crate) fn check_arguments(&self, _args: Option<&RawValue>) -> Option<CallToolResult> {
+        None
+    }
+
+    #[cfg(feature = "validation")]
     pub(crate) fn check_arguments(&self, args: Option<&RawValue>) -> Option<CallToolResult> {
         let validator = self.validator.as_ref()?;
         let value: Value = match args {
