@@ -83,7 +83,7 @@ def measure(opts):
             out["stdio"].setdefault(name, []).append({"x": n, "rps": m["rps"], "p99_us": m["p99_us"]})
     tool_servers = ("mcpkit", "rmcp") if os.path.exists(MANY_TOOLS) else ("rmcp",)
     if len(tool_servers) == 1:
-        log(f"[curves] {MANY_TOOLS} is not built (cargo build --profile dist -p mcpkit-cli --example many_tools): "
+        log(f"[curves] {MANY_TOOLS} is not built (cargo build --profile dist -p mcpkit-cli --features full --example many_tools): "
             "tools/list without mcpkit")
     for n in TOOL_COUNTS if "tools_list" in only else ():
         for name in tool_servers:

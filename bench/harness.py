@@ -178,10 +178,10 @@ def build(telemetry):
     steps = []
     if telemetry:
         # Into its own target directory, so the shipped build in target/release stays as it is.
-        off = ["cargo", "build", "--profile", "dist", "--locked", "-p", "mcpkit-cli", "--features", "tracing/max_level_off"]
+        off = ["cargo", "build", "--profile", "dist", "--locked", "-p", "mcpkit-cli", "--features", "full,tracing/max_level_off"]
         steps.append((["env", f"CARGO_TARGET_DIR={os.path.join(ROOT, 'target', 'telemetry-off')}", *off], ROOT))
     steps += [
-        (["cargo", "build", "--profile", "dist", "--locked", "-p", "mcpkit-cli"], ROOT),
+        (["cargo", "build", "--profile", "dist", "--locked", "-p", "mcpkit-cli", "--features", "full"], ROOT),
         (["cargo", "build", "--release", "--locked"], BENCH),
         (["bash", os.path.join(ROOT, "scripts", "setup-interop.sh")], ROOT),
     ]

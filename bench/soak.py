@@ -323,7 +323,7 @@ def main():
     opts = ap.parse_args()
     skip = set(opts.skip.split(","))
     if not opts.no_build:
-        subprocess.run(["cargo", "build", "--profile", "dist", "--locked", "-p", "mcpkit-cli"], cwd=ROOT, check=True)
+        subprocess.run(["cargo", "build", "--profile", "dist", "--locked", "-p", "mcpkit-cli", "--features", "full"], cwd=ROOT, check=True)
         subprocess.run(["cargo", "build", "--release", "--locked", "--bin", "stdio-soak"],
                        cwd=os.path.join(ROOT, "bench"), check=True)
     rows, failed = [], []

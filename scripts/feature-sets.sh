@@ -4,7 +4,7 @@
 # denied, each on its own: an item only some features use is compiled only with them.
 # `cargo clippy --workspace` (.ci/run) sees the union of every member's features (all of them),
 # so it cannot see what a smaller set leaves unused. Library code only (the tests, examples and
-# doctests run with the workspace's features).
+# doctests run with the workspace's features). Then the `mcpkit` tool's default build.
 #
 #   scripts/feature-sets.sh            every set
 #   scripts/feature-sets.sh SET...     only these (e.g. "server,macros"; "default" for the defaults)
@@ -44,6 +44,17 @@ for set in "${sets[@]}"; do
     failed+=("$set")
   fi
 done
+# The `mcpkit` tool's default build (without `full`): what `cargo run --release -p mcpkit-cli`
+# builds; the rest of the workspace is linted with `full` (.ci/run).
+if [ "$#" -eq 0 ]; then
+  start=$SECONDS
+  if cargo clippy -q -p mcpkit-cli --lib --bins --locked -- -D warnings; then
+    echo "mcpkit-cli default features: ok ($((SECONDS - start)) s)"
+  else
+    echo "mcpkit-cli default features: FAILED" >&2
+    failed+=("mcpkit-cli default")
+  fi
+fi
 if [ "${#failed[@]}" -gt 0 ]; then
   echo "feature sets with warnings or errors: ${failed[*]}" >&2
   exit 1

@@ -34,21 +34,22 @@ export MCPKIT_INTEROP_PYTHON="$root/target/interop-venv/bin/python"
 # second time, as a test harness). The binaries too, with the same features as the tests (the
 # test run reuses them): the conformance legs below run these debug builds of `mcpkit` and
 # `mcpkit-conformance-client` (a build of its own would resolve other features and compile
-# mcpkit again).
-timed "build examples and binaries" cargo build --workspace --examples --bins --locked
-timed "tests" cargo test --workspace --lib --bins --tests --benches --locked
+# mcpkit again). The CLI with every feature (`full`: Redis, codegen, the OS keyring, OTLP,
+# validation), whose tests cover them; its default build is checked by scripts/feature-sets.sh.
+timed "build examples and binaries" cargo build --workspace --examples --bins --locked --features mcpkit-cli/full
+timed "tests" cargo test --workspace --lib --bins --tests --benches --locked --features mcpkit-cli/full
 # Every publishable crate packages (metadata, licence files, readme, no path-only dependency):
 # `cargo package` without building (the tests above built everything).
 timed "package" cargo package --workspace --exclude mcpkit-test-support --exclude mcpkit-codegen-check \
     --exclude mcpkit-conformance --exclude mcpkit-serverless-example --no-verify --locked
-timed "doctests" cargo test --workspace --doc --locked
+timed "doctests" cargo test --workspace --doc --locked --features mcpkit-cli/full
 # Windows, where most desktop hosts launch stdio servers: the libraries and binaries must build
 # there (nix is a unix-only dependency). Checked when that target's standard library is
 # installed and there is a C compiler for it (ring, under rustls, builds C); a notice otherwise.
 windows=x86_64-pc-windows-gnu
 if command -v rustup >/dev/null && rustup target list --installed | grep -x "$windows" >/dev/null; then
     if [ -n "${CC_x86_64_pc_windows_gnu:-}" ] || command -v x86_64-w64-mingw32-gcc >/dev/null; then
-        timed "check --target $windows" cargo check --workspace --target "$windows" --locked
+        timed "check --target $windows" cargo check --workspace --target "$windows" --locked --features mcpkit-cli/full
     else
         echo "notice: skipped cargo check --target $windows: no C compiler for it" \
             "(install mingw-w64 or set CC_x86_64_pc_windows_gnu)" >&2

@@ -67,7 +67,15 @@ pub fn typed_arguments(
     Ok(out)
 }
 
+/// Check `args` against `schema` and name the first problem. Built without the `validation`
+/// feature, the server alone judges them (the types and names are still checked above).
+#[cfg(not(feature = "validation"))]
+pub fn validate(_args: &Map<String, Value>, _schema: &JsonObject, _what: &str) -> Result<(), Failure> {
+    Ok(())
+}
+
 /// Check `args` against `schema` and name the first problem.
+#[cfg(feature = "validation")]
 pub fn validate(args: &Map<String, Value>, schema: &JsonObject, what: &str) -> Result<(), Failure> {
     let Ok(validator) = jsonschema::validator_for(&Value::Object(schema.clone())) else {
         // An input schema we cannot compile is the server's problem: let the server judge.
@@ -250,6 +258,7 @@ mod tests {
     }
 
     #[test]
+    #[cfg(feature = "validation")]
     fn validation_names_missing_required() {
         let args = typed_arguments(&pairs(&["i=1"]), Map::new(), &schema(), "t").unwrap();
         let e = validate(&args, &schema(), "tool \"t\"").unwrap_err();

@@ -9,7 +9,9 @@ use std::fmt::Write as _;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, SystemTime};
 
-use mcpkit::telemetry::{otlp, Prometheus, Telemetry, SPAN_TARGET};
+#[cfg(feature = "otlp")]
+use mcpkit::telemetry::otlp;
+use mcpkit::telemetry::{Prometheus, Telemetry, SPAN_TARGET};
 use opentelemetry::trace::{SpanId, TraceId, TracerProvider as _};
 use opentelemetry_sdk::error::OTelSdkResult;
 use opentelemetry_sdk::metrics::SdkMeterProvider;
@@ -80,18 +82,41 @@ pub fn init(options: &Options) -> Setup {
             .boxed(),
     };
 
-    let export = options.otlp_endpoint.is_some() || otlp::configured_by_env();
-    let (export_spans, export_metrics) = (
-        export && otlp::signal_enabled("TRACES"),
-        export && otlp::signal_enabled("METRICS"),
-    );
-    let endpoint = options.otlp_endpoint.as_deref();
-    let resource = otlp::resource("mcpkit");
     let mut problems = Vec::new();
+    #[cfg(feature = "otlp")]
+    let (export_spans, export_metrics, resource) = {
+        let export = options.otlp_endpoint.is_some() || otlp::configured_by_env();
+        (
+            export && otlp::signal_enabled("TRACES"),
+            export && otlp::signal_enabled("METRICS"),
+            otlp::resource("mcpkit"),
+        )
+    };
+    #[cfg(not(feature = "otlp"))]
+    let (export_spans, export_metrics, resource) = {
+        let by_env = std::env::vars_os().any(|(k, _)| {
+            k.to_str()
+                .is_some_and(|k| k.starts_with("OTEL_EXPORTER_OTLP_") && k.ends_with("ENDPOINT"))
+        });
+        if options.otlp_endpoint.is_some() || by_env {
+            let what = "exporting over OTLP (--otlp-endpoint, OTEL_EXPORTER_OTLP_*)";
+            problems.push(crate::target::Failure::not_built(what, "otlp").message);
+        }
+        (
+            false,
+            false,
+            opentelemetry_sdk::Resource::builder()
+                .with_service_name("mcpkit")
+                .build(),
+        )
+    };
+    #[cfg(feature = "otlp")]
+    let endpoint = options.otlp_endpoint.as_deref();
 
     let collected = options.print_trace.then(|| Arc::new(Mutex::new(Vec::new())));
     let tracer = if export_spans || collected.is_some() {
         let mut builder = SdkTracerProvider::builder().with_resource(resource.clone());
+        #[cfg(feature = "otlp")]
         if export_spans {
             match otlp::span_exporter(endpoint) {
                 Ok(e) => builder = builder.with_batch_exporter(e),
@@ -121,6 +146,7 @@ pub fn init(options: &Options) -> Setup {
     let prometheus = options.prometheus.then(Prometheus::new);
     let meter = if export_metrics || prometheus.is_some() {
         let mut builder = SdkMeterProvider::builder().with_resource(resource);
+        #[cfg(feature = "otlp")]
         if export_metrics {
             match otlp::metric_reader(endpoint) {
                 Ok(r) => builder = builder.with_reader(r),

@@ -1,6 +1,7 @@
 //! The OS keyring through the `keyring` crate: one entry per secret, all under the service name
 //! `mcpkit`. Every call blocks (a Secret Service is reached over D-Bus): callers run it off the
-//! async runtime.
+//! async runtime. Built with the `keyring` feature (in `full`); without it no keyring answers
+//! and the logins are kept in the 0600 file.
 
 /// The service name of mcpkit's keyring entries.
 const SERVICE: &str = "mcpkit";
@@ -30,11 +31,21 @@ impl Keyring {
         }
     }
 
+    #[cfg(feature = "keyring")]
     fn entry(name: &str) -> Result<::keyring::Entry, String> {
         ::keyring::Entry::new(SERVICE, name).map_err(|e| format!("keyring entry {name:?}: {e}"))
     }
 
+    /// Without the feature every call fails, saying why (so `available` is false).
+    #[cfg(not(feature = "keyring"))]
+    fn entry(name: &str) -> Result<std::convert::Infallible, String> {
+        Err(format!(
+            "keyring entry {name:?} of {SERVICE:?}: this mcpkit was built without the `keyring` feature"
+        ))
+    }
+
     /// The secret named `name`, `None` when there is none.
+    #[cfg(feature = "keyring")]
     pub fn get(&self, name: &str) -> Result<Option<String>, String> {
         match Self::entry(name)?.get_password() {
             Ok(s) => Ok(Some(s)),
@@ -43,7 +54,26 @@ impl Keyring {
         }
     }
 
+    /// The secret named `name`, `None` when there is none.
+    #[cfg(not(feature = "keyring"))]
+    pub fn get(&self, name: &str) -> Result<Option<String>, String> {
+        match Self::entry(name)? {}
+    }
+
     /// Keep `secret` as `name` (replacing any).
+    #[cfg(not(feature = "keyring"))]
+    pub fn set(&self, name: &str, _secret: &str) -> Result<(), String> {
+        match Self::entry(name)? {}
+    }
+
+    /// Forget `name` (nothing to do when it is not there).
+    #[cfg(not(feature = "keyring"))]
+    pub fn delete(&self, name: &str) -> Result<(), String> {
+        match Self::entry(name)? {}
+    }
+
+    /// Keep `secret` as `name` (replacing any).
+    #[cfg(feature = "keyring")]
     pub fn set(&self, name: &str, secret: &str) -> Result<(), String> {
         Self::entry(name)?
             .set_password(secret)
@@ -51,6 +81,7 @@ impl Keyring {
     }
 
     /// Forget `name` (nothing to do when it is not there).
+    #[cfg(feature = "keyring")]
     pub fn delete(&self, name: &str) -> Result<(), String> {
         match Self::entry(name)?.delete_credential() {
             Ok(()) | Err(::keyring::Error::NoEntry) => Ok(()),

@@ -1,12 +1,20 @@
 //! `mcpkit codegen`: write a typed Rust client for a server's tools (see the `mcpkit-codegen`
-//! crate), or with `--check` tell whether a file written earlier still matches them.
+//! crate), or with `--check` tell whether a file written earlier still matches them. Built with
+//! the `codegen` feature (in `full`); without it the command says so.
 
-use std::path::{Path, PathBuf};
+#[cfg(feature = "codegen")]
+use std::path::Path;
+use std::path::PathBuf;
 
+#[cfg(feature = "codegen")]
 use mcpkit::Client;
 
-use super::{with_client, Globals};
-use crate::target::{one_line, Failure, TargetArgs};
+#[cfg(feature = "codegen")]
+use super::with_client;
+use super::Globals;
+#[cfg(feature = "codegen")]
+use crate::target::one_line;
+use crate::target::{Failure, TargetArgs};
 
 /// Write a typed Rust client for the server's tools: `mcpkit codegen --out src/calc.rs -- CMD`.
 /// With `--check`, exit 1 when FILE no longer matches the server's tools.
@@ -28,6 +36,13 @@ pub struct Args {
 
 impl Args {
     /// Connect, list every tool (all pages), then write or check the file.
+    #[cfg(not(feature = "codegen"))]
+    pub async fn run(self, _globals: &Globals) -> Result<u8, Failure> {
+        Err(Failure::not_built("this command", "codegen"))
+    }
+
+    /// Connect, list every tool (all pages), then write or check the file.
+    #[cfg(feature = "codegen")]
     pub async fn run(self, globals: &Globals) -> Result<u8, Failure> {
         if self.check {
             // Read the file first: a missing file fails without starting the server.
@@ -39,7 +54,10 @@ impl Args {
             with_client("codegen", &target, globals, |c| self.write(c)).await
         }
     }
+}
 
+#[cfg(feature = "codegen")]
+impl Args {
     async fn write(self, client: Client) -> Result<u8, Failure> {
         let tools = client.list_all_tools().await?;
         let info = client.server_info();
@@ -88,6 +106,7 @@ impl Args {
     }
 }
 
+#[cfg(feature = "codegen")]
 fn read(path: &Path) -> Result<String, Failure> {
     std::fs::read_to_string(path).map_err(|e| {
         Failure::usage(format!(
@@ -99,6 +118,7 @@ fn read(path: &Path) -> Result<String, Failure> {
     })
 }
 
+#[cfg(feature = "codegen")]
 /// Write beside the destination, then rename: a failed run never leaves half a file.
 fn write_atomically(path: &Path, text: &str) -> Result<(), Failure> {
     let fail =
@@ -115,6 +135,7 @@ fn write_atomically(path: &Path, text: &str) -> Result<(), Failure> {
     })
 }
 
+#[cfg(feature = "codegen")]
 /// The type generator panics on a few schemas it does not support; the codegen crate catches
 /// that and falls back to `serde_json::Value` with a warning, so the panic message itself is
 /// noise. Every other panic is still reported.

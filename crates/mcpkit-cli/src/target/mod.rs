@@ -62,6 +62,14 @@ impl Failure {
             message: message.into(),
         }
     }
+
+    /// `what` needs the cargo feature `feature`, which this build was made without (exit 2).
+    pub fn not_built(what: &str, feature: &str) -> Self {
+        Failure::usage(format!(
+            "{what} needs the `{feature}` feature, which this mcpkit was built without: \
+             cargo install --path crates/mcpkit-cli --features {feature} (or --features full)"
+        ))
+    }
 }
 
 impl fmt::Display for Failure {

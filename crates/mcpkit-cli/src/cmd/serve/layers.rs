@@ -8,6 +8,7 @@ use std::time::Duration;
 use mcpkit::server::backend::Rate;
 use mcpkit::server::middleware::{Middleware, RateLimit, ResponseCache, ResponseLimit, ToolConcurrency, ToolTimeout};
 
+use crate::cmd::redis::LayerStore;
 use crate::target::parse_duration;
 
 /// Middleware of the reference server; none by default.
@@ -107,10 +108,13 @@ impl LayerArgs {
     /// The layers these flags describe, outermost first: the rate limit (a refused request
     /// costs nothing more), the cache, then concurrency, the timeout, and the response size.
     /// With `redis`, the rate limit and the cache keep their state there.
-    pub(crate) fn layers(&self, redis: Option<&mcpkit_redis::Redis>) -> Vec<Arc<dyn Middleware>> {
+    pub(crate) fn layers(&self, redis: Option<&LayerStore>) -> Vec<Arc<dyn Middleware>> {
+        #[cfg(not(feature = "redis"))]
+        let _ = redis;
         let mut layers: Vec<Arc<dyn Middleware>> = Vec::new();
         if !self.rate_limit.is_empty() {
             let mut limit = RateLimit::new();
+            #[cfg(feature = "redis")]
             if let Some(redis) = redis {
                 limit = limit.store(Arc::new(redis.rate_store()));
             }
@@ -125,6 +129,7 @@ impl LayerArgs {
         }
         if let Some(ttl) = self.cache_ttl {
             let mut cache = ResponseCache::new(ttl);
+            #[cfg(feature = "redis")]
             if let Some(redis) = redis {
                 cache = cache.store(Arc::new(redis.cache_store()));
             }

@@ -12,7 +12,7 @@ use mcpkit::server::ClientLimits;
 use mcpkit::transport::stdio::stdio;
 use tokio_util::sync::CancellationToken;
 
-use super::redis::REDIS_URL_ENV;
+use super::redis::{LayerStore, REDIS_URL_ENV};
 use super::{shutdown_signal, Globals};
 
 mod layers;
@@ -369,12 +369,13 @@ impl AuthArgs {
 /// With `--redis` (or its variable): the backends instances share, and the Redis connection
 /// for the middleware that keeps state there (`layers_share`: a rate limit or a cache).
 /// `command` names the process in what it prints.
+#[cfg(feature = "redis")]
 pub(crate) async fn share(
     cluster: &ClusterArgs,
     layers_share: bool,
     task_limits: TaskLimits,
     command: &str,
-) -> Result<(Option<Backends>, Option<mcpkit_redis::Redis>), Failure> {
+) -> Result<(Option<Backends>, Option<LayerStore>), Failure> {
     let Some((url, prefix, id)) = cluster.resolve()? else {
         return Ok((None, None));
     };
@@ -391,6 +392,20 @@ pub(crate) async fn share(
         .map_err(unreachable)?;
     eprintln!("mcpkit {command}: sharing state through Redis (prefix {prefix}, instance {id})");
     Ok((Some(backends), layer_redis))
+}
+
+/// Built without the `redis` feature: `--redis` (or its variable) is refused, naming it.
+#[cfg(not(feature = "redis"))]
+pub(crate) async fn share(
+    cluster: &ClusterArgs,
+    _layers_share: bool,
+    _task_limits: TaskLimits,
+    _command: &str,
+) -> Result<(Option<Backends>, Option<LayerStore>), Failure> {
+    match cluster.resolve()? {
+        None => Ok((None, None)),
+        Some(_) => Err(Failure::not_built("--redis", "redis")),
+    }
 }
 
 /// Where `--http` serves: a TCP address, or a Unix domain socket's path (`unix:PATH`).
