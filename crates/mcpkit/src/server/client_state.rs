@@ -4,7 +4,7 @@
 //! of its own, built from its `_meta`. A small struct, not a task. ("Session" names only the
 //! handshake-era session.)
 
-use std::collections::HashSet;
+use std::collections::BTreeSet;
 use std::sync::atomic::{AtomicBool, AtomicU8, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 
@@ -44,12 +44,14 @@ pub(crate) struct ClientState {
     negotiated: OnceLock<Negotiated>,
     pub(crate) initialized: AtomicBool,
     log_level: AtomicLevel,
-    pub(crate) subscriptions: Mutex<HashSet<String>>,
+    /// Ordered, not hashed: no hasher keys carried by every session that never subscribes
+    /// (at most `max_subscriptions` entries, so the lookups stay short).
+    pub(crate) subscriptions: Mutex<BTreeSet<String>>,
     /// Every request on this connection must be a stateless-era request (an HTTP POST that
     /// declared 2026-07-28): no handshake is accepted.
     pub(crate) stateless_only: bool,
     /// A random name for this session, made on first use (the owner of its tasks).
-    scope: OnceLock<String>,
+    scope: OnceLock<Box<str>>,
     /// Broadcasts (list_changed, resources/updated) are delivered by another instance: the one
     /// holding the session's GET stream.
     deaf_to_broadcasts: AtomicBool,
@@ -164,9 +166,9 @@ impl ClientState {
             let mut bytes = [0u8; 16];
             // Without randomness, a number unique in this process still tells sessions apart.
             if getrandom::fill(&mut bytes).is_err() {
-                return format!("n{}", NEXT.fetch_add(1, Ordering::Relaxed));
+                return format!("n{}", NEXT.fetch_add(1, Ordering::Relaxed)).into();
             }
-            bytes.iter().map(|b| format!("{b:02x}")).collect()
+            bytes.iter().map(|b| format!("{b:02x}")).collect::<String>().into()
         })
     }
 
