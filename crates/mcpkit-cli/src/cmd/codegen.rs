@@ -118,8 +118,8 @@ fn read(path: &Path) -> Result<String, Failure> {
     })
 }
 
-#[cfg(feature = "codegen")]
 /// Write beside the destination, then rename: a failed run never leaves half a file.
+#[cfg(feature = "codegen")]
 fn write_atomically(path: &Path, text: &str) -> Result<(), Failure> {
     let fail =
         |e: std::io::Error| Failure::usage(format!("cannot write {}: {}", path.display(), one_line(&e.to_string())));
@@ -135,10 +135,10 @@ fn write_atomically(path: &Path, text: &str) -> Result<(), Failure> {
     })
 }
 
-#[cfg(feature = "codegen")]
 /// The type generator panics on a few schemas it does not support; the codegen crate catches
 /// that and falls back to `serde_json::Value` with a warning, so the panic message itself is
 /// noise. Every other panic is still reported.
+#[cfg(feature = "codegen")]
 fn quiet_generator_panics() {
     let previous = std::panic::take_hook();
     std::panic::set_hook(Box::new(move |info| {
