@@ -31,7 +31,7 @@ struct Cli {
     /// Export spans and metrics over OTLP/HTTP (protobuf) to this base URL, e.g.
     /// http://127.0.0.1:4318 (`/v1/traces` and `/v1/metrics` are appended). Without it, the
     /// standard OTEL_EXPORTER_OTLP_* variables are honoured; OTEL_SERVICE_NAME names the
-    /// service (default mcpkit).
+    /// service (default mcpkit). Needs the `otlp` feature (in `full`).
     #[arg(long, global = true, value_name = "URL")]
     otlp_endpoint: Option<String>,
     /// Print what the server sends as sent. Without it, control characters in the server's
@@ -146,11 +146,13 @@ enum Command {
     ListInstalled(cmd::install::ListArgs),
     /// Write a typed Rust client for the server's tools: one async method per tool, argument
     /// and result types from their JSON Schemas, and a fingerprint of the tools; `--check`
-    /// exits 1 when the file no longer matches the server.
+    /// exits 1 when the file no longer matches the server. Needs the `codegen` feature (in
+    /// `full`).
     Codegen(cmd::codegen::Args),
     /// Operate a deployment whose instances share one Redis: `mcpkit redis rotate-keys --redis
     /// URL [--redis-prefix P]` rotates the requestState key ring (the new key seals on every
-    /// instance at once, the previous one still opens) and prints the new key's id.
+    /// instance at once, the previous one still opens) and prints the new key's id. Needs the
+    /// `redis` feature (in `full`).
     Redis(cmd::redis::Args),
     /// The OAuth logins `--oauth` remembers (in the OS keyring, else a 0600 file under the
     /// user's configuration folder): `mcpkit auth list`, `mcpkit auth logout [SERVER]`.

@@ -132,7 +132,8 @@ impl TrustedProxyArgs {
 #[derive(clap::Args, Debug, Clone, Default)]
 pub(crate) struct ClusterArgs {
     /// Share the server's state with every instance using this Redis (redis://HOST:PORT/DB;
-    /// Redis 6.2 or later, or Valkey). Also read from MCPKIT_REDIS_URL.
+    /// Redis 6.2 or later, or Valkey). Also read from MCPKIT_REDIS_URL. Needs the `redis`
+    /// feature (in `full`).
     #[arg(long, requires = "http", value_name = "URL")]
     pub(crate) redis: Option<String>,
     /// The deployment's key prefix in Redis: instances share state only with the same prefix
